@@ -1,0 +1,57 @@
+# grpo-envs: `make test` does all set-up on a fresh machine (virtualenv, packages, Docker
+# engine, sandbox image) and is idempotent. Variables can be overridden: `make test PYTHON=python3.12`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV ?= .venv
+# The CPU build of torch (from this machine's disk) unless a GPU is present.
+TORCH_SPEC ?= $(shell command -v nvidia-smi >/dev/null 2>&1 && echo torch || echo torch==2.13.0)
+# Where no registry is reachable (our machines), the sandbox image is built with mmdebstrap.
+# With a registry: `make test SANDBOX_FLAGS=`.
+SANDBOX_FLAGS ?= --offline
+PYTEST_ARGS ?=
+
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.grpo-envs-installed
+
+.PHONY: help setup docker image lint test clean
+
+help:
+	@echo "make test    set up everything (venv, packages, Docker engine, sandbox image), lint, run tests"
+	@echo "make setup   only the set-up"
+	@echo "make lint    ruff + mypy on grpo_envs, verifiers, trainer"
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
+	  { echo "grpo-envs needs Python >= 3.10; run: make test PYTHON=python3.11" >&2; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install --quiet -e '.[train,dev]'
+	touch $@
+
+setup: $(STAMP) docker image
+
+docker:
+	@bash scripts/ensure-docker.sh
+
+image: $(STAMP) docker
+	@if [ -n "$(SANDBOX_FLAGS)" ] && ! command -v mmdebstrap >/dev/null && [ "$$(id -u)" = 0 ] \
+	    && command -v apt-get >/dev/null; then \
+	  echo "installing mmdebstrap (one time)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null; }; \
+	fi
+	$(BIN)/grpo-envs sandbox build-image $(SANDBOX_FLAGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check grpo_envs verifiers trainer tests scripts
+	$(BIN)/ruff format --check grpo_envs verifiers trainer tests scripts
+	$(BIN)/mypy
+
+test: setup lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache *.egg-info

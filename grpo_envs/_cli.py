@@ -1,0 +1,84 @@
+"""The `grpo-envs` command line."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+import grpo_envs
+
+__all__ = ["main"]
+
+_SUBPARSERS: dict[str, argparse.ArgumentParser] = {}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="grpo-envs",
+        description="Reasoning environments, verifiable rewards and a GRPO trainer.",
+    )
+    parser.add_argument("--version", action="version", version=f"grpo-envs {grpo_envs.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser(
+        "doctor", help="show what this machine offers the SDK; exit 1 if something is missing"
+    )
+    sandbox = commands.add_parser("sandbox", help="manage the code sandbox")
+    sandbox_commands = sandbox.add_subparsers(dest="sandbox_command", metavar="SANDBOX_COMMAND")
+    build = sandbox_commands.add_parser(
+        "build-image", help="build the sandbox image (no-op when it exists)"
+    )
+    build.add_argument(
+        "--offline",
+        action="store_true",
+        help="build from a Debian root file system made by mmdebstrap; contact no registry",
+    )
+    build.add_argument("--force", action="store_true", help="rebuild even if the image exists")
+    _SUBPARSERS["sandbox"] = sandbox
+    return parser
+
+
+def _doctor() -> int:
+    from grpo_envs._doctor import FAIL, render, run_checks
+
+    checks = run_checks()
+    print("grpo-envs doctor\n" + render(checks))
+    return 1 if any(c.status == FAIL for c in checks) else 0
+
+
+def _build_image(offline: bool, force: bool) -> int:
+    from verifiers.errors import SandboxError
+    from verifiers.sandbox import build_image
+
+    try:
+        tag = build_image(offline=offline, force=force)
+    except SandboxError as exc:
+        print(f"grpo-envs: error: {exc}", file=sys.stderr)
+        return 1
+    print(tag)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status.
+
+    Example:
+        >>> main(["--version"])  # doctest: +SKIP
+        grpo-envs 0.1.0
+    """
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="grpo-envs: %(message)s", stream=sys.stderr)
+    if args.command == "doctor":
+        return _doctor()
+    if args.command == "sandbox" and args.sandbox_command == "build-image":
+        return _build_image(args.offline, args.force)
+    # A command group without its subcommand: show the relevant help, exit as a usage error.
+    helper = parser if args.command is None else _SUBPARSERS.get(args.command, parser)
+    helper.print_help(sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

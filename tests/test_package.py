@@ -1,0 +1,74 @@
+"""The distribution as a whole: public API pins and cheap imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import grpo_envs
+import trainer
+import verifiers
+import verifiers.sandbox
+
+# Changing a public API is a decision: update these pins on purpose.
+PUBLIC = {
+    grpo_envs: {"GrpoEnvsError", "SetupError", "__version__"},
+    verifiers: {"EngineUnavailableError", "ImageBuildError", "SandboxError", "VerifiersError"},
+    verifiers.sandbox: {
+        "IMAGE_REPOSITORY",
+        "SANDBOX_UID",
+        "build_image",
+        "engine_client",
+        "how_to_start_engine",
+        "image_exists",
+        "image_tag",
+        "recipe",
+    },
+    trainer: {"TrainerError"},
+}
+
+
+@pytest.mark.parametrize("module", list(PUBLIC), ids=lambda m: m.__name__)
+def test_public_api_is_pinned(module: object) -> None:
+    assert set(module.__all__) == PUBLIC[module]  # type: ignore[attr-defined]
+    for name in module.__all__:  # type: ignore[attr-defined]
+        assert hasattr(module, name), f"{module.__name__}.__all__ names missing {name}"  # type: ignore[attr-defined]
+
+
+def _modules_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys\nprint(' '.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {m.split(".")[0] for m in out.split()}
+
+
+def test_import_grpo_envs_imports_neither_docker_nor_torch() -> None:
+    loaded = _modules_after("import grpo_envs")
+    assert "grpo_envs" in loaded
+    assert "docker" not in loaded
+    assert "torch" not in loaded
+
+
+def test_import_verifiers_does_not_import_torch_or_docker() -> None:
+    loaded = _modules_after("import verifiers, verifiers.sandbox; verifiers.sandbox.image_tag()")
+    assert "verifiers" in loaded
+    assert "torch" not in loaded
+    assert "docker" not in loaded
+
+
+def test_version_matches_distribution_metadata() -> None:
+    from importlib.metadata import version
+
+    assert grpo_envs.__version__ == version("grpo-envs") == "0.1.0"
+
+
+def test_error_hierarchy() -> None:
+    assert issubclass(verifiers.EngineUnavailableError, verifiers.SandboxError)
+    assert issubclass(verifiers.ImageBuildError, verifiers.SandboxError)
+    assert issubclass(verifiers.SandboxError, verifiers.VerifiersError)
+    assert issubclass(grpo_envs.SetupError, grpo_envs.GrpoEnvsError)

@@ -1,0 +1,12 @@
+"""Exceptions raised by :mod:`trainer`.
+
+TrainerError
+"""
+
+from __future__ import annotations
+
+__all__ = ["TrainerError"]
+
+
+class TrainerError(Exception):
+    """Base class of every exception raised by :mod:`trainer`."""

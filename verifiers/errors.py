@@ -1,0 +1,30 @@
+"""Exceptions raised by :mod:`verifiers`.
+
+A verifier never raises on model output: a faulty completion is a zero reward with a
+reason. These exceptions are for *our* side: bad arguments, a missing engine, a failed build.
+
+    VerifiersError
+     └── SandboxError
+          ├── EngineUnavailableError   no Docker engine answers
+          └── ImageBuildError          the sandbox image could not be built
+"""
+
+from __future__ import annotations
+
+__all__ = ["EngineUnavailableError", "ImageBuildError", "SandboxError", "VerifiersError"]
+
+
+class VerifiersError(Exception):
+    """Base class of every exception raised by :mod:`verifiers`."""
+
+
+class SandboxError(VerifiersError):
+    """The code sandbox (Docker engine, image, containers) failed on our side."""
+
+
+class EngineUnavailableError(SandboxError):
+    """No Docker engine answers; the message says how to start one."""
+
+
+class ImageBuildError(SandboxError):
+    """Building the sandbox image failed; the message says which step and why."""
