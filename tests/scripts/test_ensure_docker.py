@@ -45,7 +45,8 @@ def test_a_docker_host_that_does_not_answer_is_reported_not_replaced() -> None:
 def test_a_user_who_cannot_start_an_engine_is_told_how(tmp_path: Path) -> None:
     sock = tmp_path / "none.sock"
     proc = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bash", str(SCRIPT)],
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bash", "-s"],
+        input=SCRIPT.read_text(),  # the checkout may not be readable by that user
         capture_output=True,
         text=True,
         timeout=60,
