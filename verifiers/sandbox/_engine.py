@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from typing import TYPE_CHECKING, Any
 
 from verifiers.errors import EngineUnavailableError
@@ -29,6 +30,28 @@ def how_to_start_engine() -> str:
     return "\n".join(lines)
 
 
+def _check_unix_socket(url: str, timeout: float) -> None:
+    """Connect to a unix socket ourselves first, for a clearer cause than the SDK's (and
+    because the SDK leaks the socket of a failed connect)."""
+    if not url.startswith(("unix://", "http+unix://")):
+        return
+    path = url.split("://", 1)[1]
+    if not os.path.exists(path):
+        raise OSError(f"socket {path} does not exist")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(path)
+        except ConnectionRefusedError as exc:
+            raise OSError(
+                f"{path} refuses connections: a stale socket, no engine behind it"
+            ) from exc
+        except PermissionError as exc:
+            raise OSError(
+                f"permission denied on {path}: run as root or join the `docker` group"
+            ) from exc
+
+
 def engine_client(*, timeout_s: float = 10.0) -> docker.DockerClient:
     """Return a `docker.DockerClient` for the engine named by the environment (DOCKER_HOST).
 
@@ -41,15 +64,30 @@ def engine_client(*, timeout_s: float = 10.0) -> docker.DockerClient:
         True
     """
     import docker  # lazy: `import verifiers` must stay cheap
+    import docker.constants
     import docker.errors
+    import docker.utils
 
     where = os.environ.get("DOCKER_HOST") or "the default socket (unix:///var/run/docker.sock)"
+    timeout = max(1, round(timeout_s))
+    # Negotiate the API version with a probe we can close: `docker.from_env()` asks the engine
+    # inside its constructor and, when that fails, leaks the socket it opened.
+    probe: Any = None
     try:
-        client: Any = docker.from_env(timeout=max(1, round(timeout_s)))
-        client.ping()
-    except (docker.errors.DockerException, OSError) as exc:
+        kwargs = docker.utils.kwargs_from_env()
+        _check_unix_socket(kwargs.get("base_url") or "unix:///var/run/docker.sock", timeout)
+        probe = docker.APIClient(
+            version=docker.constants.MINIMUM_DOCKER_API_VERSION, timeout=timeout, **kwargs
+        )
+        server = probe.version(api_version=False)["ApiVersion"]
+    except (docker.errors.DockerException, OSError, KeyError) as exc:
         cause = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise EngineUnavailableError(
             f"No Docker engine answers at {where} ({cause}).\n{how_to_start_engine()}"
         ) from exc
-    return client
+    finally:
+        if probe is not None:
+            probe.close()
+    ours = docker.constants.DEFAULT_DOCKER_API_VERSION
+    version = min(server, ours, key=lambda v: tuple(int(x) for x in v.split(".")))
+    return docker.DockerClient(version=version, timeout=timeout, **kwargs)
