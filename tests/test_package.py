@@ -10,12 +10,30 @@ import pytest
 import grpo_envs
 import trainer
 import verifiers
+import verifiers.math
 import verifiers.sandbox
 
 # Changing a public API is a decision: update these pins on purpose.
 PUBLIC = {
     grpo_envs: {"GrpoEnvsError", "SetupError", "__version__"},
-    verifiers: {"EngineUnavailableError", "ImageBuildError", "SandboxError", "VerifiersError"},
+    verifiers: {
+        "EngineUnavailableError",
+        "ImageBuildError",
+        "SandboxError",
+        "Status",
+        "VerifierInputError",
+        "VerifiersError",
+        "VerifyResult",
+        "VerifyTimeout",
+    },
+    verifiers.math: {
+        "MathConfig",
+        "VerifyTimeout",
+        "equivalent",
+        "extract_answer",
+        "verify",
+        "verify_many",
+    },
     verifiers.sandbox: {
         "IMAGE_REPOSITORY",
         "SANDBOX_UID",
@@ -59,6 +77,15 @@ def test_import_verifiers_does_not_import_torch_or_docker() -> None:
     assert "verifiers" in loaded
     assert "torch" not in loaded
     assert "docker" not in loaded
+    assert "sympy" not in loaded
+
+
+def test_plain_numeric_math_needs_neither_sympy_nor_torch() -> None:
+    loaded = _modules_after(
+        "from verifiers import math; assert math.verify('0.5', r'\\boxed{1/2}').correct"
+    )
+    assert "sympy" not in loaded  # the fast path is sympy-free
+    assert "torch" not in loaded
 
 
 def test_version_matches_distribution_metadata() -> None:

@@ -1,11 +1,12 @@
 """Verifiable rewards: judge a completion against a reference.
 
-Importing this package is cheap: it never imports torch, and Docker only when a sandbox is
-used. Every verifier takes the reference first and the completion second.
+Every verifier is a plain function ``verify(reference, completion, ...) -> VerifyResult``
+that never raises on model output. Importing this package is cheap: it never imports torch,
+and sympy or Docker only when a verifier needs them.
 
 Example:
-    >>> import verifiers
-    >>> issubclass(verifiers.EngineUnavailableError, verifiers.VerifiersError)
+    >>> from verifiers import math
+    >>> math.verify("42", "6 * 7 = 42, so the answer is 42.").correct
     True
 """
 
@@ -15,7 +16,19 @@ from verifiers.errors import (
     EngineUnavailableError,
     ImageBuildError,
     SandboxError,
+    VerifierInputError,
     VerifiersError,
+    VerifyTimeout,
 )
+from verifiers.result import Status, VerifyResult
 
-__all__ = ["EngineUnavailableError", "ImageBuildError", "SandboxError", "VerifiersError"]
+__all__ = [
+    "EngineUnavailableError",
+    "ImageBuildError",
+    "SandboxError",
+    "Status",
+    "VerifierInputError",
+    "VerifiersError",
+    "VerifyResult",
+    "VerifyTimeout",
+]

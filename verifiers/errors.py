@@ -4,6 +4,8 @@ A verifier never raises on model output: a faulty completion is a zero reward wi
 reason. These exceptions are for *our* side: bad arguments, a missing engine, a failed build.
 
     VerifiersError
+     ├── VerifierInputError (also a ValueError)  our caller's bug: a bad gold or config
+     ├── VerifyTimeout                           `equivalent` could not decide in time
      └── SandboxError
           ├── EngineUnavailableError   no Docker engine answers
           └── ImageBuildError          the sandbox image could not be built
@@ -11,11 +13,26 @@ reason. These exceptions are for *our* side: bad arguments, a missing engine, a 
 
 from __future__ import annotations
 
-__all__ = ["EngineUnavailableError", "ImageBuildError", "SandboxError", "VerifiersError"]
+__all__ = [
+    "EngineUnavailableError",
+    "ImageBuildError",
+    "SandboxError",
+    "VerifierInputError",
+    "VerifiersError",
+    "VerifyTimeout",
+]
 
 
 class VerifiersError(Exception):
     """Base class of every exception raised by :mod:`verifiers`."""
+
+
+class VerifierInputError(VerifiersError, ValueError):
+    """Our caller passed something we cannot use: a non-str or empty gold, a bad config."""
+
+
+class VerifyTimeout(VerifiersError, TimeoutError):
+    """A comparison did not finish within its timeout (`verify` returns status "timeout")."""
 
 
 class SandboxError(VerifiersError):

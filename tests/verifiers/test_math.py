@@ -1,0 +1,279 @@
+"""verifiers.math: the labeled table, the API contract, safety, timeouts and concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from verifiers import VerifierInputError, VerifyResult, VerifyTimeout
+from verifiers import math as vm
+from verifiers.math import MathConfig
+
+sys.path.insert(0, str(Path(__file__).parent))
+import math_table  # noqa: E402
+
+try:
+    import math_table_more  # noqa: E402
+
+    MORE = list(math_table_more.CASES)
+except ImportError:  # pragma: no cover - the second table is optional
+    MORE = []
+
+CASES = list(math_table.CASES) + MORE
+
+
+def _id(k: int) -> str:
+    return f"{CASES[k].category}-{k}"
+
+
+# -- the table -------------------------------------------------------------------------------
+def test_the_table_is_large_and_labeled() -> None:
+    assert len(CASES) >= 300
+    assert {c.status for c in CASES} <= {"correct", "incorrect", "no_answer", "unparseable"}
+    assert len({(c.gold, c.completion) for c in CASES}) == len(CASES), "duplicate rows"
+    assert sum(c.status != "correct" for c in CASES) / len(CASES) > 0.3
+
+
+@pytest.mark.parametrize("k", range(len(CASES)), ids=_id)
+def test_table_row(k: int) -> None:
+    case = CASES[k]
+    result = vm.verify(case.gold, case.completion)
+    assert result.status == case.status, (case, result)
+    assert result.correct is (case.status == "correct")
+    assert result.reward == (1.0 if case.status == "correct" else 0.0)
+
+
+def test_verify_many_agrees_with_verify_and_keeps_order() -> None:
+    golds = [c.gold for c in CASES]
+    completions = [c.completion for c in CASES]
+    many = vm.verify_many(golds, completions, workers=2)
+    assert [r.status for r in many] == [c.status for c in CASES]
+
+
+# -- the result contract ---------------------------------------------------------------------
+def test_result_fields() -> None:
+    r = vm.verify("1/2", r"so the answer is $\boxed{0.5}$")
+    assert isinstance(r, VerifyResult)
+    assert (r.reward, r.correct, r.status, r.extracted) == (1.0, True, "correct", "0.5")
+    assert r.reason.endswith(".") and r.components == {"correct": 1.0}
+    with pytest.raises(AttributeError):
+        r.reward = 0.0  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("status", "correct"),
+    [
+        ("correct", True),
+        ("incorrect", False),
+        ("no_answer", False),
+        ("unparseable", False),
+        ("timeout", None),
+        ("error", None),
+    ],
+)
+def test_status_fixes_correct(status: str, correct: bool | None) -> None:
+    assert VerifyResult.judged(status, "why.").correct is correct  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="requires correct"):
+        VerifyResult(0.0, not correct if correct is not None else True, status, "x")  # type: ignore[arg-type]
+
+
+def test_extract_answer() -> None:
+    assert vm.extract_answer(r"first \boxed{3}, then \boxed{\frac{1}{2}}") == r"\frac{1}{2}"
+    assert vm.extract_answer("The answer is 17 because 10 + 7 = 17.") == "17"
+    assert vm.extract_answer("Work: 2 + 2 = 4.\n#### 4") == "4"
+    assert (
+        vm.extract_answer("I computed 3 and then 4. Then I stopped.\nMore text follows here.")
+        is None
+    )
+    cfg = MathConfig(last_number_fallback=True)
+    assert (
+        vm.extract_answer("I computed 3 and then 4. Then I stopped.\nMore text.", config=cfg) == "4"
+    )
+    assert vm.extract_answer("<think>the answer is 5") is None
+    assert vm.extract_answer("<think>5?</think>So, 6.") == "So, 6."
+
+
+def test_equivalent() -> None:
+    assert vm.equivalent(r"\frac{1}{2}", "0.5")
+    assert vm.equivalent("(x+1)^2", "x^2 + 2x + 1")
+    assert not vm.equivalent("(1, 2)", "[1, 2]")
+    assert not vm.equivalent("1", r"\frac{1}{")  # does not parse -> False
+    assert not vm.equivalent("1", 1)  # type: ignore[arg-type]
+
+
+def test_last_number_fallback_is_an_option_and_never_rescues_an_explicit_answer() -> None:
+    text = (
+        "She has 3 apples, buys 4 more and ends with 7 apples in the basket at the end of it all."
+    )
+    assert vm.verify("7", text).status == "no_answer"
+    gsm = MathConfig(last_number_fallback=True)
+    assert vm.verify("7", text, config=gsm).correct
+    assert vm.verify("7", r"We get 7 apples. \boxed{7 apples!!}", config=gsm).status != "correct"
+
+
+@pytest.mark.parametrize(
+    ("config", "gold", "completion", "expected"),
+    [
+        (MathConfig(percent_as_fraction=True), r"25\%", r"\boxed{0.25}", "correct"),
+        (MathConfig(), r"25\%", r"\boxed{0.25}", "incorrect"),
+        (MathConfig(equation_as_value=False), "2", r"\boxed{x = 2}", "incorrect"),
+        (MathConfig(decimal_rounding=False), "12.57", r"\boxed{4\pi}", "incorrect"),
+        (MathConfig(), "12.57", r"\boxed{4\pi}", "correct"),
+        (MathConfig(rel_tol=0.01), "3.14", r"\boxed{3.15}", "correct"),
+        (MathConfig(rel_tol=0.01), "100", r"\boxed{101}", "incorrect"),  # integers stay exact
+        (MathConfig(spray_limit=2), "5", r"\boxed{4} no, \boxed{5}", "incorrect"),
+        (MathConfig(think_end=None), "5", r"<think>\boxed{5}", "correct"),
+        (MathConfig(ignore_degrees=False), "30", r"\boxed{30^\circ}", "incorrect"),
+        (
+            MathConfig(case_sensitive_text=True),
+            r"\text{Monday}",
+            r"\boxed{\text{monday}}",
+            "incorrect",
+        ),
+        (MathConfig(anchors=("result:",)), "9", "Result: 9", "correct"),
+    ],
+)
+def test_config_changes_the_policy(
+    config: MathConfig, gold: str, completion: str, expected: str
+) -> None:
+    assert vm.verify(gold, completion, config=config).status == expected
+
+
+# -- bad input from our caller ---------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("gold", "match"),
+    [
+        (None, "gold must be a str"),
+        (42, "gold must be a str"),
+        ("", "gold is empty"),
+        ("   ", "gold is empty"),
+        ("1" * 20_000, "at most 10000"),
+    ],
+)
+def test_bad_gold_raises_a_clear_value_error(gold: object, match: str) -> None:
+    with pytest.raises(VerifierInputError, match=match) as info:
+        vm.verify(gold, "42")  # type: ignore[arg-type]
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"rel_tol": -1}, "rel_tol"),
+        ({"spray_limit": 1}, "spray_limit"),
+        ({"boxed": "yes"}, "boxed"),
+        ({"anchors": ["answer:"]}, "anchors must be a tuple"),
+        ({"bare_max_chars": -5}, "bare_max_chars"),
+    ],
+)
+def test_bad_config_raises(kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(VerifierInputError, match=match):
+        MathConfig(**kwargs)  # type: ignore[arg-type]
+
+
+def test_bad_call_arguments() -> None:
+    with pytest.raises(VerifierInputError, match="config must be a MathConfig"):
+        vm.verify("1", "1", config={"boxed": True})  # type: ignore[arg-type]
+    with pytest.raises(VerifierInputError, match="timeout_s"):
+        vm.verify("1", "1", timeout_s=0)
+    with pytest.raises(VerifierInputError, match="same length"):
+        vm.verify_many(["1"], ["1", "2"])
+
+
+@pytest.mark.parametrize("completion", [None, 42, b"\\boxed{1}", ["1"]])
+def test_non_text_completion_is_no_answer(completion: object) -> None:
+    r = vm.verify("1", completion)  # type: ignore[arg-type]
+    assert r.status == "no_answer" and r.correct is False
+
+
+# -- never hangs -----------------------------------------------------------------------------
+HOSTILE = [
+    r"\boxed{9^{9^{9^9}}}",
+    r"\boxed{10^{10^{10}}!}",
+    r"\boxed{(10^{10^{10}})! - 1}",
+    r"\boxed{2^{2^{2^{2^{2^{2^{2}}}}}}}",
+    r"\boxed{\binom{10^{100}}{10^{50}}}",
+    r"\boxed{" + "{" * 5000 + "1" + "}" * 5000 + "}",
+    r"\boxed{" + "(" * 3000 + "x" + ")" * 3000 + "}",
+    "\\boxed{" + "\\frac{1}{" * 800 + "2" + "}" * 800 + "}",
+    "x" * 100_000,
+    "\\boxed{" * 20_000,
+    "The answer is " + "9" * 5000,
+    r"\boxed{1e99999999}",
+    r"\boxed{10^{-10^{10}}}",
+    r"\boxed{x^{10^{10^{10}}} - x^{10^{10^{10}}}}",
+]
+
+
+@pytest.mark.parametrize("completion", HOSTILE, ids=lambda c: c[:30])
+@pytest.mark.parametrize("gold", ["0", "9^{9^{9^9}}", "x"])
+def test_hostile_inputs_finish_within_the_timeout(gold: str, completion: str) -> None:
+    start = time.monotonic()
+    result = vm.verify(gold, completion, timeout_s=3.0)
+    assert time.monotonic() - start < 4.0
+    assert isinstance(result, VerifyResult)
+    assert result.status != "error", result
+
+
+def test_huge_values_are_judged_by_mathematics() -> None:
+    assert vm.verify(r"4^{2^{99}}", r"\boxed{2^{2^{100}}}").correct
+    assert vm.verify(r"9^{9^{9^9}}", r"\boxed{9^{9^{9^9}}}").correct
+    assert vm.verify(r"9^{9^{9^9}}", r"\boxed{9^{9^{9^8}}}").status == "incorrect"
+    assert vm.verify(r"10^{10^{10}}", r"\boxed{10^{10^{10}} + 1}").status == "incorrect"
+
+
+def test_a_slow_comparison_times_out_and_the_next_call_is_fast() -> None:
+    slow = MathConfig(numeric_samples=0)  # force sympy's simplify, which takes seconds here
+    start = time.monotonic()
+    r = vm.verify(r"\sin(x)^{30}", r"\boxed{\cos(x)^{30} + x^{31}}", config=slow, timeout_s=0.3)
+    assert r.status == "timeout" and r.correct is None and r.reward == 0.0
+    assert "0.3 s" in r.reason
+    assert time.monotonic() - start < 2.0
+    start = time.monotonic()
+    assert vm.verify("1", r"\boxed{\sin^2 x + \cos^2 x}").correct  # a warm spare took over
+    assert time.monotonic() - start < 1.5
+
+
+def test_equivalent_raises_verify_timeout() -> None:
+    slow = MathConfig(numeric_samples=0)
+    with pytest.raises(VerifyTimeout):
+        vm.equivalent(r"\sin(x)^{30}", r"\cos(x)^{30} + x^{31}", config=slow, timeout_s=0.3)
+
+
+def test_plain_numbers_are_judged_in_process_fast() -> None:
+    vm.verify("42", "The answer is 42.")
+    start = time.perf_counter()
+    for _ in range(200):
+        assert vm.verify("3.75", r"so the total is $\boxed{\frac{15}{4}}$").correct
+    per_call = (time.perf_counter() - start) / 200
+    assert per_call < 0.02  # ~0.2 ms here; a sympy round trip would be far slower
+
+
+# -- concurrency -----------------------------------------------------------------------------
+PAIRS = [
+    ("1", r"\boxed{\sin^2 x + \cos^2 x}"),
+    ("x+1", r"\boxed{\frac{x^2-1}{x-1}}"),
+    ("2", r"\boxed{2}"),
+    (r"\sqrt{2}", r"\boxed{1.414}"),
+    ("(x+1)^2", r"\boxed{x^2+2x+2}"),
+]
+EXPECTED = ["correct", "correct", "correct", "incorrect", "incorrect"]
+
+
+def test_threads() -> None:
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(lambda k: vm.verify(*PAIRS[k % 5]).status, range(40)))
+    assert statuses == [EXPECTED[k % 5] for k in range(40)]
+
+
+def test_asyncio() -> None:
+    async def main() -> list[str]:
+        results = await asyncio.gather(*(asyncio.to_thread(vm.verify, g, c) for g, c in PAIRS))
+        return [r.status for r in results]
+
+    assert asyncio.run(main()) == EXPECTED

@@ -1,0 +1,216 @@
+"""Worker processes with hard timeouts: a call that runs too long kills its worker.
+
+Timeouts are enforced from outside (never ``signal.alarm``), so calls may come from any
+thread or from asyncio via ``to_thread``. A killed worker is replaced by a warm spare, so the
+next call does not pay for a process start; a new spare is started in the background.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import logging
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+from verifiers.errors import VerifiersError, VerifyTimeout
+
+__all__ = ["WorkerCrashed", "WorkerPool"]
+
+log = logging.getLogger("verifiers.pool")
+
+_MEMORY_LIMIT = 4 * 2**30  # a worker that grows past this gets MemoryError, not the host OOM
+
+
+class WorkerCrashed(VerifiersError):
+    """A worker process died (killed, out of memory) while running a call."""
+
+
+def _serve(conn: Connection, preload: Sequence[str]) -> None:
+    """The worker's loop: receive (module, function, args), send ("ok"|"err", value)."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (_MEMORY_LIMIT, _MEMORY_LIMIT))
+    except (ImportError, ValueError, OSError):
+        pass
+    for name in preload:
+        importlib.import_module(name)
+    while True:
+        try:
+            module, func, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            result: tuple[str, Any] = ("ok", getattr(importlib.import_module(module), func)(*args))
+        except BaseException as exc:  # report everything; the worker lives on
+            result = ("err", f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send(result)
+        except (EOFError, OSError):
+            return
+
+
+class _Worker:
+    """``python -m verifiers._pool FD``: a plain subprocess, so the caller's ``__main__`` is
+    never re-imported (multiprocessing's spawn/forkserver would demand a main guard)."""
+
+    def __init__(self, preload: Sequence[str]) -> None:
+        ours, theirs = socket.socketpair()
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "verifiers._pool", str(theirs.fileno()), *preload],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
+        theirs.close()
+        self.conn = Connection(ours.detach())
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=5)
+        self.conn.close()
+
+
+class WorkerPool:
+    """A pool of worker processes that run ``module.func(*args)`` under a hard timeout.
+
+    Example:
+        >>> pool = WorkerPool(size=1)
+        >>> pool.call("math", "factorial", (5,), timeout_s=10)
+        120
+        >>> pool.close()
+    """
+
+    def __init__(self, size: int = 1, preload: Sequence[str] = ()) -> None:
+        if size < 1:
+            raise ValueError(f"WorkerPool size must be >= 1, got {size}")
+        self._preload = tuple(preload)
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._lock = threading.Lock()
+        self._size = 0
+        self._spare: _Worker | None = None
+        self._spare_ready = threading.Event()
+        self._closed = False
+        self.resize(size)
+        self._refill_spare()
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def resize(self, size: int) -> None:
+        """Grow the pool to ``size`` workers (it never shrinks)."""
+        with self._lock:
+            while self._size < size:
+                self._idle.put(_Worker(self._preload))
+                self._size += 1
+
+    def _refill_spare(self) -> None:
+        def start() -> None:
+            spare = _Worker(self._preload)
+            with self._lock:
+                if self._closed:
+                    spare.kill()
+                    return
+                self._spare = spare
+            self._spare_ready.set()
+
+        self._spare_ready.clear()
+        threading.Thread(target=start, name="verifiers-spare-worker", daemon=True).start()
+
+    def _replace(self, dead: _Worker) -> None:
+        """Kill ``dead`` and hand its slot to the warm spare, without making the caller wait."""
+        dead.kill()
+
+        def handover() -> None:
+            self._spare_ready.wait(timeout=60)
+            with self._lock:
+                fresh, self._spare = self._spare, None
+            if fresh is None:
+                fresh = _Worker(self._preload)
+            self._idle.put(fresh)
+            if not self._closed:
+                self._refill_spare()
+
+        threading.Thread(target=handover, name="verifiers-worker-handover", daemon=True).start()
+
+    def call(self, module: str, func: str, args: tuple[Any, ...], *, timeout_s: float) -> Any:
+        """Run ``module.func(*args)`` in a worker; raise `VerifyTimeout` after ``timeout_s``."""
+        if self._closed:
+            raise VerifiersError("the worker pool is closed")
+        worker: _Worker | None = self._idle.get()
+        assert worker is not None
+        timed_out = False
+        try:
+            worker.conn.send((module, func, args))
+            if worker.conn.poll(timeout_s):
+                status, value = worker.conn.recv()
+            else:
+                timed_out = True
+        except (EOFError, OSError) as exc:
+            self._replace(worker)
+            worker = None
+            raise WorkerCrashed(f"a verifier worker died: {exc or type(exc).__name__}") from exc
+        finally:
+            if worker is not None and not timed_out:
+                self._idle.put(worker)
+        if timed_out:
+            log.info("%s.%s timed out after %.1f s; replacing its worker", module, func, timeout_s)
+            self._replace(worker)
+            raise VerifyTimeout(f"the comparison did not finish within {timeout_s:g} s")
+        if status == "err":
+            raise WorkerCrashed(value)
+        return value
+
+    def close(self) -> None:
+        """Stop every worker. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.kill()
+        while True:
+            try:
+                self._idle.get_nowait().kill()
+            except queue.Empty:
+                break
+
+
+_default: WorkerPool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool(size: int | None = None) -> WorkerPool:
+    """The process-wide pool (created on first use, grown on demand, closed at exit)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = WorkerPool(size or 1, preload=("verifiers.math._symbolic",))
+            atexit.register(_default.close)
+        elif size:
+            _default.resize(size)
+        return _default
+
+
+def cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+if __name__ == "__main__":
+    _serve(Connection(int(sys.argv[1])), sys.argv[2:])

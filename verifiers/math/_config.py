@@ -1,0 +1,82 @@
+"""`MathConfig`: the grading policy of `verifiers.math`, one documented field at a time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from verifiers.errors import VerifierInputError
+
+__all__ = ["MathConfig"]
+
+
+@dataclass(frozen=True)
+class MathConfig:
+    """How `verifiers.math` extracts and compares answers. Defaults are a careful MATH grader's.
+
+    Example:
+        >>> from verifiers.math import MathConfig
+        >>> gsm8k = MathConfig(last_number_fallback=True)
+        >>> gsm8k.boxed, gsm8k.last_number_fallback
+        (True, True)
+    """
+
+    boxed: bool = True
+    """The last ``\\boxed{}`` / ``\\fbox{}`` is the committed answer."""
+    anchors: tuple[str, ...] = (
+        "final answer is",
+        "final answer:",
+        "the answer is",
+        "answer is",
+        "answer:",
+        "####",
+    )
+    """Phrases (case-insensitive) that state the answer when nothing is boxed."""
+    think_end: str | None = "</think>"
+    """Only text after the last occurrence counts; an opened but unclosed think is no answer."""
+    think_start: str = "<think>"
+    """The opening think tag (to spot truncated thinking)."""
+    bare_max_chars: int = 100
+    """A whole completion this short (one line) may itself be the answer."""
+    last_number_fallback: bool = False
+    """With no explicit answer at all, use the last number in the text (GSM8K style)."""
+    spray_limit: int = 3
+    """This many distinct committed answers is answer spraying: incorrect."""
+    rel_tol: float = 0.0
+    """Relative numeric tolerance; 0 means exact (integers are always exact)."""
+    decimal_rounding: bool = True
+    """A decimal gold equals a prediction with no finite decimal form that rounds to it
+    (12.57 ~ 4\\pi, 0.33 ~ 1/3); any other prediction must equal it exactly (2.54 != 2.5)."""
+    percent_as_fraction: bool = False
+    """Whether ``25\\%`` may equal ``0.25`` (it always equals ``25``)."""
+    equation_as_value: bool = True
+    """Whether ``x = 2`` equals ``2`` (and vice versa)."""
+    ignore_degrees: bool = True
+    """A bare number equals the same number of degrees."""
+    strip_units: bool = True
+    """Trailing unit words (``cm``, ``dollars``) are ignored."""
+    case_sensitive_text: bool = False
+    """Whether text answers compare case-sensitively."""
+    numeric_samples: int = 6
+    """Random points used when sympy cannot decide symbolically (0 disables the fallback)."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type in ("bool",) and not isinstance(value, bool):
+                raise VerifierInputError(f"MathConfig.{f.name} must be a bool, got {value!r}")
+        if not isinstance(self.anchors, tuple) or not all(
+            isinstance(a, str) and a.strip() for a in self.anchors
+        ):
+            raise VerifierInputError(
+                f"MathConfig.anchors must be a tuple of non-empty strings, got {self.anchors!r}"
+            )
+        if not isinstance(self.rel_tol, (int, float)) or not 0 <= self.rel_tol < 1:
+            raise VerifierInputError(f"MathConfig.rel_tol must be in [0, 1), got {self.rel_tol!r}")
+        if not isinstance(self.spray_limit, int) or self.spray_limit < 2:
+            raise VerifierInputError(
+                f"MathConfig.spray_limit must be an int >= 2, got {self.spray_limit!r}"
+            )
+        for name in ("bare_max_chars", "numeric_samples"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise VerifierInputError(f"MathConfig.{name} must be an int >= 0, got {value!r}")

@@ -1,0 +1,164 @@
+"""The whole judgement of one (gold, completion) pair, given a scalar comparator.
+
+Run in-process with the exact-rational `Scalars` (the fast path; raises `NeedSympy` when it
+cannot decide) and in a worker process with `SympyScalars`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from verifiers.math._config import MathConfig
+from verifiers.math._extract import bare_candidates, commitments, last_number, reduce_gold
+from verifiers.math._judge import Scalars, judge
+from verifiers.math._lexer import ParseError
+from verifiers.math._normalize import normalize
+from verifiers.math._parser import Node, parse
+
+__all__ = ["Outcome", "parse_answer", "verify_core"]
+
+Outcome = tuple[str, str, "str | None"]  # status, reason, extracted
+
+_WORDY = re.compile(r"^[A-Za-z][A-Za-z' \-]*[A-Za-z]$")
+_MATH_WORDS = {
+    "pi",
+    "sin",
+    "cos",
+    "tan",
+    "cot",
+    "sec",
+    "csc",
+    "log",
+    "ln",
+    "exp",
+    "sqrt",
+    "or",
+    "and",
+    "either",
+    "inf",
+    "infinity",
+    "oo",
+    "arcsin",
+    "arccos",
+    "arctan",
+}
+_GOLD_CHOICE = re.compile(r"^\(?([A-J])\)?$")
+_PRED_CHOICES = re.compile(r"\(([A-Ja-j])\)|(?<![A-Za-z\\])([A-J])(?![A-Za-z])")
+
+
+def _text_node(norm: str, config: MathConfig) -> Node:
+    text = " ".join(norm.split()).strip(" .,;:!?")
+    return ("text", text if config.case_sensitive_text else text.lower())
+
+
+def _is_text(norm: str) -> bool:
+    if not _WORDY.match(norm):
+        return False
+    words = re.findall(r"[A-Za-z]+", norm)
+    if len(words) == 1 and words[0].lower() in ("no", "yes"):
+        return True
+    return any(len(w) >= 3 and w.lower() not in _MATH_WORDS for w in words)
+
+
+def parse_answer(text: str, config: MathConfig) -> Node | None:
+    """Parse an extracted answer; a text answer becomes ("text", ...); None if unreadable."""
+    norm = normalize(text)
+    if not norm:
+        return None
+    if _is_text(norm):
+        return _text_node(norm, config)
+    try:
+        return parse(norm)
+    except ParseError:
+        if _WORDY.match(norm):
+            return _text_node(norm, config)
+        return None
+
+
+def _same_answer(a: Node | None, b: Node | None, scalars: Scalars) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a == b or judge(a, b, scalars)[0]
+
+
+def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars) -> Outcome:
+    """Judge ``completion`` against ``gold``; returns (status, reason, extracted)."""
+    gold_text = reduce_gold(gold)
+    found = commitments(completion, config)
+    if not found.answers:
+        return "no_answer", f"No answer: {found.note}.", None
+    answers = list(found.answers)
+    nodes: list[Node | None] = []
+    for answer in answers:
+        node = parse_answer(answer, config)
+        if node is None and found.source == "bare":
+            candidates = bare_candidates(answer)
+            fallback = last_number(answer) if config.last_number_fallback else None
+            if not candidates and fallback is not None:
+                candidates = [fallback]
+            if candidates:
+                answers[-1] = candidates[-1]
+                node = parse_answer(candidates[-1], config)
+            if node is None:
+                return "no_answer", "No answer: the completion states no answer we can read.", None
+        nodes.append(node)
+    final, final_text = nodes[-1], answers[-1].strip()
+
+    distinct: list[Node | None] = []
+    for node in nodes:
+        if not any(_same_answer(node, d, scalars) for d in distinct):
+            distinct.append(node)
+            if len(distinct) >= config.spray_limit:
+                return (
+                    "incorrect",
+                    f"Answer spraying: {len(distinct)} or more different answers were given.",
+                    final_text,
+                )
+    if final is None:
+        return (
+            "unparseable",
+            f"The committed answer {final_text[:80]!r} is not readable math.",
+            final_text,
+        )
+
+    choice = _GOLD_CHOICE.match(normalize(gold_text))
+    if choice:
+        alone = _GOLD_CHOICE.match(normalize(final_text).upper())
+        letters = {alone.group(1)} if alone else set()
+        letters |= {(a or b).upper() for a, b in _PRED_CHOICES.findall(normalize(final_text))}
+        if letters:
+            if len(letters) > 1:
+                return (
+                    "incorrect",
+                    f"{len(letters)} choices were given where one is expected.",
+                    final_text,
+                )
+            ok = letters == {choice.group(1)}
+            return (
+                ("correct" if ok else "incorrect"),
+                f"Choice {sorted(letters)[0]} is "
+                + ("the gold choice." if ok else f"not the gold choice {choice.group(1)}."),
+                final_text,
+            )
+
+    gold_node = parse_answer(gold_text, config) or _text_node(normalize(gold_text), config)
+    ok, why = judge(gold_node, final, scalars)
+    return ("correct" if ok else "incorrect"), why[0].upper() + why[1:] + ".", final_text
+
+
+def run_core(gold: str, completion: str, config: MathConfig) -> Any:
+    """Worker entry point: the sympy judge."""
+    from verifiers.math._symbolic import SympyScalars
+
+    return verify_core(gold, completion, config, SympyScalars(config))
+
+
+def run_equivalent(a: str, b: str, config: MathConfig) -> bool:
+    """Worker entry point for `equivalent`."""
+    from verifiers.math._symbolic import SympyScalars
+
+    na, nb = parse_answer(a, config), parse_answer(b, config)
+    if na is None or nb is None:
+        return False
+    return judge(na, nb, SympyScalars(config))[0]

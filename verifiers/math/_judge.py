@@ -1,0 +1,330 @@
+"""Structural judgement: lists, sets, tuples, intervals, matrices, equations, percents.
+
+`judge(gold, pred, config, scalars)` compares two parsed answers; the scalar comparison is a
+parameter: the in-process fast path uses exact rationals and raises `NeedSympy` for anything
+else, and the worker process passes the sympy comparator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+from verifiers.math._config import MathConfig
+from verifiers.math._numeric import decimal_places, rational
+from verifiers.math._parser import Node
+
+__all__ = ["NeedSympy", "Scalars", "judge", "rational_equal"]
+
+ScalarEq = Callable[[Node, Node], bool]
+_COLLECTIONS = ("list", "or", "set")
+_OO: Node = ("const", "oo")
+_NEG_OO: Node = ("neg", _OO)
+
+
+class NeedSympy(Exception):
+    """The fast path cannot decide; the sympy judge in a worker must."""
+
+
+def rational_equal(gold: Node, pred: Node, gv: Fraction, pv: Fraction, config: MathConfig) -> bool:
+    """Exact comparison of two rational values, with the decimal-gold rounding rule."""
+    if gv == pv:
+        return True
+    if config.rel_tol and abs(gv - pv) <= Fraction(config.rel_tol) * abs(gv):
+        return gv.denominator != 1 or pv.denominator != 1  # integers stay exact
+    places = decimal_places(gold)
+    if config.decimal_rounding and places is not None and not _terminates(pv):
+        return abs(gv - pv) * 2 * Fraction(10) ** places <= 1  # 1/3 rounds to 0.33
+    return False
+
+
+def _terminates(value: Fraction) -> bool:
+    """Whether ``value`` has a finite decimal expansion (denominator 2^a 5^b)."""
+    d = value.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    return d == 1
+
+
+class Scalars:
+    """Compares two scalar expressions; this base class knows only exact rationals."""
+
+    def __init__(self, config: MathConfig) -> None:
+        self.config = config
+
+    def equal(self, gold: Node, pred: Node) -> bool:
+        gv, pv = rational(gold), rational(pred)
+        if gv is not None and pv is not None:
+            return rational_equal(gold, pred, gv, pv, self.config)
+        if _is_plain(gold) and _is_plain(pred):
+            return gold == pred
+        raise NeedSympy
+
+    def equation_equal(self, gold: Node, pred: Node) -> bool:
+        """Two equations (lhs - rhs) equal up to a non-zero constant factor."""
+        raise NeedSympy
+
+
+def _is_plain(node: Node) -> bool:
+    return node[0] in ("sym", "const") and node != _OO
+
+
+# -- shape of an answer ---------------------------------------------------------------------
+def _value_of_equation(node: Node, config: MathConfig) -> Node | None:
+    """``x = 3`` -> 3; ``3 = x`` -> 3; a chain ``2 + 2 = 4`` -> 4; anything else None."""
+    if node[0] != "rel" or set(node[1]) != {"="} or not config.equation_as_value:
+        return None
+    exprs: tuple[Node, ...] = node[2]
+    if len(exprs) == 2 and exprs[0][0] == "sym":
+        return exprs[1]
+    if len(exprs) == 2 and exprs[1][0] == "sym":
+        return exprs[0]
+    if all(rational(e) is not None for e in exprs):
+        return exprs[-1]  # 2 + 2 = 4
+    if exprs[0][0] == "sym":
+        return exprs[-1]  # x = 2 + 2 = 4
+    return None
+
+
+def _elements(node: Node, config: MathConfig) -> list[Node]:
+    """The values a collection stands for (``\\pm`` expanded, ``x = v`` read as v)."""
+    if node[0] in _COLLECTIONS:
+        out: list[Node] = []
+        for item in node[1]:
+            out.extend(_elements(item, config))
+        return out
+    if node[0] == "pm":
+        a, b = node[1], node[2]
+        if a is None:
+            return [b, ("neg", b)]
+        return [("add", (a, b)), ("add", (a, ("neg", b)))]
+    value = _value_of_equation(node, config)
+    if value is not None and value is not node:
+        return _elements(value, config)
+    return [node]
+
+
+def _is_scalar(node: Node) -> bool:
+    return node[0] not in (*_COLLECTIONS, "pm", "tuple", "ival", "union", "matrix", "rel", "text")
+
+
+def _intervals(node: Node) -> list[tuple[bool, Node, Node, bool]] | None:
+    """An interval, a union of intervals or a one-variable inequality, as interval tuples."""
+    kind = node[0]
+    if kind == "ival":
+        return [(node[1], node[2], node[3], node[4])]
+    if kind == "tuple" and len(node[1]) == 2:
+        return [(False, node[1][0], node[1][1], False)]  # (a, b) read as an open interval
+    if kind == "union":
+        out = []
+        for part in node[1]:
+            sub = _intervals(part)
+            if sub is None:
+                return None
+            out.extend(sub)
+        return out
+    if kind == "rel" and not (set(node[1]) & {"=", "!=", "~", "in"}):
+        return _inequality(node[1], node[2])
+    return None
+
+
+def _inequality(
+    ops: Sequence[str], exprs: Sequence[Node]
+) -> list[tuple[bool, Node, Node, bool]] | None:
+    syms = [k for k, e in enumerate(exprs) if e[0] == "sym"]
+    if len(syms) != 1:
+        return None
+    k = syms[0]
+    if len(exprs) == 3 and k == 1 and ops[0][0] == ops[1][0]:
+        lo, hi = (exprs[0], exprs[2]) if ops[0][0] == "<" else (exprs[2], exprs[0])
+        return [
+            (
+                ops[0].endswith("=") if ops[0][0] == "<" else ops[1].endswith("="),
+                lo,
+                hi,
+                ops[1].endswith("=") if ops[0][0] == "<" else ops[0].endswith("="),
+            )
+        ]
+    if len(exprs) != 2:
+        return None
+    op = ops[0] if k == 0 else {"<": ">", ">": "<", "<=": ">=", ">=": "<="}[ops[0]]
+    bound = exprs[1 - k]
+    closed = op.endswith("=")
+    if op[0] == "<":
+        return [(False, _NEG_OO, bound, closed)]
+    return [(closed, bound, _OO, False)]
+
+
+# -- comparison ----------------------------------------------------------------------------
+def _same(eq: ScalarEq, a: Node, b: Node) -> bool:
+    if a == b:
+        return True
+    if (a in (_OO, _NEG_OO)) or (b in (_OO, _NEG_OO)):
+        return False
+    return eq(a, b)
+
+
+def _match_unordered(eq: ScalarEq, gold: list[Node], pred: list[Node]) -> bool:
+    if len(gold) != len(pred):
+        return False
+    left = list(pred)
+    for g in gold:
+        for k, p in enumerate(left):
+            if _scalar_or_structure(eq, g, p):
+                del left[k]
+                break
+        else:
+            return False
+    return True
+
+
+def _match_ordered(eq: ScalarEq, gold: Sequence[Node], pred: Sequence[Node]) -> bool:
+    return len(gold) == len(pred) and all(
+        _scalar_or_structure(eq, g, p) for g, p in zip(gold, pred, strict=True)
+    )
+
+
+def _scalar_or_structure(eq: ScalarEq, g: Node, p: Node) -> bool:
+    if _is_scalar(g) and _is_scalar(p):
+        return _same(eq, g, p)
+    if g[0] == p[0] == "tuple":
+        return _match_ordered(eq, g[1], p[1])
+    return g == p
+
+
+def _distinct(eq: ScalarEq, values: list[Node]) -> list[Node]:
+    out: list[Node] = []
+    for v in values:
+        if not any(_scalar_or_structure(eq, u, v) for u in out):
+            out.append(v)
+    return out
+
+
+def _scalar(scalars: Scalars, gold: Node, pred: Node) -> bool:
+    config = scalars.config
+    if gold[0] == "deg" or pred[0] == "deg":
+        if not config.ignore_degrees and (gold[0] == "deg") != (pred[0] == "deg"):
+            return False  # degrees must be written when the policy says they matter
+        gold = gold[1] if gold[0] == "deg" else gold
+        pred = pred[1] if pred[0] == "deg" else pred
+    if gold[0] == "pct" or pred[0] == "pct":
+        g = gold[1] if gold[0] == "pct" else gold
+        p = pred[1] if pred[0] == "pct" else pred
+        if _same(scalars.equal, g, p):
+            return True
+        if config.percent_as_fraction and gold[0] != pred[0]:
+            hundred: Node = ("n", Fraction(100), None)
+            if gold[0] == "pct":
+                return _same(scalars.equal, ("div", g, hundred), p)
+            return _same(scalars.equal, g, ("div", p, hundred))
+        return False
+    return _same(scalars.equal, gold, pred)
+
+
+def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
+    """Compare a parsed gold answer with a parsed prediction; returns (equal, reason)."""
+    config = scalars.config
+    eq: ScalarEq = lambda a, b: _scalar(scalars, a, b)  # noqa: E731
+
+    if gold[0] == "text" or pred[0] == "text":
+        if gold[0] == pred[0] == "text":
+            return gold[1] == pred[1], "the text answers " + (
+                "match" if gold[1] == pred[1] else "differ"
+            )
+        return False, "a text answer and a mathematical one differ"
+
+    if gold[0] == "matrix" or pred[0] == "matrix":
+        if gold[0] != pred[0]:
+            return False, "a matrix and a non-matrix differ"
+        if len(gold[1]) != len(pred[1]) or len(gold[1][0]) != len(pred[1][0]):
+            return False, "the matrices have different shapes"
+        same = all(_match_ordered(eq, g, p) for g, p in zip(gold[1], pred[1], strict=True))
+        return same, "the matrices " + ("have equal entries" if same else "differ in an entry")
+
+    # Equations that are not a plain "x = value".
+    if gold[0] == "rel" and "=" in gold[1]:
+        gval = _value_of_equation(gold, config)
+        if gval is None or pred[0] == "rel":
+            if pred[0] == "rel" and set(pred[1]) == set(gold[1]) == {"="}:
+                if len(gold[2]) == len(pred[2]) == 2 and scalars.equation_equal(gold, pred):
+                    return True, "the equations are equivalent"
+                if gval is not None and _value_of_equation(pred, config) is not None:
+                    pval = _value_of_equation(pred, config)
+                    assert pval is not None
+                    return judge(gval, pval, scalars)
+                return False, "the equations are not equivalent"
+            if gval is None:
+                return False, "the answer should be an equation"
+        gold = gval
+    if pred[0] == "rel" and "=" in pred[1]:
+        pval = _value_of_equation(pred, config)
+        if pval is None:
+            return False, "the answer is an unsolved equation, not a value"
+        pred = pval
+
+    gold_iv, pred_iv = _intervals(gold), _intervals(pred)
+    if gold[0] in ("ival", "union", "rel") or (
+        gold[0] == "tuple" and pred[0] in ("ival", "union", "rel")
+    ):
+        if gold_iv is None or pred_iv is None:
+            return False, "an interval and a non-interval differ"
+        same = len(gold_iv) == len(pred_iv) and _match_intervals(eq, gold_iv, pred_iv)
+        return same, "the intervals " + ("match" if same else "differ")
+
+    if gold[0] == "tuple":
+        if pred[0] in ("tuple", "list"):
+            same = _match_ordered(eq, gold[1], pred[1])
+            return same, "the tuples " + ("match" if same else "differ")
+        return False, "a tuple and a " + _kind(pred) + " differ"
+
+    if gold[0] == "set" or gold[0] in ("list", "or", "pm"):
+        if pred[0] in ("tuple", "ival", "union"):
+            return False, f"a {_kind(gold)} and a {_kind(pred)} differ"
+        g, p = _elements(gold, config), _elements(pred, config)
+        if gold[0] == "set" and pred[0] not in ("set", "list", "or", "pm"):
+            if len(g) != 1:
+                return False, "a set and a single value differ"
+        same = _match_unordered(eq, _distinct(eq, g), _distinct(eq, p))
+        return same, "the collections " + ("match" if same else "differ")
+
+    # gold is a single value
+    values = _distinct(eq, _elements(pred, config))
+    if len(values) != 1:
+        return False, f"{len(values)} different values were given where one is expected"
+    pred = values[0]
+    if not _is_scalar(pred):
+        return False, f"a value and a {_kind(pred)} differ"
+    same = eq(gold, pred)
+    return same, "the values are " + ("equal" if same else "different")
+
+
+def _match_intervals(
+    eq: ScalarEq,
+    gold: list[tuple[bool, Node, Node, bool]],
+    pred: list[tuple[bool, Node, Node, bool]],
+) -> bool:
+    left = list(pred)
+    for g in gold:
+        for k, p in enumerate(left):
+            if g[0] == p[0] and g[3] == p[3] and _same(eq, g[1], p[1]) and _same(eq, g[2], p[2]):
+                del left[k]
+                break
+        else:
+            return False
+    return True
+
+
+def _kind(node: Node) -> str:
+    return {
+        "tuple": "tuple",
+        "set": "set",
+        "list": "list",
+        "or": "list",
+        "pm": "list",
+        "ival": "interval",
+        "union": "union of intervals",
+        "matrix": "matrix",
+        "rel": "relation",
+        "text": "text",
+    }.get(node[0], "value")

@@ -1,0 +1,150 @@
+"""Tokens of LaTeX and plain-text math. Linear time, bounded input; evaluates nothing."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import NamedTuple
+
+__all__ = ["MAX_CHARS", "ParseError", "Token", "tokenize"]
+
+MAX_CHARS = 2000
+"""Longest answer we parse; a longer one is unparseable (answers are short)."""
+
+
+class ParseError(ValueError):
+    """The text is not math we can read (internal: turned into a status, never raised out)."""
+
+
+class Token(NamedTuple):
+    kind: str  # num | cmd | letter | word | op | rel | end
+    value: object
+    space: bool  # whitespace before it
+
+
+_NUMBER = re.compile(r"(\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d{1,6})(?![\d.]))?", re.ASCII)
+_OVERLINE = re.compile(r"\\overline\s*\{\s*(\d{1,50})\s*\}|\\overline\s*(\d)", re.ASCII)
+_COMMAND = re.compile(r"\\([a-zA-Z]+)")
+_LETTERS = re.compile(r"[a-zA-Z]+")
+_RELATIONS = {
+    "=": "=",
+    "<": "<",
+    ">": ">",
+    "<=": "<=",
+    ">=": ">=",
+    "!=": "!=",
+    "\\le": "<=",
+    "\\leq": "<=",
+    "\\leqslant": "<=",
+    "\\ge": ">=",
+    "\\geq": ">=",
+    "\\geqslant": ">=",
+    "\\ne": "!=",
+    "\\neq": "!=",
+    "\\lt": "<",
+    "\\gt": ">",
+    "\\approx": "~",
+    "\\equiv": "=",
+}
+
+
+def _number(
+    text: str, places_hint: str | None, exponent: str | None
+) -> tuple[Fraction, int | None]:
+    """Exact value of a literal and its decimal places (None for integers)."""
+    if "." in text:
+        whole, _, frac = text.partition(".")
+        value = Fraction(int(whole or "0") * 10 ** len(frac) + int(frac or "0"), 10 ** len(frac))
+        places: int | None = len(frac)
+    else:
+        value, places = Fraction(int(text)), None
+    if exponent is not None:
+        e = int(exponent)
+        if abs(e) > 400:
+            raise ParseError(f"exponent {e} is out of range")
+        value *= Fraction(10) ** e
+        places = (places or 0) - e  # may be negative: 6.02e23 is precise to 1e21
+    return value, places
+
+
+def tokenize(text: str) -> list[Token]:
+    """Split normalized math text into tokens.
+
+    Example:
+        >>> [t.kind for t in tokenize(r"2x + \\frac{1}{2}")]
+        ['num', 'letter', 'op', 'cmd', 'op', 'num', 'op', 'op', 'num', 'op', 'end']
+    """
+    if len(text) > MAX_CHARS:
+        raise ParseError(f"answer is longer than {MAX_CHARS} characters")
+    tokens: list[Token] = []
+    i, n = 0, len(text)
+    space = False
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            space = True
+            i += 1
+            continue
+        if "0" <= c <= "9" or (c == "." and i + 1 < n and "0" <= text[i + 1] <= "9"):
+            m = _NUMBER.match(text, i)
+            assert m is not None
+            literal = m.group(1)
+            end = m.end()
+            if literal.endswith(".") and end < n and text.startswith("\\overline", end):
+                pass  # 0.\overline{3}
+            elif literal.endswith("."):
+                literal, end = literal[:-1], end - 1
+                if m.group(2) is not None:  # "2.e5" is not a number we read
+                    end = m.start(1) + len(literal)
+            value, places = _number(literal, None, m.group(2) if end == m.end() else None)
+            o = _OVERLINE.match(text, end)
+            if o is not None and "." in literal:
+                digits = o.group(1) or o.group(2)
+                k = len(literal.partition(".")[2])
+                value += Fraction(int(digits), (10 ** len(digits) - 1) * 10**k)
+                places, end = None, o.end()
+            tokens.append(Token("num", (value, places), space))
+            i = end
+        elif c == "\\":
+            if text.startswith("\\\\", i):
+                tokens.append(Token("op", "\\\\", space))
+                i += 2
+            elif i + 1 < n and text[i + 1] in "{}|":
+                tokens.append(Token("op", "\\" + text[i + 1], space))
+                i += 2
+            else:
+                m = _COMMAND.match(text, i)
+                if m is None:
+                    raise ParseError(f"stray backslash at {i}")
+                name = "\\" + m.group(1)
+                if name in _RELATIONS:
+                    tokens.append(Token("rel", _RELATIONS[name], space))
+                else:
+                    tokens.append(Token("cmd", name, space))
+                i = m.end()
+        elif c.isalpha() and c.isascii():
+            m = _LETTERS.match(text, i)
+            assert m is not None
+            word = m.group(0)
+            if len(word) == 1:
+                tokens.append(Token("letter", word, space))
+            else:
+                tokens.append(Token("word", word, space))
+            i = m.end()
+        elif text.startswith("**", i):  # plain-text power (Python, sympy's str)
+            tokens.append(Token("op", "^", space))
+            i += 2
+        elif text.startswith(("<=", ">=", "!="), i):
+            tokens.append(Token("rel", text[i : i + 2], space))
+            i += 2
+        elif c in "=<>":
+            tokens.append(Token("rel", c, space))
+            i += 1
+        elif c in "+-*/^_!%'(),[]{}|&:;.\u00b0":
+            tokens.append(Token("op", c, space))
+            i += 1
+        else:
+            raise ParseError(f"unexpected character {c!r}")
+        space = False
+    tokens.append(Token("end", None, space))
+    return tokens
