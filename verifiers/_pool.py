@@ -67,6 +67,7 @@ class _Worker:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        env["PYTHONHASHSEED"] = "0"  # sympy's paths (and run time) depend on set order
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "verifiers._pool", str(theirs.fileno()), *preload],
             pass_fds=(theirs.fileno(),),

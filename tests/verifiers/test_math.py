@@ -227,10 +227,16 @@ def test_huge_values_are_judged_by_mathematics() -> None:
     assert vm.verify(r"10^{10^{10}}", r"\boxed{10^{10^{10}} + 1}").status == "incorrect"
 
 
+# Without numeric sampling, sympy must expand a 5-variable polynomial of degree 24: ~40 s here.
+SLOW = MathConfig(numeric_samples=0)
+SLOW_GOLD = "(a+b+c+d+e)^{24}"
+SLOW_EXPR = "(a+b+c+d+e)^{23} (a+b+c+d+e+1)"
+SLOW_ANSWER = f"\\boxed{{{SLOW_EXPR}}}"
+
+
 def test_a_slow_comparison_times_out_and_the_next_call_is_fast() -> None:
-    slow = MathConfig(numeric_samples=0)  # force sympy's simplify, which takes seconds here
     start = time.monotonic()
-    r = vm.verify(r"\sin(x)^{30}", r"\boxed{\cos(x)^{30} + x^{31}}", config=slow, timeout_s=0.3)
+    r = vm.verify(SLOW_GOLD, SLOW_ANSWER, config=SLOW, timeout_s=0.3)
     assert r.status == "timeout" and r.correct is None and r.reward == 0.0
     assert "0.3 s" in r.reason
     assert time.monotonic() - start < 2.0
@@ -240,9 +246,8 @@ def test_a_slow_comparison_times_out_and_the_next_call_is_fast() -> None:
 
 
 def test_equivalent_raises_verify_timeout() -> None:
-    slow = MathConfig(numeric_samples=0)
     with pytest.raises(VerifyTimeout):
-        vm.equivalent(r"\sin(x)^{30}", r"\cos(x)^{30} + x^{31}", config=slow, timeout_s=0.3)
+        vm.equivalent(SLOW_GOLD, SLOW_EXPR, config=SLOW, timeout_s=0.3)
 
 
 def test_plain_numbers_are_judged_in_process_fast() -> None:
