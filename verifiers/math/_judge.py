@@ -116,7 +116,7 @@ def _intervals(node: Node) -> list[tuple[bool, Node, Node, bool]] | None:
         return [(node[1], node[2], node[3], node[4])]
     if kind == "tuple" and len(node[1]) == 2:
         return [(False, node[1][0], node[1][1], False)]  # (a, b) read as an open interval
-    if kind == "union":
+    if kind in ("union", "or"):  # x < -2 or x > 3 is a union too
         out = []
         for part in node[1]:
             sub = _intervals(part)
@@ -274,7 +274,8 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
 
     if gold[0] == "tuple":
         if pred[0] in ("tuple", "list"):
-            same = _match_ordered(eq, gold[1], pred[1])
+            items = pred[1] if pred[0] == "tuple" else _elements(pred, config)  # x=2, y=3
+            same = _match_ordered(eq, gold[1], items)
             return same, "the tuples " + ("match" if same else "differ")
         return False, "a tuple and a " + _kind(pred) + " differ"
 

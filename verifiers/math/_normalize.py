@@ -42,13 +42,16 @@ _DROP = re.compile(
 _SPACES = re.compile(
     r"(?<!\\)(?:\\(?:quad|qquad|enspace|thinspace|medspace|thickspace)(?![a-zA-Z])|\\[,;:! ])|~"
 )
-_THOUSANDS_BRACE = re.compile(r"(?<=\d)\{,\}(?=\d{3})")
+_THOUSANDS_BRACE = re.compile(r"(?<=\d)\s*\{\s*,\s*\}\s*(?=\d{3})")
+_THOUSANDS_SPACE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
+_NEG_SPACE = re.compile(r"(?<!\\)\\!")
 _THOUSANDS_THIN = re.compile(r"(?<=\d)(?:\\,|\\ |\\;|\\!|\u2009|\u202f)(?=\d{3}(?!\d))")
 _THOUSANDS_COMMA = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])(?!\.\d*,)")
 _DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ|\u00b0|\\degree(?![a-zA-Z])|\^\{\s*o\s*\}")
 _PERCENT = re.compile(r"\\%|\\percent(?![a-zA-Z])")
 _AND_OR = re.compile(r"\s*\band\s*/\s*or\b\s*", re.IGNORECASE)
-_FRAC_VARIANTS = re.compile(r"\\[dt]frac(?![a-zA-Z])|\\cfrac(?![a-zA-Z])")
+_FRAC_VARIANTS = re.compile(r"\\[dtc]frac(?![a-zA-Z])")
+_BINOM_VARIANTS = re.compile(r"\\[dt]binom(?![a-zA-Z])")
 
 
 def _unwrap(text: str) -> str:
@@ -97,12 +100,15 @@ def normalize(text: str) -> str:
     text = _AND_OR.sub(" or ", text)
     text = _unwrap(text)
     text = text.replace("$", " ").replace("\\$", " ")
+    text = _NEG_SPACE.sub("", text)
     text = _THOUSANDS_BRACE.sub("", text)
     text = _THOUSANDS_THIN.sub("", text)
     text = _THOUSANDS_COMMA.sub(lambda m: m.group(0).replace(",", ""), text)
+    text = _THOUSANDS_SPACE.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _DEGREE.sub(" \u00b0 ", text)
     text = _PERCENT.sub(" % ", text)
     text = _FRAC_VARIANTS.sub(lambda _: "\\frac", text)
+    text = _BINOM_VARIANTS.sub(lambda _: "\\binom", text)
     text = _DROP.sub("", text)
     text = _SPACES.sub(" ", text)
     text = re.sub(r"\s+", " ", text).strip()
