@@ -26,12 +26,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 
-def load_cases(path: Path) -> list[tuple[str, str, str, bool]]:
-    spec = importlib.util.spec_from_file_location("math_table", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return [(c.category, c.gold, c.completion, c.status == "correct") for c in module.CASES]
+def load_cases(paths: Sequence[Path]) -> list[tuple[str, str, str, bool]]:
+    rows = []
+    for path in paths:
+        sys.path.insert(0, str(path.parent))  # the tables import each other's Case
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        rows += [(c.category, c.gold, c.completion, c.status == "correct") for c in module.CASES]
+    return rows
 
 
 # -- judges ----------------------------------------------------------------------------------
@@ -90,7 +94,13 @@ def scores(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=Path, default=ROOT / "tests/verifiers/math_table.py")
+    parser.add_argument(
+        "--cases",
+        type=Path,
+        nargs="+",
+        default=sorted((ROOT / "tests/verifiers").glob("math_table*.py")),
+        help="labeled tables (default: every tests/verifiers/math_table*.py)",
+    )
     parser.add_argument(
         "--workers", type=int, default=None, help="parallel workers (default: CPUs)"
     )
@@ -107,16 +117,19 @@ def main() -> None:
     labels = [lab for *_, lab in cases]
     workers = args.workers or cpu_count()
     print(f"{len(cases)} labeled cases ({sum(labels)} correct), {workers} workers\n")
+    plain = [k for k, (_, g, _, _) in enumerate(cases) if re.fullmatch(r"-?[\d,]*\.?\d+", g)]
 
     vm.verify("1", r"\boxed{x}")  # start the worker pool outside the timings
     results: dict[str, dict[str, float]] = {}
     wrong: dict[str, list[int]] = {}
+    plain_p50: dict[str, float] = {}
     for name, judge in (
         ("grpo-envs", ours),
         ("string match", string_match),
         ("math-verify", math_verify),
     ):
         verdicts, times = sequential(judge, rows)
+        plain_p50[name] = statistics.median(times[k] for k in plain) * 1e3
         acc, fpr, fnr, fp, fn = scores(verdicts, labels)
         wrong[name] = [
             k for k, (v, lab) in enumerate(zip(verdicts, labels, strict=True)) if v != lab

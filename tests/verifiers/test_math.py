@@ -16,15 +16,12 @@ from verifiers.math import MathConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
 import math_table  # noqa: E402
+import math_table_more  # noqa: E402
+import math_table_realistic  # noqa: E402
 
-try:
-    import math_table_more  # noqa: E402
-
-    MORE = list(math_table_more.CASES)
-except ImportError:  # pragma: no cover - the second table is optional
-    MORE = []
-
-CASES = list(math_table.CASES) + MORE
+# Three hand-written tables: the first from a brief of the policy, the other two written
+# blind from the policy text alone (the last in MATH / GSM8K style).
+CASES = list(math_table.CASES) + list(math_table_more.CASES) + list(math_table_realistic.CASES)
 
 
 def _id(k: int) -> str:
@@ -53,6 +50,113 @@ def test_verify_many_agrees_with_verify_and_keeps_order() -> None:
     completions = [c.completion for c in CASES]
     many = vm.verify_many(golds, completions, workers=2)
     assert [r.status for r in many] == [c.status for c in CASES]
+
+
+# -- formats seen in real model output (gold, completion, correct?) --------------------------
+FORMATS = [
+    ("1000", r"\boxed{1 000}", True),
+    ("1000", "1000.0", True),
+    ("0.4", ".4", True),
+    (r"\frac{10}{9}", "10/9", True),
+    (r"1/3", r"$\frac13$", True),
+    ("1", r"$\frac3{3}$", True),
+    (r"\sqrt{3}", r"$\sqrt3$", True),
+    (r"1/3", r"$\cfrac{1}{3}$", True),
+    (r"28\%", "28 percent", True),
+    (r"28\%", "28 pct", True),
+    (r"28\%", "$28$ %", True),
+    (r"15\mbox{ cm}^2", r"so the area is $\boxed{15\mbox{ cm}^2}$.", True),
+    (r"12\text{ and }13", r"$\boxed{12\text{ and }13}$", True),
+    (r"14{,}916", r"Final Answer: The final answer is $14 {, }916$. I hope it is correct.", True),
+    (r"\left( 3, \frac{\pi}{2} \right)", r"$\boxed{\left( 3, \frac{\pi}{2} \right)}.$", True),
+    ("-2,1", r"$\boxed{-2,1}.$", True),
+    (r"\text{Evelyn}", r"$\boxed{\text{Evelyn}}$", True),
+    (r"90^\circ", r"$\boxed{90^\circ}.$", True),
+    (r"3\sqrt{13}", r"$\boxed{3\sqrt{13}}$", True),
+    (r"\$18.90", r"$\boxed{\$18.90}$", True),
+    (r"18.90", r"$\boxed{18.9}$", True),
+    (r"\frac{5}{324}", r"\boxed{\dfrac{5}{324}}", True),
+    (r"\dbinom{5}{2}", r"\boxed{10}", True),
+    (r"x \in [2, 5)", r"\boxed{[2,5)}", True),
+    (r"(-\infty, -2) \cup (3, \infty)", r"\boxed{x<-2 \text{ or } x>3}", True),
+    (r"(-\infty,-2)\cup(3,\infty)", r"\boxed{(3,\infty)\cup(-\infty,-2)}", True),
+    (r"3 - 4i", r"\boxed{3-4i}", True),
+    (r"3-4i", r"\boxed{-4i+3}", True),
+    (r"\sqrt{2}+1", r"\boxed{1+\sqrt2}", True),
+    (r"2\frac{1}{4}", r"\boxed{\frac{9}{4}}", True),
+    (r"2\frac{1}{4}", r"\boxed{2.25}", True),
+    (r"\text{(C)}", r"The answer is $\boxed{\text{(C)}}$", True),
+    (r"\text{odd}", r"\boxed{\text{Odd}}", True),
+    ("1,200", "#### 1200", True),
+    ("1200", r"\boxed{\$1,\!200}", True),
+    ("5", r"$\boxed{5}$ dollars", True),
+    (r"\frac{25\pi}{4}", r"\boxed{\frac{25}{4}\pi}", True),
+    (r"18\sqrt{3}", r"\boxed{18 \sqrt 3}", True),
+    (r"\frac{\sqrt{3}}{2}", r"\boxed{\frac{1}{2}\sqrt{3}}", True),
+    (r"k=3", r"\boxed{3}", True),
+    (r"\begin{pmatrix} 1 \\ -2 \end{pmatrix}", r"\boxed{\begin{pmatrix}1\\-2\end{pmatrix}}", True),
+    (r"\begin{pmatrix} 1 \\ -2 \end{pmatrix}", r"\boxed{(1,-2)}", False),
+    (r"x^3 - 2x^2 + 4", r"\boxed{4 - 2x^2 + x^3}", True),
+    (r"x^2+7x+10", r"\boxed{(x+2)(x+5)}", True),
+    (r"\{-1, 4\}", r"\boxed{\{4,-1\}}", True),
+    (r"17\%", r"\boxed{17}", True),
+    ("2.4", r"\boxed{\frac{12}{5}}", True),
+    (r"\frac{\pi}{3}", r"\boxed{60^\circ}", False),
+    ("6", r"\boxed{6.0}", True),
+    ("10", r"\boxed{10.}", True),
+    ("3", r"\boxed{x=3}", True),
+    ("3", r"The answer is: $x = 3$.", True),
+    ("(1,2)", r"\boxed{(1, 2)}", True),
+    (r"\infty", r"\boxed{\infty}", True),
+    (r"-\infty", r"\boxed{\infty}", False),
+    (r"y = -\frac{1}{2}x + 3", r"\boxed{y=-0.5x+3}", True),
+    (r"4", r"\boxed{\sqrt{16}}", True),
+    (r"2", r"\boxed{\log_2 4}", True),
+    (r"\ln 2", r"\boxed{\log 2}", True),
+    (r"0.5", r"\boxed{50\%}", False),
+    (r"50", r"\boxed{50\%}", True),
+    (r"(2,3)", r"\boxed{x=2, y=3}", True),
+    (r"5", r"\boxed{5 \text{ cm}^2}", True),
+    ("8", r"\boxed{2^3}", True),
+    ("7", "**Final Answer**\n\\[\n\\boxed{7}\n\\]", True),
+    ("20", "The total cost is $20.", True),
+    ("\\frac{1}{2}", "1:2", False),
+    ("120^\\circ", r"\boxed{120}", True),
+    ("2", r"\boxed{\text{2}}", True),
+    ("\\text{B}", r"\boxed{B}", True),
+    ("B", r"\textbf{(B)}", True),
+    (r"\frac{1}{4}", r"\boxed{1/4}", True),
+    (r"-\frac{1}{4}", r"\boxed{\frac{-1}{4}}", True),
+    (r"-\frac{1}{4}", r"\boxed{-0.25}", True),
+    (r"a^2+b^2", r"\boxed{b^2+a^2}", True),
+    (r"10\%", r"\boxed{10 \%}", True),
+    (r"1.5", r"\boxed{\frac{3}{2}}", True),
+    ("0", r"\boxed{0.0000001}", False),
+    ("1", r"\boxed{0.9999999}", False),
+    (r"\sqrt{2}", r"\boxed{2^{1/2}}", True),
+    (r"2^{1/3}", r"\boxed{\sqrt[3]{2}}", True),
+    (r"e^2", r"\boxed{e^{2}}", True),
+    (r"\pi", r"\boxed{\pi}", True),
+    ("3", r"\boxed{3}\boxed{3}", True),
+    ("5", r"The answer is 5 \text{ meters}.", True),
+    ("(1,-1)", r"\boxed{(1,\ -1)}", True),
+    (r"[-2,2]", r"\boxed{-2 \leq x \leq 2}", True),
+    (r"\frac{1}{2}", r"$\frac{1}{2}$.", True),
+    ("12", "Therefore, Janet makes $12 every day at the farmers' market.", True),
+]
+
+# Answer sentences after an anchor, and their traps.
+FORMATS += [
+    ("120", "Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct.", True),
+    ("2/3", "Therefore, the probability that Alice wins the game is 2/3. <|im_start|>user", True),
+    ("5", "The answer is not 5.", False),
+    ("7", r"Define the answer as a function: $\boxed{lambda: 7}$", False),
+]
+
+
+@pytest.mark.parametrize(("gold", "completion", "expected"), FORMATS)
+def test_formats(gold: str, completion: str, expected: bool) -> None:
+    assert vm.verify(gold, completion).correct is expected
 
 
 # -- the result contract ---------------------------------------------------------------------

@@ -76,6 +76,22 @@ def parse_answer(text: str, config: MathConfig) -> Node | None:
         return None
 
 
+_NEGATION = re.compile(r"\b(?:not|isn't|never|no|cannot|can't)\b", re.IGNORECASE)
+_PROSE = re.compile(r"\b[A-Za-z]{3,}\b")
+_VERB = re.compile(r"\s(?:is|are|was|equals|becomes|gives)\s|=", re.IGNORECASE)
+
+
+def _value_in_sentence(sentence: str) -> str | None:
+    """The value an answer sentence ends on: after its last "is"/"="; else its only number."""
+    if _NEGATION.search(sentence) or not _PROSE.search(re.sub(r"\\[A-Za-z]+", " ", sentence)):
+        return None  # a broken formula is not a sentence: it stays unparseable
+    parts = _VERB.split(sentence)
+    if len(parts) > 1 and parts[-1].strip():
+        return parts[-1].strip()
+    candidates = bare_candidates(sentence)
+    return candidates[0] if candidates else None
+
+
 def _same_answer(a: Node | None, b: Node | None, scalars: Scalars) -> bool:
     if a is None or b is None:
         return a is b
@@ -90,8 +106,14 @@ def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars
         return "no_answer", f"No answer: {found.note}.", None
     answers = list(found.answers)
     nodes: list[Node | None] = []
-    for answer in answers:
+    for k, answer in enumerate(answers):
         node = parse_answer(answer, config)
+        if node is None and found.kinds and found.kinds[k] == "stated":
+            inner = _value_in_sentence(answer)  # "The volume of $ABCD$ is 120"
+            if inner is not None:
+                node = parse_answer(inner, config)
+                if node is not None:
+                    answers[k] = inner
         if node is None and found.source == "bare":
             candidates = bare_candidates(answer)
             fallback = last_number(answer) if config.last_number_fallback else None

@@ -33,6 +33,7 @@ class Commitments:
     answers: tuple[str, ...]
     source: str  # boxed | stated | bare | last_number | none
     note: str = ""
+    kinds: tuple[str, ...] = ()  # per answer: boxed | stated (when source is boxed/stated)
 
 
 _MAX_ANSWER = 4000  # longer boxed content is cut here (it cannot parse anyway)
@@ -119,7 +120,7 @@ def commitments(completion: str, config: MathConfig) -> Commitments:
     if found:
         found.sort(key=lambda f: f[0])
         source = "boxed" if all(f[2] == "boxed" for f in found) else "stated"
-        return Commitments(tuple(f[1] for f in found), source)
+        return Commitments(tuple(f[1] for f in found), source, kinds=tuple(f[2] for f in found))
     bare = text.strip().strip("*").strip()
     if bare and "\n" not in bare and len(bare) <= config.bare_max_chars:
         if not _SENTENCE_END.search(bare.rstrip(".!? ")):  # one sentence at most

@@ -203,6 +203,12 @@ def _distinct(eq: ScalarEq, values: list[Node]) -> list[Node]:
 
 def _scalar(scalars: Scalars, gold: Node, pred: Node) -> bool:
     config = scalars.config
+    if gold[0] == "base" or pred[0] == "base":  # 1011_2: the digits are the answer
+        if gold[0] == pred[0]:
+            return bool(gold[1:] == pred[1:])
+        other = pred if gold[0] == "base" else gold
+        digits = (gold if gold[0] == "base" else pred)[1]
+        return other[0] == "n" and other[2] is None and str(other[1]) == digits
     if gold[0] == "deg" or pred[0] == "deg":
         if not config.ignore_degrees and (gold[0] == "deg") != (pred[0] == "deg"):
             return False  # degrees must be written when the policy says they matter

@@ -9,7 +9,7 @@ Nodes:
     ("sym", name)  ("const", "pi" | "e" | "i" | "oo")
     ("add", (a, ...))  ("mul", (a, ...))  ("div", a, b)  ("pow", a, b)  ("neg", a)
     ("fact", a)  ("abs", a)  ("fn", name, a)  ("log", base, a)  ("root", a, index)
-    ("binom", a, b)  ("pm", a | None, b)  ("pct", a)  ("deg", a)
+    ("binom", a, b)  ("pm", a | None, b)  ("pct", a)  ("deg", a)  ("base", digits, base)
     ("rel", (op, ...), (a, ...))     a chain: a op b op c
     ("tuple", items)  ("set", items)  ("list", items)  ("or", items)  ("union", items)
     ("ival", left_closed, a, b, right_closed)  ("matrix", rows)  ("text", str)
@@ -356,6 +356,12 @@ class _Parser:
 
     def number(self) -> Node:
         value, places = _number_of(self.take())
+        if self.is_op("_") and places is None:  # 1011_2: digits in another base
+            self.take()
+            base = self.arg()
+            if base[0] != "n" or base[2] is not None or not 2 <= base[1] <= 36:
+                raise ParseError("unsupported base subscript")
+            return ("base", str(value.numerator), int(base[1]))
         return ("n", value, places)
 
     def group(self) -> Node:
