@@ -168,6 +168,10 @@ def main() -> None:
         f"verify_many vs parallel math-verify {o['par'] / m['par']:.1f}x, "
         f"verify_many vs sequential math-verify {o['par'] / m['seq']:.1f}x"
     )
+    print(
+        f"plain numeric golds ({len(plain)} rows), p50 latency: grpo-envs "
+        f"{plain_p50['grpo-envs']:.2f} ms, math-verify {plain_p50['math-verify']:.2f} ms"
+    )
     by_category: dict[str, list[int]] = {}
     for k, (cat, *_rest) in enumerate(cases):
         by_category.setdefault(cat, []).append(k)
