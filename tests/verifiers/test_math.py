@@ -159,6 +159,13 @@ def test_formats(gold: str, completion: str, expected: bool) -> None:
     assert vm.verify(gold, completion).correct is expected
 
 
+@pytest.mark.parametrize("repeats", [20, 100])
+def test_spraying_cannot_hide_behind_repetition(repeats: int) -> None:
+    sprayed = " ".join(f"\\boxed{{{k}}}" for k in range(10)) + " \\boxed{5}" * repeats
+    result = vm.verify("5", sprayed)
+    assert result.status == "incorrect" and "spraying" in result.reason
+
+
 # -- the result contract ---------------------------------------------------------------------
 def test_result_fields() -> None:
     r = vm.verify("1/2", r"so the answer is $\boxed{0.5}$")
@@ -240,6 +247,14 @@ def test_last_number_fallback_is_an_option_and_never_rescues_an_explicit_answer(
             "incorrect",
         ),
         (MathConfig(anchors=("result:",)), "9", "Result: 9", "correct"),
+        (MathConfig(mixed_numbers=False), r"\frac{7}{4}", r"\boxed{1\frac{3}{4}}", "incorrect"),
+        (MathConfig(mixed_numbers=False), r"\frac{3}{4}", r"\boxed{1\frac{3}{4}}", "correct"),
+        (MathConfig(imaginary_i=False), "-1", r"\boxed{i^2}", "incorrect"),
+        (MathConfig(), "-1", r"\boxed{i^2}", "correct"),
+        (MathConfig(euler_e=False), "1", r"\boxed{\ln e}", "incorrect"),
+        (MathConfig(), "1", r"\boxed{\ln e}", "correct"),
+        (MathConfig(thousands_separators=False), "1000", r"\boxed{1,000}", "incorrect"),
+        (MathConfig(), "1000", r"\boxed{1,000}", "correct"),
     ],
 )
 def test_config_changes_the_policy(

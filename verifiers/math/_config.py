@@ -52,8 +52,14 @@ class MathConfig:
     """Whether ``x = 2`` equals ``2`` (and vice versa)."""
     ignore_degrees: bool = True
     """A bare number equals the same number of degrees."""
-    strip_units: bool = True
-    """Trailing unit words (``cm``, ``dollars``) are ignored."""
+    thousands_separators: bool = True
+    """``1,000``, ``1{,}000``, ``1\\,000`` and ``1 000`` are one number, 1000."""
+    mixed_numbers: bool = True
+    """``1\\frac{3}{4}`` is the mixed number 7/4 (not 1 times 3/4)."""
+    imaginary_i: bool = True
+    """``i`` is the imaginary unit (not a variable)."""
+    euler_e: bool = True
+    """``e`` is Euler's number (not a variable)."""
     case_sensitive_text: bool = False
     """Whether text answers compare case-sensitively."""
     numeric_samples: int = 6

@@ -14,7 +14,7 @@ from verifiers.math._extract import bare_candidates, commitments, last_number, r
 from verifiers.math._judge import Scalars, judge
 from verifiers.math._lexer import ParseError
 from verifiers.math._normalize import normalize
-from verifiers.math._parser import Node, parse
+from verifiers.math._parser import Node, Options, parse
 
 __all__ = ["Outcome", "parse_answer", "verify_core"]
 
@@ -61,15 +61,19 @@ def _is_text(norm: str) -> bool:
     return any(len(w) >= 3 and w.lower() not in _MATH_WORDS for w in words)
 
 
+def _options(config: MathConfig) -> Options:
+    return Options(config.mixed_numbers, config.imaginary_i, config.euler_e)
+
+
 def parse_answer(text: str, config: MathConfig) -> Node | None:
     """Parse an extracted answer; a text answer becomes ("text", ...); None if unreadable."""
-    norm = normalize(text)
+    norm = normalize(text, thousands=config.thousands_separators)
     if not norm:
         return None
     if _is_text(norm):
         return _text_node(norm, config)
     try:
-        return parse(norm)
+        return parse(norm, _options(config))
     except ParseError:
         if _WORDY.match(norm):
             return _text_node(norm, config)
@@ -102,6 +106,8 @@ def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars
     """Judge ``completion`` against ``gold``; returns (status, reason, extracted)."""
     gold_text = reduce_gold(gold)
     found = commitments(completion, config)
+    if found.spray:
+        return "incorrect", f"Answer spraying: {found.note} were committed to.", None
     if not found.answers:
         return "no_answer", f"No answer: {found.note}.", None
     answers = list(found.answers)

@@ -34,10 +34,11 @@ class Commitments:
     source: str  # boxed | stated | bare | last_number | none
     note: str = ""
     kinds: tuple[str, ...] = ()  # per answer: boxed | stated (when source is boxed/stated)
+    spray: bool = False  # more answers than anyone commits to: spraying whatever they say
 
 
 _MAX_ANSWER = 4000  # longer boxed content is cut here (it cannot parse anyway)
-_MAX_BOXES = 64  # only the last ones matter; more is spraying whatever they say
+_MAX_BOXES = 64  # more committed answers than this is spraying, whatever they say
 
 
 def _closing_braces(text: str) -> dict[int, int]:
@@ -78,7 +79,7 @@ def _statement(text: str, start: int) -> str:
 
 
 def _boxes(text: str) -> list[tuple[int, str]]:
-    found = list(_BOX.finditer(text))[-_MAX_BOXES:]
+    found = list(_BOX.finditer(text))
     if not found:
         return []
     closing = _closing_braces(text)
@@ -110,9 +111,13 @@ def commitments(completion: str, config: MathConfig) -> Commitments:
         elif config.think_start and config.think_start in text:
             return Commitments((), "none", "the reasoning was cut off before its closing tag")
     found: list[tuple[int, str, str]] = []
+    anchors = list(_anchor_regex(config.anchors).finditer(text))
+    n_boxes = len(_BOX.findall(text)) if config.boxed else 0
+    if n_boxes + len(anchors) > _MAX_BOXES:
+        return Commitments((), "none", f"{n_boxes + len(anchors)} answers", spray=True)
     if config.boxed:
         found += [(pos, content, "boxed") for pos, content in _boxes(text)]
-    for m in _anchor_regex(config.anchors).finditer(text):
+    for m in anchors:
         stated = _statement(text, m.end())
         if not stated or _BOX.search(stated) or _anchor_regex(config.anchors).search(stated):
             continue  # a box there is counted as a box; a nested anchor counts on its own

@@ -86,7 +86,7 @@ def _strip_delimiters(text: str) -> str:
     return text
 
 
-def normalize(text: str) -> str:
+def normalize(text: str, *, thousands: bool = True) -> str:
     """Return ``text`` with formatting that never matters removed.
 
     Example:
@@ -101,10 +101,11 @@ def normalize(text: str) -> str:
     text = _unwrap(text)
     text = text.replace("$", " ").replace("\\$", " ")
     text = _NEG_SPACE.sub("", text)
-    text = _THOUSANDS_BRACE.sub("", text)
-    text = _THOUSANDS_THIN.sub("", text)
-    text = _THOUSANDS_COMMA.sub(lambda m: m.group(0).replace(",", ""), text)
-    text = _THOUSANDS_SPACE.sub(lambda m: m.group(0).replace(" ", ""), text)
+    if thousands:
+        text = _THOUSANDS_BRACE.sub("", text)
+        text = _THOUSANDS_THIN.sub("", text)
+        text = _THOUSANDS_COMMA.sub(lambda m: m.group(0).replace(",", ""), text)
+        text = _THOUSANDS_SPACE.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _DEGREE.sub(" \u00b0 ", text)
     text = _PERCENT.sub(" % ", text)
     text = _FRAC_VARIANTS.sub(lambda _: "\\frac", text)

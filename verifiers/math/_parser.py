@@ -17,12 +17,13 @@ Nodes:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from verifiers.math._lexer import ParseError, Token, tokenize
 
-__all__ = ["Node", "ParseError", "parse"]
+__all__ = ["DEFAULT_OPTIONS", "Node", "Options", "ParseError", "parse"]
 
 Node = tuple[Any, ...]
 
@@ -148,7 +149,8 @@ def _number_of(tok: Token) -> tuple[Fraction, int | None]:
 
 
 class _Parser:
-    def __init__(self, tokens: list[Token]) -> None:
+    def __init__(self, tokens: list[Token], options: Options) -> None:
+        self.options = options
         self.t = tokens
         self.i = 0
         self.depth = 0
@@ -311,6 +313,8 @@ class _Parser:
     def mixed_number(self, factors: list[Node]) -> Node | None:
         """``1\\frac{3}{4}`` right after an integer literal is a mixed number, 7/4."""
         last = factors[-1]
+        if not self.options.mixed_numbers:
+            return None
         if len(factors) != 1 or last[0] != "n" or last[2] is not None or not self.is_cmd("\\frac"):
             return None
         save = self.i
@@ -465,9 +469,12 @@ class _Parser:
             else:
                 raise ParseError("unsupported subscript")
             return ("sym", name)
-        if name == "e":
+        return self.letter(name)
+
+    def letter(self, name: str) -> Node:
+        if name == "e" and self.options.euler_e:
             return ("const", "e")
-        if name == "i":
+        if name == "i" and self.options.imaginary_i:
             return ("const", "i")
         return ("sym", name)
 
@@ -486,7 +493,7 @@ class _Parser:
         syms: list[Node] = [
             self.subscript(c) if k == len(word) - 1 else ("sym", c) for k, c in enumerate(word)
         ]
-        syms = [("const", s[1]) if s == ("sym", "e") or s == ("sym", "i") else s for s in syms]
+        syms = [self.letter(s[1]) if s[0] == "sym" else s for s in syms]
         return syms[0] if len(syms) == 1 else ("mul", tuple(syms))
 
     def command(self) -> Node:
@@ -622,7 +629,19 @@ class _Parser:
         return ("matrix", tuple(tuple(r) for r in rows))
 
 
-def parse(text: str) -> Node:
+@dataclass(frozen=True)
+class Options:
+    """Reading choices (set from `MathConfig`)."""
+
+    mixed_numbers: bool = True
+    imaginary_i: bool = True
+    euler_e: bool = True
+
+
+DEFAULT_OPTIONS = Options()
+
+
+def parse(text: str, options: Options = DEFAULT_OPTIONS) -> Node:
     """Parse normalized answer text into a node tree; raises ParseError.
 
     Example:
@@ -632,4 +651,4 @@ def parse(text: str) -> Node:
     tokens = tokenize(text)
     if len(tokens) == 1:
         raise ParseError("empty answer")
-    return _Parser(tokens).top()
+    return _Parser(tokens, options).top()
