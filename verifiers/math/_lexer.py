@@ -6,7 +6,7 @@ import re
 from fractions import Fraction
 from typing import NamedTuple
 
-__all__ = ["MAX_CHARS", "ParseError", "Token", "tokenize"]
+__all__ = ["MAX_CHARS", "ParseError", "Token", "number_value", "tokenize"]
 
 MAX_CHARS = 2000
 """Longest answer we parse; a longer one is unparseable (answers are short)."""
@@ -65,6 +65,13 @@ def _number(
         value *= Fraction(10) ** e
         places = (places or 0) - e  # may be negative: 6.02e23 is precise to 1e21
     return value, places
+
+
+def number_value(tok: Token) -> tuple[Fraction, int | None]:
+    """The (value, decimal places) a "num" token carries."""
+    value = tok.value
+    assert isinstance(value, tuple)
+    return value[0], value[1]
 
 
 def tokenize(text: str) -> list[Token]:

@@ -18,134 +18,26 @@ Nodes:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any
 
-from verifiers.math._lexer import ParseError, Token, tokenize
+from verifiers.math._latex import FUNCTIONS, GREEK, command, function
+from verifiers.math._lexer import ParseError, Token, number_value, tokenize
+from verifiers.math._nodes import Node
 
 __all__ = ["DEFAULT_OPTIONS", "Node", "Options", "ParseError", "parse"]
 
-Node = tuple[Any, ...]
 
 MAX_DEPTH = 60
-ONE: Node = ("n", Fraction(1), None)
 
-_GREEK = {
-    "alpha",
-    "beta",
-    "gamma",
-    "delta",
-    "epsilon",
-    "varepsilon",
-    "zeta",
-    "eta",
-    "theta",
-    "vartheta",
-    "iota",
-    "kappa",
-    "lambda",
-    "mu",
-    "nu",
-    "xi",
-    "rho",
-    "sigma",
-    "tau",
-    "upsilon",
-    "phi",
-    "varphi",
-    "chi",
-    "psi",
-    "omega",
-    "Gamma",
-    "Delta",
-    "Theta",
-    "Lambda",
-    "Xi",
-    "Sigma",
-    "Phi",
-    "Psi",
-    "Omega",
-}
-_FUNCTIONS = {
-    "sin",
-    "cos",
-    "tan",
-    "cot",
-    "sec",
-    "csc",
-    "arcsin",
-    "arccos",
-    "arctan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "ln",
-    "log",
-    "exp",
-    "lg",
-}
-_INVERSE = {"sin": "arcsin", "cos": "arccos", "tan": "arctan"}
-_MATRIX_ENVS = {
-    "matrix",
-    "pmatrix",
-    "bmatrix",
-    "Bmatrix",
-    "vmatrix",
-    "Vmatrix",
-    "smallmatrix",
-    "array",
-}
-_UNIT_STOP = {"or", "and", "either"}
-_PROSE = {
-    "is",
-    "the",
-    "so",
-    "we",
-    "it",
-    "of",
-    "to",
-    "be",
-    "are",
-    "as",
-    "at",
-    "if",
-    "in",
-    "on",
-    "by",
-    "its",
-    "an",
-    "our",
-    "was",
-    "has",
-    "get",
-    "got",
-    "all",
-    "for",
-    "not",
-    "but",
-}
-_ATOM_CMDS = {
-    "\\frac",
-    "\\sqrt",
-    "\\pi",
-    "\\infty",
-    "\\binom",
-    "\\begin",
-    "\\lfloor",
-    "\\lceil",
-    "\\emptyset",
-    "\\varnothing",
-    "\\mathbb",
-    "\\imath",
-    "\\overline",
-    "\\e",
-}
-
-
-def _number_of(tok: Token) -> tuple[Fraction, int | None]:
-    value = tok.value
-    assert isinstance(value, tuple)
-    return value[0], value[1]
+_UNIT_STOP = frozenset({"or", "and", "either"})
+# Short words that make a "product of letters" prose instead (the answer is ...).
+_PROSE = frozenset(
+    "is the so we it of to be are as at if in on by its an our was has get got all for not "
+    "but".split()
+)
+ATOM_CMDS = frozenset(
+    "\\frac \\sqrt \\pi \\infty \\binom \\begin \\lfloor \\lceil \\emptyset \\varnothing "
+    "\\mathbb \\imath \\overline \\e".split()
+)
 
 
 class _Parser:
@@ -285,7 +177,7 @@ class _Parser:
             return not self.unit_ahead() and str(tok.value).lower() not in _UNIT_STOP
         if tok.kind == "cmd":
             name = str(tok.value)
-            return name in _ATOM_CMDS or name[1:] in _GREEK or name[1:] in _FUNCTIONS
+            return name in ATOM_CMDS or name[1:] in GREEK or name[1:] in FUNCTIONS
         return tok.kind == "op" and tok.value == "("
 
     def multiplicative(self) -> Node:
@@ -359,7 +251,7 @@ class _Parser:
                 return node
 
     def number(self) -> Node:
-        value, places = _number_of(self.take())
+        value, places = number_value(self.take())
         if self.is_op("_") and places is None:  # 1011_2: digits in another base
             self.take()
             base = self.arg()
@@ -385,7 +277,7 @@ class _Parser:
             return self.group()
         tok = self.tok
         if tok.kind == "num":
-            value, places = _number_of(tok)
+            value, places = number_value(tok)
             self.take()
             return ("n", value, places)
         if tok.kind in ("letter", "cmd"):
@@ -435,7 +327,7 @@ class _Parser:
         if tok.kind == "word":
             return self.word()
         if tok.kind == "cmd":
-            return self.command()
+            return command(self)
         if tok.kind == "op":
             if tok.value == "(":
                 return self.bracketed("(")
@@ -485,8 +377,8 @@ class _Parser:
             return ("const", "pi")
         if low in ("inf", "infty", "infinity", "oo"):
             return ("const", "oo")
-        if low in _FUNCTIONS or low == "sqrt":
-            return self.function(low)
+        if low in FUNCTIONS or low == "sqrt":
+            return function(self, low)
         if low in _UNIT_STOP or low in _PROSE or len(word) > 3:
             raise ParseError(f"{word!r} reads as prose, not math")
         # A run of letters in math is a product of one-letter symbols: xy = x*y.
@@ -495,83 +387,6 @@ class _Parser:
         ]
         syms = [self.letter(s[1]) if s[0] == "sym" else s for s in syms]
         return syms[0] if len(syms) == 1 else ("mul", tuple(syms))
-
-    def command(self) -> Node:
-        name = str(self.take().value)[1:]
-        if name == "frac":
-            if self.tok.kind == "num":
-                value, places = _number_of(self.tok)
-                if places is None and 10 <= value < 100:
-                    self.take()  # \frac12: two one-digit arguments
-                    a, b = divmod(int(value), 10)
-                    return ("div", ("n", Fraction(a), None), ("n", Fraction(b), None))
-            num = self.arg()
-            return ("div", num, self.arg())
-        if name == "sqrt":
-            return self.function("sqrt")
-        if name == "pi":
-            return ("const", "pi")
-        if name == "infty":
-            return ("const", "oo")
-        if name in ("imath",):
-            return ("const", "i")
-        if name in _GREEK:
-            return self.subscript(name)
-        if name in _FUNCTIONS:
-            return self.function(name)
-        if name == "binom":
-            top = self.arg()
-            return ("binom", top, self.arg())
-        if name in ("emptyset", "varnothing"):
-            return ("set", ())
-        if name == "mathbb":
-            arg = self.arg()
-            if arg == ("sym", "R"):
-                return ("ival", False, ("neg", ("const", "oo")), ("const", "oo"), False)
-            raise ParseError("unsupported \\mathbb")
-        if name in ("lfloor", "lceil"):
-            inner = self.additive()
-            closer = "\\rfloor" if name == "lfloor" else "\\rceil"
-            if not self.is_cmd(closer):
-                raise ParseError(f"expected {closer}")
-            self.take()
-            return ("fn", "floor" if name == "lfloor" else "ceiling", inner)
-        if name == "begin":
-            return self.matrix()
-        raise ParseError(f"unsupported command \\{name}")
-
-    def function(self, name: str) -> Node:
-        if name == "sqrt":
-            index: Node | None = None
-            if self.is_op("["):
-                self.take()
-                index = self.additive()
-                self.expect_op("]")
-            arg = self.arg() if not self.is_op("(") else self.bracketed("(")
-            return ("root", arg, index or ("n", Fraction(2), None))
-        base: Node | None = None
-        power: Node | None = None
-        if name in ("log",) and self.is_op("_"):
-            self.take()
-            base = self.arg()
-        if self.is_op("^"):
-            self.take()
-            power = self.exponent()
-            if power == ("neg", ONE) and name in _INVERSE:
-                name, power = _INVERSE[name], None
-        if self.is_op("(", "{"):
-            arg = self.bracketed("(") if self.is_op("(") else self.group()
-        else:  # \sin 2x: the implicit product that follows
-            factors = [self.power()]
-            while self.tok.kind in ("num", "letter") or (
-                self.tok.kind == "cmd" and str(self.tok.value)[1:] in _GREEK | {"pi"}
-            ):
-                factors.append(self.power())
-            arg = factors[0] if len(factors) == 1 else ("mul", tuple(factors))
-        if name == "lg":
-            base = ("n", Fraction(10), None)
-        node: Node = ("log", base, arg) if base is not None else ("fn", name, arg)
-        return ("pow", node, power) if power is not None else node
 
     def bracketed(self, opener: str) -> Node:
         self.enter()
@@ -596,37 +411,6 @@ class _Parser:
         if (opener, closer) == ("[", "]"):
             return ("tuple", parts)
         raise ParseError("mismatched brackets")
-
-    def matrix(self) -> Node:
-        self.expect_op("{")
-        env = self.take()
-        self.expect_op("}")
-        if env.value not in _MATRIX_ENVS:
-            raise ParseError(f"unsupported environment {env.value!r}")
-        if env.value == "array" and self.is_op("{"):
-            while not self.is_op("}"):
-                if self.take().kind == "end":
-                    raise ParseError("unclosed array spec")
-            self.take()
-        rows: list[list[Node]] = [[]]
-        while not self.is_cmd("\\end"):
-            if self.tok.kind == "end":
-                raise ParseError("unclosed matrix")
-            rows[-1].append(self.additive())
-            if self.is_op("&"):
-                self.take()
-            elif self.is_op("\\\\"):
-                self.take()
-                rows.append([])
-        self.take()
-        self.expect_op("{")
-        self.take()
-        self.expect_op("}")
-        if rows and not rows[-1]:
-            rows.pop()
-        if not rows or len({len(r) for r in rows}) != 1:
-            raise ParseError("ragged matrix")
-        return ("matrix", tuple(tuple(r) for r in rows))
 
 
 @dataclass(frozen=True)
