@@ -10,6 +10,7 @@ import pytest
 import grpo_envs
 import trainer
 import verifiers
+import verifiers.code
 import verifiers.math
 import verifiers.sandbox
 
@@ -37,6 +38,12 @@ PUBLIC = {
     verifiers.sandbox: {
         "IMAGE_REPOSITORY",
         "SANDBOX_UID",
+        "DockerSandbox",
+        "ExecResult",
+        "FakeSandbox",
+        "Job",
+        "Sandbox",
+        "default_sandbox",
         "build_image",
         "engine_client",
         "how_to_start_engine",
@@ -44,6 +51,7 @@ PUBLIC = {
         "image_tag",
         "recipe",
     },
+    verifiers.code: {"extract_code", "first_difference", "tests_from_row", "verify", "verify_many"},
     trainer: {"TrainerError"},
 }
 
@@ -73,7 +81,9 @@ def test_import_grpo_envs_imports_neither_docker_nor_torch() -> None:
 
 
 def test_import_verifiers_does_not_import_torch_or_docker() -> None:
-    loaded = _modules_after("import verifiers, verifiers.sandbox; verifiers.sandbox.image_tag()")
+    loaded = _modules_after(
+        "import verifiers, verifiers.sandbox, verifiers.code; verifiers.sandbox.image_tag()"
+    )
     assert "verifiers" in loaded
     assert "torch" not in loaded
     assert "docker" not in loaded

@@ -1,8 +1,11 @@
 """The code sandbox: Docker containers that run untrusted programs.
 
-This module is imported cheaply: the `docker` SDK is imported only when an engine is used.
-For now it builds and finds the sandbox image; the container pool arrives with
-`verifiers.code`.
+`Sandbox` is the protocol; `DockerSandbox` the real one (a pool of warm, locked-down
+containers, one or more engines); `FakeSandbox` returns scripted results for unit tests and
+runs nothing. There is no host fallback: without an engine you get `EngineUnavailableError`.
+``default_sandbox()`` is the process-wide pool used wherever ``sandbox=None``.
+
+Importing this module is cheap: the `docker` SDK is imported only when an engine is used.
 
 Example:
     >>> from verifiers import sandbox
@@ -12,7 +15,9 @@ Example:
 
 from __future__ import annotations
 
+from verifiers.sandbox._docker import DockerSandbox, default_sandbox
 from verifiers.sandbox._engine import engine_client, how_to_start_engine
+from verifiers.sandbox._fake import FakeSandbox
 from verifiers.sandbox._image import (
     IMAGE_REPOSITORY,
     SANDBOX_UID,
@@ -21,11 +26,18 @@ from verifiers.sandbox._image import (
     image_tag,
     recipe,
 )
+from verifiers.sandbox._types import ExecResult, Job, Sandbox
 
 __all__ = [
     "IMAGE_REPOSITORY",
     "SANDBOX_UID",
+    "DockerSandbox",
+    "ExecResult",
+    "FakeSandbox",
+    "Job",
+    "Sandbox",
     "build_image",
+    "default_sandbox",
     "engine_client",
     "how_to_start_engine",
     "image_exists",

@@ -1,0 +1,196 @@
+"""Test suites: the three accepted shapes, validation, and conversion from dataset rows.
+
+Dataset rows are read as data: JSON is parsed with `json.loads`, test code is split into
+statements with `ast` (parsing, never running); nothing from a dataset or a model is
+evaluated on the host.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from verifiers.errors import VerifierInputError
+
+__all__ = ["Suite", "parse_suite", "tests_from_row"]
+
+STYLES = ("humaneval", "mbpp", "livecodebench", "taco", "apps")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A validated test suite (internal form)."""
+
+    kind: str  # stdin_stdout | call | judge
+    cases: tuple[Any, ...]  # (input, output) | (args, expected) | test statement source
+    fn_name: str = ""
+    setup: str = ""
+    prompt: str = ""
+    json_outputs: bool = False  # compare as JSON would: tuples read as lists
+    unwrap_outputs: bool = False  # APPS/TACO: an expected [x] also accepts x
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+
+def _bad(what: str) -> VerifierInputError:
+    shapes = (
+        '{"stdin_stdout": [{"input": str, "output": str}, ...]}, '
+        '{"fn_name": str, "inputs": [[args...], ...], "outputs": [...]} or '
+        '{"asserts": "assert f(2) == 4\\n...", "entry_point": "f"}'
+    )
+    return VerifierInputError(f"tests: {what}. Expected one of {shapes}.")
+
+
+def _split_statements(code: str) -> tuple[str, list[str]]:
+    """Top-level asserts and bare calls are tests; everything else (defs, imports) is setup."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        raise _bad(f"the test code does not parse: {exc}") from None
+    setup, tests = [], []
+    for node in tree.body:
+        segment = ast.get_source_segment(code, node) or ""
+        if isinstance(node, ast.Assert) or (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+        ):
+            tests.append(segment)
+        else:
+            setup.append(segment)
+    return "\n".join(setup), tests
+
+
+def parse_suite(tests: Mapping[str, Any]) -> Suite:
+    """Validate a tests dict and bring it to the internal form; raises VerifierInputError."""
+    if isinstance(tests, Suite):
+        return tests
+    if not isinstance(tests, Mapping):
+        raise _bad(f"got a {type(tests).__name__}")
+    if "stdin_stdout" in tests:
+        cases = tests["stdin_stdout"]
+        if not isinstance(cases, list) or not cases:
+            raise _bad('"stdin_stdout" must be a non-empty list')
+        pairs = []
+        for k, case in enumerate(cases):
+            if not isinstance(case, Mapping) or not {"input", "output"} <= set(case):
+                raise _bad(f'stdin_stdout[{k}] needs "input" and "output"')
+            if not isinstance(case["input"], str) or not isinstance(case["output"], str):
+                raise _bad(f"stdin_stdout[{k}]: input and output must be str")
+            pairs.append((case["input"], case["output"]))
+        return Suite("stdin_stdout", tuple(pairs))
+    if "fn_name" in tests:
+        fn, inputs, outputs = tests["fn_name"], tests.get("inputs"), tests.get("outputs")
+        if not isinstance(fn, str) or not fn.isidentifier():
+            raise _bad(f"fn_name must be a Python identifier, got {fn!r}")
+        if not isinstance(inputs, list) or not isinstance(outputs, list) or not inputs:
+            raise _bad('"inputs" and "outputs" must be non-empty lists')
+        if len(inputs) != len(outputs):
+            raise _bad(f"{len(inputs)} inputs but {len(outputs)} outputs")
+        if not all(isinstance(args, list) for args in inputs):
+            raise _bad("each input must be a list of arguments")
+        return Suite(
+            "call", tuple(zip(inputs, outputs, strict=True)), fn_name=fn,
+            json_outputs=bool(tests.get("json_outputs", False)),
+            unwrap_outputs=bool(tests.get("unwrap_outputs", False)),
+        )  # fmt: skip
+    if "asserts" in tests:
+        code, entry = tests["asserts"], tests.get("entry_point", "")
+        if not isinstance(code, str) or not code.strip():
+            raise _bad('"asserts" must be non-empty test code')
+        if not isinstance(entry, str) or (entry and not entry.isidentifier()):
+            raise _bad(f"entry_point must be a Python identifier, got {entry!r}")
+        setup, statements = _split_statements(code)
+        if not statements:
+            raise _bad("the test code has no top-level assert or call")
+        extra = tests.get("setup", "")
+        return Suite(
+            "judge", tuple(statements), fn_name=entry,
+            setup="\n".join(s for s in (extra, setup) if s), prompt=tests.get("prompt", ""),
+        )  # fmt: skip
+    raise _bad(f"unknown keys {sorted(tests)}")
+
+
+def _json(value: Any, what: str) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            raise VerifierInputError(
+                f"{what} is not JSON. Compressed or pickled test data (LiveCodeBench's "
+                "private tests) is not decoded here: unpickling would run dataset code on "
+                "the host. Decode it yourself and pass plain JSON."
+            ) from None
+    return value
+
+
+def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
+    """Convert a benchmark dataset row into a tests dict for `verify`.
+
+    Styles: "humaneval" (``prompt``, ``test`` with ``check(candidate)``, ``entry_point``),
+    "mbpp" (``test_list``, ``test_setup_code``), "livecodebench" (``public_test_cases`` as
+    JSON; functional tests read each input line as one JSON argument), "taco"/"apps"
+    (``input_output`` JSON with ``inputs``/``outputs`` and optional ``fn_name``).
+
+    Per-format conversions (documented, not lenient comparison): LiveCodeBench and TACO/APPS
+    store expected values as JSON, so a returned tuple is compared as a list; TACO/APPS wrap
+    call-based outputs in a one-element list, so ``[x]`` also accepts ``x``.
+
+    Example:
+        >>> tests_from_row({"test_list": ["assert add(1, 2) == 3"], "test_setup_code": ""},
+        ...                style="mbpp")["entry_point"]
+        'add'
+    """
+    if style not in STYLES:
+        raise VerifierInputError(f"style must be one of {STYLES}, got {style!r}")
+    if style == "humaneval":
+        return {
+            "asserts": f"{row['test']}\n\ncheck({row['entry_point']})\n",
+            "entry_point": row["entry_point"],
+            "setup": row["prompt"],
+            "prompt": row["prompt"],
+        }
+    if style == "mbpp":
+        asserts = "\n".join(row["test_list"])
+        match = re.search(r"assert\s+(?:not\s+)?\(?\s*(?:set\()?\s*([A-Za-z_]\w*)\s*\(", asserts)
+        return {
+            "asserts": asserts,
+            "entry_point": match.group(1) if match else "",
+            "setup": row.get("test_setup_code") or "",
+        }
+    if style == "livecodebench":
+        cases = list(_json(row["public_test_cases"], "public_test_cases"))
+        private = row.get("private_test_cases")
+        if private:
+            cases += list(_json(private, "private_test_cases"))
+        metadata = _json(row.get("metadata") or "{}", "metadata")
+        if cases and all(c.get("testtype") == "functional" for c in cases):
+            return {
+                "fn_name": metadata.get("func_name", ""),
+                "inputs": [
+                    [json.loads(line) for line in c["input"].split("\n") if line.strip()]
+                    for c in cases
+                ],  # fmt: skip
+                "outputs": [json.loads(c["output"]) for c in cases],
+                "json_outputs": True,
+            }
+        return {"stdin_stdout": [{"input": c["input"], "output": c["output"]} for c in cases]}
+    spec = _json(row["input_output"], "input_output")
+    inputs, outputs = spec["inputs"], spec["outputs"]
+    if spec.get("fn_name"):
+        return {
+            "fn_name": spec["fn_name"], "inputs": inputs, "outputs": outputs,
+            "json_outputs": True, "unwrap_outputs": True,
+        }  # fmt: skip
+
+    def text(value: Any) -> str:
+        return "\n".join(map(str, value)) if isinstance(value, list) else str(value)
+
+    return {
+        "stdin_stdout": [
+            {"input": text(i), "output": text(o)} for i, o in zip(inputs, outputs, strict=True)
+        ]
+    }

@@ -1,0 +1,403 @@
+"""`DockerSandbox`: a pool of warm, locked-down containers on one or more Docker engines."""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import concurrent.futures
+import logging
+import os
+import queue
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from verifiers.errors import EngineUnavailableError, SandboxError
+from verifiers.sandbox._container import LABEL, OWNER_LABEL, Container, ContainerGone, Lockdown
+from verifiers.sandbox._engine import engine_client, how_to_start_engine
+from verifiers.sandbox._image import image_exists, image_tag
+from verifiers.sandbox._types import ExecResult, Job
+
+__all__ = ["DockerSandbox", "default_sandbox"]
+
+log = logging.getLogger("verifiers.sandbox")
+
+OUT_CAP = 4 * 2**20
+_MARGIN_S = 10.0  # host-side wait beyond a job's own limit before the container is declared stuck
+
+
+class _Engine:
+    def __init__(self, url: str | None) -> None:
+        self.url = url or os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+        self.client = _client(url)
+        self.down_until = 0.0
+
+    @property
+    def healthy(self) -> bool:
+        return time.monotonic() >= self.down_until
+
+    def check(self) -> bool:
+        try:
+            self.client.ping()
+            return True
+        except Exception:
+            self.down_until = time.monotonic() + 30.0
+            log.warning("Docker engine %s stopped answering; out of rotation for 30 s", self.url)
+            return False
+
+
+def _client(url: str | None) -> Any:
+    if url is None:
+        return engine_client()
+    previous = os.environ.get("DOCKER_HOST")
+    os.environ["DOCKER_HOST"] = url
+    try:
+        return engine_client()
+    finally:
+        if previous is None:
+            del os.environ["DOCKER_HOST"]
+        else:
+            os.environ["DOCKER_HOST"] = previous
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_orphans(client: Any) -> int:
+    """Remove sandbox containers whose owning process (on this host) is gone."""
+    removed = 0
+    host = socket.gethostname()
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        owner = c.labels.get(OWNER_LABEL, "")
+        owner_host, _, pid = owner.rpartition(":")
+        if owner_host == host and pid.isdigit() and not _pid_alive(int(pid)):
+            try:
+                c.remove(force=True)
+                removed += 1
+            except Exception:
+                pass
+    if removed:
+        log.info("removed %d orphaned sandbox container(s)", removed)
+    return removed
+
+
+class DockerSandbox:
+    """Runs untrusted Python in a pool of warm, locked-down Docker containers.
+
+    Each container runs a supervisor as PID 1 (root with only SETUID, SETGID and KILL) that
+    starts every job as a fresh ``python3`` under an unprivileged uid, in an emptied work dir,
+    with a wall-clock limit that kills the job's whole process tree. Containers have no
+    network, a read-only root, capped tmpfs dirs, memory without swap, a pids limit, a CPU
+    quota and no host mounts or host environment. A container is recycled after
+    ``recycle_after`` jobs and at once after a timeout, OOM or output-cap hit.
+
+    Args:
+        size: containers per memory size (default: CPU count).
+        engines: Docker engine URLs (``unix:///...``, ``tcp://...``); default: DOCKER_HOST.
+            Containers are spread across them; an engine that stops answering is skipped.
+        memory_mb: default memory per job (a job asking for another size gets its own pool).
+        timeout_s: default wall-clock limit per program or test case.
+
+    Example:
+        >>> with DockerSandbox(size=2) as box:  # doctest: +SKIP
+        ...     box.run("print(input()[::-1])", stdin="abc").stdout
+        'cba\\n'
+    """
+
+    def __init__(
+        self,
+        *,
+        size: int | None = None,
+        engines: Sequence[str] | None = None,
+        image: str | None = None,
+        memory_mb: int = 512,
+        timeout_s: float = 10.0,
+        recycle_after: int = 500,
+        out_cap: int = OUT_CAP,
+        cpus: float = 1.0,
+        pids_limit: int = 128,
+    ) -> None:
+        if size is not None and size < 1:
+            raise SandboxError(f"size must be >= 1, got {size}")
+        self.size = size or max(1, os.cpu_count() or 1)
+        self.image = image or image_tag()
+        self.memory_mb = memory_mb
+        self.timeout_s = timeout_s
+        self.recycle_after = recycle_after
+        self.out_cap = out_cap
+        self.cpus = cpus
+        self.pids_limit = pids_limit
+        self.pool_id = uuid.uuid4().hex[:12]
+        self._engines = [_Engine(url) for url in (list(engines) if engines else [None])]
+        for engine in self._engines:
+            if not image_exists(engine.client, self.image):
+                raise EngineUnavailableError(
+                    f"the sandbox image {self.image} is missing on {engine.url}: run "
+                    f"`DOCKER_HOST={engine.url} grpo-envs sandbox build-image` "
+                    "(add --offline where no registry is reachable)"
+                )
+            remove_orphans(engine.client)
+        self._lock = threading.Lock()
+        self._idle: dict[int, queue.Queue[Container]] = {}
+        self._count: dict[int, int] = {}
+        self._next_engine = 0
+        self._closed = False
+        self._all: set[Container] = set()
+        atexit.register(self.close)
+        self._warm(memory_mb)
+
+    # -- pool --------------------------------------------------------------------------------
+    def _warm(self, memory_mb: int) -> None:
+        with self._lock:
+            if memory_mb in self._idle:
+                return
+            self._idle[memory_mb] = queue.Queue()
+            self._count[memory_mb] = self.size
+        with concurrent.futures.ThreadPoolExecutor(self.size) as threads:
+            started = list(threads.map(lambda _: self._try_new(memory_mb), range(self.size)))
+        for container in started:
+            if container is None:
+                with self._lock:
+                    self._count[memory_mb] -= 1
+            else:
+                self._idle[memory_mb].put(container)
+        if not any(started):
+            raise EngineUnavailableError(
+                f"no sandbox container could be started.\n{how_to_start_engine()}"
+            )
+
+    def _engine(self) -> Any:
+        with self._lock:
+            for _ in range(len(self._engines)):
+                engine = self._engines[self._next_engine % len(self._engines)]
+                self._next_engine += 1
+                if engine.healthy:
+                    return engine
+        return None
+
+    def _new(self, memory_mb: int) -> Container:
+        for _ in range(len(self._engines)):
+            engine = self._engine()
+            if engine is None:
+                break
+            try:
+                container = Container(
+                    engine.client,
+                    self.image,
+                    Lockdown(memory_mb=memory_mb, cpus=self.cpus, pids_limit=self.pids_limit),
+                    self.pool_id,
+                )
+            except Exception as exc:
+                log.warning("cannot start a sandbox container on %s: %s", engine.url, exc)
+                engine.check()
+                continue
+            container.engine = engine  # type: ignore[attr-defined]
+            with self._lock:
+                self._all.add(container)
+            return container
+        raise EngineUnavailableError(
+            f"no Docker engine can start a sandbox container.\n{how_to_start_engine()}"
+        )
+
+    def _try_new(self, memory_mb: int) -> Container | None:
+        try:
+            return self._new(memory_mb)
+        except Exception as exc:
+            log.warning("sandbox container start failed: %s", exc)
+            return None
+
+    def _retire(self, container: Container) -> None:
+        with self._lock:
+            self._all.discard(container)
+        container.destroy()
+
+    def _replace_later(self, container: Container, memory_mb: int) -> None:
+        """Retire ``container`` and start its replacement in the background."""
+        self._retire(container)
+
+        def replace() -> None:
+            fresh = self._try_new(memory_mb)
+            if fresh is None or self._closed:
+                with self._lock:
+                    self._count[memory_mb] -= 1
+                if fresh is not None:
+                    self._retire(fresh)
+                return
+            self._idle[memory_mb].put(fresh)
+
+        threading.Thread(target=replace, name="sandbox-replace", daemon=True).start()
+
+    def _acquire(self, memory_mb: int) -> Container:
+        self._warm(memory_mb)
+        while True:
+            with self._lock:
+                if self._count[memory_mb] == 0:
+                    self._count[memory_mb] += 1
+                    grow = True
+                else:
+                    grow = False
+            if grow:
+                return self._new(memory_mb)
+            try:
+                return self._idle[memory_mb].get(timeout=5.0)
+            except queue.Empty:
+                if self._closed:
+                    raise SandboxError("the sandbox is closed") from None
+
+    def _submit(self, msg: dict[str, Any], memory_mb: int, wait_s: float) -> dict[str, Any]:
+        """Run one supervisor request; one retry on a fresh container if ours fails."""
+        if self._closed:
+            raise SandboxError("the sandbox is closed")
+        last: Exception | None = None
+        for _attempt in range(2):
+            container = self._acquire(memory_mb)
+            try:
+                reply = container.request(msg, timeout_s=wait_s)
+            except ContainerGone as exc:
+                last = exc
+                engine = getattr(container, "engine", None)
+                if engine is not None:
+                    engine.check()
+                self._replace_later(container, memory_mb)
+                continue
+            container.jobs += 1
+            if reply.get("dirty") or container.jobs >= self.recycle_after or "error" in reply:
+                self._replace_later(container, memory_mb)
+            else:
+                self._idle[memory_mb].put(container)
+            if "error" in reply:
+                raise ContainerGone(f"the supervisor failed: {reply['error']}")
+            return reply
+        raise ContainerGone(f"the sandbox failed twice: {last}")
+
+    # -- the Sandbox protocol ----------------------------------------------------------------
+    def run(
+        self,
+        code: str,
+        *,
+        stdin: str = "",
+        files: Mapping[str, str | bytes] | None = None,
+        timeout_s: float | None = None,
+        memory_mb: int | None = None,
+    ) -> ExecResult:
+        """Run ``code`` as ``__main__`` with ``stdin``; never raises for the program's faults."""
+        timeout = timeout_s or self.timeout_s
+        msg = {
+            "op": "run",
+            "source": code,
+            "stdin": base64.b64encode(stdin.encode()).decode(),
+            "files": {
+                name: base64.b64encode(data.encode() if isinstance(data, str) else data).decode()
+                for name, data in (files or {}).items()
+            },
+            "timeout_s": timeout,
+            "out_cap": self.out_cap,
+        }
+        try:
+            reply = self._submit(msg, memory_mb or self.memory_mb, timeout + _MARGIN_S)
+        except SandboxError as exc:
+            return ExecResult(error=str(exc))
+        return ExecResult(
+            stdout=base64.b64decode(reply["stdout"]).decode("utf-8", "replace"),
+            stderr=base64.b64decode(reply["stderr"]).decode("utf-8", "replace"),
+            exit_code=reply["exit_code"],
+            timed_out=reply["timed_out"],
+            oom_killed=reply["oom_killed"],
+            truncated=reply["truncated"],
+            duration_s=reply["duration_s"],
+        )
+
+    def run_many(self, jobs: Sequence[Job]) -> list[ExecResult]:
+        """Run jobs concurrently over the pool; results in the same order."""
+
+        def one(job: Job) -> ExecResult:
+            return self.run(
+                job.code, stdin=job.stdin, files=job.files, timeout_s=job.timeout_s,
+                memory_mb=job.memory_mb,
+            )  # fmt: skip
+
+        with concurrent.futures.ThreadPoolExecutor(self.size * len(self._engines)) as threads:
+            return list(threads.map(one, jobs))
+
+    def call(
+        self,
+        code: str,
+        fn_name: str,
+        calls: Sequence[Sequence[Any]],
+        *,
+        timeout_s: float | None = None,
+        suite_timeout_s: float | None = None,
+        memory_mb: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Load ``code`` and call ``fn_name(*args)`` for each ``args`` (encoded values back)."""
+        from verifiers.sandbox._supervisor import encode
+
+        timeout = timeout_s or self.timeout_s
+        suite = suite_timeout_s or timeout * max(1, len(calls)) + 5
+        msg = {
+            "op": "call", "source": code, "fn_name": fn_name, "timeout_s": timeout,
+            "suite_timeout_s": suite, "calls": [[encode(a) for a in args] for args in calls],
+        }  # fmt: skip
+        reply = self._submit(msg, memory_mb or self.memory_mb, suite + _MARGIN_S)
+        return list(reply["results"])
+
+    def judge(
+        self,
+        code: str,
+        tests: Sequence[str],
+        *,
+        entry_point: str = "",
+        setup: str = "",
+        timeout_s: float | None = None,
+        suite_timeout_s: float | None = None,
+        memory_mb: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Run each test statement in a judge process against ``code`` (see `verifiers.code`)."""
+        timeout = timeout_s or self.timeout_s
+        suite = suite_timeout_s or (timeout + 5) * max(1, len(tests)) + 5
+        msg = {
+            "op": "judge", "source": code, "tests": list(tests), "entry_point": entry_point,
+            "setup": setup, "timeout_s": timeout, "suite_timeout_s": suite,
+        }  # fmt: skip
+        reply = self._submit(msg, memory_mb or self.memory_mb, suite + _MARGIN_S)
+        return list(reply["records"])
+
+    def close(self) -> None:
+        """Remove every container of this pool. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            containers = list(self._all)
+            self._all.clear()
+        for container in containers:
+            container.destroy()
+
+    def __enter__(self) -> DockerSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_default: DockerSandbox | None = None
+_default_lock = threading.Lock()
+
+
+def default_sandbox() -> DockerSandbox:
+    """The process-wide pool used when ``sandbox=None`` (created on first use, closed at exit)."""
+    global _default
+    with _default_lock:
+        if _default is None or _default._closed:
+            _default = DockerSandbox()
+        return _default
