@@ -9,6 +9,13 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +54,65 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             pytest.skip(f"needs Docker: {problem}")
     if item.get_closest_marker("gpu") is not None and not _has_cuda():
         pytest.skip("needs a CUDA GPU (none here)")
+
+
+# -- a private second Docker engine (never the shared one) ----------------------------------
+def _dockerd_pids(root: Path) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if cmdline.startswith("dockerd") and str(root) in cmdline:
+            pids.append(int(entry.name))
+    return pids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.fixture
+def private_engine() -> Iterator[tuple[Path, dict[str, str]]]:
+    if os.geteuid() != 0:
+        pytest.skip("starting a private dockerd needs root")
+    if shutil.which("dockerd") is None:
+        pytest.skip("dockerd is not installed (make test installs it)")
+    # A short path: unix socket paths are limited to 108 bytes.
+    root = Path(tempfile.mkdtemp(prefix="ge-eng-", dir="/tmp"))
+    env = {
+        "DOCKERD_SOCKET": str(root / "d.sock"),
+        "DOCKERD_PIDFILE": str(root / "d.pid"),
+        "DOCKERD_DATA_ROOT": str(root / "data"),
+        "DOCKERD_EXEC_ROOT": str(root / "exec"),
+        "DOCKERD_LOG": str(root / "d.log"),
+        "DOCKERD_WAIT_S": "60",
+    }
+    yield root, env
+    for pid in _dockerd_pids(root):
+        os.kill(pid, signal.SIGCONT)  # a test may have paused it
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    while any(_alive(p) for p in _dockerd_pids(root)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in _dockerd_pids(root):
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    # A stopped engine leaves its data root bind-mounted: unmount before deleting.
+    mounts = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()]
+    for mount in sorted((m for m in mounts if m.startswith(str(root))), reverse=True):
+        subprocess.run(["umount", "-l", mount], check=False)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def live_dockerd_pids() -> object:
+    """A function: the live dockerd pids of a private engine rooted at a folder."""
+    return lambda root: [p for p in _dockerd_pids(root) if _alive(p)]

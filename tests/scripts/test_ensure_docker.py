@@ -10,10 +10,8 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
-import time
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,60 +53,6 @@ def test_a_user_who_cannot_start_an_engine_is_told_how(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "cannot start one here" in proc.stderr
     assert "systemctl start docker" in proc.stderr
-
-
-def _dockerd_pids(root: Path) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-        except OSError:
-            continue
-        if cmdline.startswith("dockerd") and str(root) in cmdline:
-            pids.append(int(entry.name))
-    return pids
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
-
-
-@pytest.fixture
-def private_engine() -> Iterator[tuple[Path, dict[str, str]]]:
-    if os.geteuid() != 0:
-        pytest.skip("starting a private dockerd needs root")
-    if shutil.which("dockerd") is None:
-        pytest.skip("dockerd is not installed (make test installs it)")
-    # A short path: unix socket paths are limited to 108 bytes.
-    root = Path(tempfile.mkdtemp(prefix="ge-eng-", dir="/tmp"))
-    env = {
-        "DOCKERD_SOCKET": str(root / "d.sock"),
-        "DOCKERD_PIDFILE": str(root / "d.pid"),
-        "DOCKERD_DATA_ROOT": str(root / "data"),
-        "DOCKERD_EXEC_ROOT": str(root / "exec"),
-        "DOCKERD_LOG": str(root / "d.log"),
-        "DOCKERD_WAIT_S": "60",
-    }
-    yield root, env
-    for pid in _dockerd_pids(root):
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + 30
-    while any(_alive(p) for p in _dockerd_pids(root)) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    for pid in _dockerd_pids(root):
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
-    # A stopped engine leaves its data root bind-mounted: unmount before deleting.
-    mounts = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()]
-    for mount in sorted((m for m in mounts if m.startswith(str(root))), reverse=True):
-        subprocess.run(["umount", "-l", mount], check=False)
-    shutil.rmtree(root, ignore_errors=True)
 
 
 def _answers(env: dict[str, str]) -> bool:
@@ -167,7 +111,7 @@ def test_a_pid_reused_by_another_process_counts_as_stale(
 @pytest.mark.docker
 @pytest.mark.slow
 def test_never_touches_the_files_of_a_live_engine(
-    private_engine: tuple[Path, dict[str, str]],
+    private_engine: tuple[Path, dict[str, str]], live_dockerd_pids: Any
 ) -> None:
     root, env = private_engine
     assert ensure(env).returncode == 0
@@ -185,4 +129,4 @@ def test_never_touches_the_files_of_a_live_engine(
     assert proc.returncode == 1
     assert "is running; waiting for it to answer" in proc.stderr
     assert pidfile.exists() and sock.exists()
-    assert len([p for p in _dockerd_pids(root) if _alive(p)]) == 1  # no second engine started
+    assert len(live_dockerd_pids(root)) == 1  # no second engine started

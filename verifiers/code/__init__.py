@@ -245,6 +245,8 @@ def verify_many(
     _check(language, timeout_s)
     if isinstance(tests, Mapping):
         suites = [parse_suite(tests)] * len(completions)
+    elif not isinstance(tests, (list, tuple)):
+        suites = [parse_suite(tests)]  # raises: names what was passed
     else:
         if len(tests) != len(completions):
             raise VerifierInputError(

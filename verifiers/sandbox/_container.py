@@ -174,10 +174,12 @@ class Container:
 
     def destroy(self) -> None:
         """Remove the container (best effort; orphans are swept by the next pool)."""
-        try:
-            self.sock.close()
-        except Exception:
-            pass
+        for closable in (getattr(self, "sock", None), getattr(self, "raw", None)):
+            try:
+                if closable is not None:
+                    closable.close()
+            except Exception:
+                pass
         try:
             self.container.remove(force=True)
         except Exception:

@@ -26,13 +26,12 @@ __all__ = ["DockerSandbox", "default_sandbox"]
 log = logging.getLogger("verifiers.sandbox")
 
 OUT_CAP = 4 * 2**20
-_MARGIN_S = 10.0  # host-side wait beyond a job's own limit before the container is declared stuck
 
 
 class _Engine:
-    def __init__(self, url: str | None) -> None:
+    def __init__(self, url: str | None, timeout_s: float) -> None:
         self.url = url or os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
-        self.client = _client(url)
+        self.client = _client(url, timeout_s)
         self.down_until = 0.0
 
     @property
@@ -49,13 +48,13 @@ class _Engine:
             return False
 
 
-def _client(url: str | None) -> Any:
+def _client(url: str | None, timeout_s: float) -> Any:
     if url is None:
-        return engine_client()
+        return engine_client(timeout_s=timeout_s)
     previous = os.environ.get("DOCKER_HOST")
     os.environ["DOCKER_HOST"] = url
     try:
-        return engine_client()
+        return engine_client(timeout_s=timeout_s)
     finally:
         if previous is None:
             del os.environ["DOCKER_HOST"]
@@ -107,6 +106,9 @@ class DockerSandbox:
             Containers are spread across them; an engine that stops answering is skipped.
         memory_mb: default memory per job (a job asking for another size gets its own pool).
         timeout_s: default wall-clock limit per program or test case.
+        engine_timeout_s: timeout of calls to an engine's API (a stopped engine is detected).
+        stuck_after_s: how long past a job's own limit a silent container is declared stuck
+            (it is then replaced and the job retried once).
 
     Example:
         >>> with DockerSandbox(size=2) as box:  # doctest: +SKIP
@@ -126,6 +128,8 @@ class DockerSandbox:
         out_cap: int = OUT_CAP,
         cpus: float = 1.0,
         pids_limit: int = 128,
+        engine_timeout_s: float = 10.0,
+        stuck_after_s: float = 10.0,
     ) -> None:
         if size is not None and size < 1:
             raise SandboxError(f"size must be >= 1, got {size}")
@@ -137,8 +141,12 @@ class DockerSandbox:
         self.out_cap = out_cap
         self.cpus = cpus
         self.pids_limit = pids_limit
+        self.stuck_after_s = stuck_after_s
         self.pool_id = uuid.uuid4().hex[:12]
-        self._engines = [_Engine(url) for url in (list(engines) if engines else [None])]
+        self._engines = [
+            _Engine(url, engine_timeout_s) for url in (list(engines) if engines else [None])
+        ]
+        self.jobs_by_engine: dict[str, int] = {e.url: 0 for e in self._engines}
         for engine in self._engines:
             if not image_exists(engine.client, self.image):
                 raise EngineUnavailableError(
@@ -271,6 +279,10 @@ class DockerSandbox:
                 self._replace_later(container, memory_mb)
                 continue
             container.jobs += 1
+            engine = getattr(container, "engine", None)
+            if engine is not None:
+                with self._lock:
+                    self.jobs_by_engine[engine.url] += 1
             if reply.get("dirty") or container.jobs >= self.recycle_after or "error" in reply:
                 self._replace_later(container, memory_mb)
             else:
@@ -304,7 +316,7 @@ class DockerSandbox:
             "out_cap": self.out_cap,
         }
         try:
-            reply = self._submit(msg, memory_mb or self.memory_mb, timeout + _MARGIN_S)
+            reply = self._submit(msg, memory_mb or self.memory_mb, timeout + self.stuck_after_s)
         except SandboxError as exc:
             return ExecResult(error=str(exc))
         return ExecResult(
@@ -348,7 +360,7 @@ class DockerSandbox:
             "op": "call", "source": code, "fn_name": fn_name, "timeout_s": timeout,
             "suite_timeout_s": suite, "calls": [[encode(a) for a in args] for args in calls],
         }  # fmt: skip
-        reply = self._submit(msg, memory_mb or self.memory_mb, suite + _MARGIN_S)
+        reply = self._submit(msg, memory_mb or self.memory_mb, suite + self.stuck_after_s)
         return list(reply["results"])
 
     def judge(
@@ -369,7 +381,7 @@ class DockerSandbox:
             "op": "judge", "source": code, "tests": list(tests), "entry_point": entry_point,
             "setup": setup, "timeout_s": timeout, "suite_timeout_s": suite,
         }  # fmt: skip
-        reply = self._submit(msg, memory_mb or self.memory_mb, suite + _MARGIN_S)
+        reply = self._submit(msg, memory_mb or self.memory_mb, suite + self.stuck_after_s)
         return list(reply["records"])
 
     def close(self) -> None:
@@ -382,6 +394,11 @@ class DockerSandbox:
             self._all.clear()
         for container in containers:
             container.destroy()
+        for engine in self._engines:
+            try:
+                engine.client.close()
+            except Exception:
+                pass
 
     def __enter__(self) -> DockerSandbox:
         return self

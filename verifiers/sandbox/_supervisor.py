@@ -715,7 +715,10 @@ class SolutionDied(Exception):
 def judge() -> None:
     spec = read_frame(3)
     rec, req, resp = 4, 5, 6
-    ready = read_frame(resp)
+    try:
+        ready = read_frame(resp)
+    except (EOFError, OSError, ValueError):
+        ready = {"status": "crashed", "detail": "the program exited while loading"}
     tests: list[str] = spec["tests"]
     first: int = spec["first"]
     if ready.get("status") != "ready":
@@ -774,6 +777,7 @@ def main() -> None:
         judge()
     else:
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, lambda *_: os._exit(0))  # `docker stop` is instant
         Supervisor(int(sys.argv[2]), int(sys.argv[3])).serve_forever()
 
 
