@@ -246,7 +246,7 @@ def verify_many(
     if isinstance(tests, Mapping):
         suites = [parse_suite(tests)] * len(completions)
     elif not isinstance(tests, (list, tuple)):
-        suites = [parse_suite(tests)]  # raises: names what was passed
+        suites = [parse_suite(tests)]  # type: ignore[arg-type]  # raises, naming what was passed
     else:
         if len(tests) != len(completions):
             raise VerifierInputError(
