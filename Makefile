@@ -46,8 +46,8 @@ image: $(STAMP) docker
 	$(BIN)/grpo-envs sandbox build-image $(SANDBOX_FLAGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check grpo_envs verifiers trainer tests scripts
-	$(BIN)/ruff format --check grpo_envs verifiers trainer tests scripts
+	$(BIN)/ruff check grpo_envs verifiers trainer tests scripts bench
+	$(BIN)/ruff format --check grpo_envs verifiers trainer tests scripts bench
 	$(BIN)/mypy
 
 test: setup lint

@@ -105,6 +105,26 @@ def test_512_mib_of_memory_is_available(box: DockerSandbox) -> None:
 def test_exit_status_and_stderr(box: DockerSandbox) -> None:
     r = box.run("raise ValueError('boom')")
     assert r.exit_code == 1 and "ValueError: boom" in r.stderr and not r.ok
+    r = box.run("import sys\nsys.exit('bad input')")
+    assert r.exit_code == 1 and "bad input" in r.stderr
+    r = box.run("import sys\nsys.exit(7)")
+    assert r.exit_code == 7
+
+
+def test_interpreter_semantics_of_a_fresh_process(box: DockerSandbox) -> None:
+    code = (
+        "import atexit, random, threading, time\n"
+        "atexit.register(lambda: print('atexit ran'))\n"
+        "def late():\n    time.sleep(0.2)\n    print('thread joined')\n"
+        "threading.Thread(target=late).start()\n"
+        "print(__name__, random.random())\n"
+    )
+    first, second = box.run(code), box.run(code)
+    for r in (first, second):
+        assert r.ok, r
+        lines = r.stdout.splitlines()
+        assert lines[0].startswith("__main__ ") and lines[1:] == ["thread joined", "atexit ran"]
+    assert first.stdout.split()[1] != second.stdout.split()[1]  # each job is seeded afresh
 
 
 def test_job_identity_and_environment(box: DockerSandbox) -> None:

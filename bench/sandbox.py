@@ -1,0 +1,171 @@
+"""Benchmark: the sandbox pool vs a container per job vs bare host Python.
+
+    python bench/sandbox.py [--jobs 60] [--cold-jobs 16]
+
+Three ways to run the same program, measured in one run:
+  (a) pool   DockerSandbox: warm containers, a supervisor starting each job as a fresh python3
+  (b) cold   docker SDK, one container per job (create, attach, start, wait, remove) with
+             exactly the pool's lockdown settings (network none, read-only root, caps, memory
+             without swap, pids, CPU quota, tmpfs, log driver none)
+  (c) host   subprocess.run(["/usr/bin/python3", "-c", program]) on the host, no isolation:
+             the physical limit (same interpreter build as the image)
+Workloads: a short correct program, and one test case of a typical stdin/stdout suite (read
+a line of numbers, print their sum). Concurrency 1 and 2. Also: what recycling costs (a pool
+that replaces its container after every job). Targets on 2 cores at concurrency 2:
+(a) >= 20x (b) and (a) >= 0.5x (c); at concurrency 1, p50(a) - p50(c) < 30 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import statistics
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from verifiers.sandbox import DockerSandbox, engine_client, image_tag  # noqa: E402
+from verifiers.sandbox._container import Lockdown  # noqa: E402
+
+SHORT = "print(sum(i * i for i in range(1000)))"
+SUITE = "import sys\nnums = list(map(int, sys.stdin.read().split()))\nprint(sum(nums))"
+SUITE_INPUT = " ".join(str(k) for k in range(500)) + "\n"
+EXPECTED = {SHORT: str(sum(i * i for i in range(1000))), SUITE: str(sum(range(500)))}
+
+
+def cold_run(client: Any, program: str, stdin: str) -> str:
+    """One container per job, the pool's lockdown; output read through attach (log driver none)."""
+    lock = Lockdown(memory_mb=512).create_kwargs(job_uid=100_001, judge_uid=100_002)
+    lock.update(user="100001:100001", cap_add=[], stdin_open=bool(stdin), working_dir="/work")
+    container = client.containers.create(image_tag(), ["python3", "-c", program], **lock)
+    try:
+        sock = client.api.attach_socket(
+            container.id, params={"stdin": 1 if stdin else 0, "stdout": 1, "stream": 1}
+        )
+        raw = sock._sock
+        container.start()
+        if stdin:
+            raw.sendall(stdin.encode())
+            raw.shutdown(1)  # EOF on the program's stdin
+        out = bytearray()
+        buf = bytearray()
+        while True:
+            chunk = raw.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+            while len(buf) >= 8:
+                stream, size = struct.unpack(">BxxxL", buf[:8])
+                if len(buf) < 8 + size:
+                    break
+                if stream == 1:
+                    out += buf[8 : 8 + size]
+                del buf[: 8 + size]
+        container.wait()
+        raw.close()
+        return out.decode()
+    finally:
+        container.remove(force=True)
+
+
+def host_run(program: str, stdin: str) -> str:
+    return subprocess.run(
+        ["/usr/bin/python3", "-c", program], input=stdin, capture_output=True, text=True
+    ).stdout
+
+
+def measure(
+    run: Callable[[str, str], str], program: str, stdin: str, jobs: int, width: int
+) -> dict[str, float]:
+    def one(_: int) -> float:
+        start = time.perf_counter()
+        out = run(program, stdin)
+        elapsed = time.perf_counter() - start
+        assert out.strip() == EXPECTED[program], out[:200]
+        return elapsed
+
+    one(0)  # warm-up
+    start = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(width) as threads:
+        times = list(threads.map(one, range(jobs)))
+    wall = time.perf_counter() - start
+    return {
+        "per_s": jobs / wall,
+        "p50": statistics.median(times) * 1e3,
+        "p99": statistics.quantiles(times, n=100)[98] * 1e3 if len(times) > 2 else max(times) * 1e3,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=60, help="jobs per pool/host measurement")
+    parser.add_argument(
+        "--cold-jobs", type=int, default=16, help="jobs per cold-container measurement"
+    )
+    args = parser.parse_args()
+    client = engine_client()
+    rows: list[tuple[str, str, int, dict[str, float]]] = []
+    for width in (1, 2):
+        with DockerSandbox(size=width) as pool:
+
+            def pooled(program: str, stdin: str, pool: DockerSandbox = pool) -> str:
+                return pool.run(program, stdin=stdin).stdout
+
+            for name, program, stdin in (("short", SHORT, ""), ("suite case", SUITE, SUITE_INPUT)):
+                rows.append(
+                    ("a pool", name, width, measure(pooled, program, stdin, args.jobs, width))
+                )
+                rows.append(
+                    (
+                        "b cold",
+                        name,
+                        width,
+                        measure(
+                            lambda p, s: cold_run(client, p, s),
+                            program,
+                            stdin,
+                            args.cold_jobs,
+                            width,
+                        ),
+                    )
+                )
+                rows.append(
+                    ("c host", name, width, measure(host_run, program, stdin, args.jobs, width))
+                )
+    with DockerSandbox(size=2, recycle_after=1) as recycling:
+        recycled = measure(
+            lambda p, s: recycling.run(p, stdin=s).stdout, SHORT, "", args.cold_jobs * 2, 2
+        )
+    print(f"{'mode':<8}{'workload':<12}{'conc':>5}{'exec/s':>9}{'p50 ms':>9}{'p99 ms':>9}")
+    print("-" * 52)
+    for mode, name, width, r in rows:
+        print(f"{mode:<8}{name:<12}{width:>5}{r['per_s']:>9.1f}{r['p50']:>9.1f}{r['p99']:>9.1f}")
+    r = recycled
+    print(
+        f"{'a pool, recycled every job':<25}{2:>5}{r['per_s']:>9.1f}{r['p50']:>9.1f}{r['p99']:>9.1f}"
+    )
+    get = {(m[0], n, w): r for m, n, w, r in rows}
+    print()
+    for name in ("short", "suite case"):
+        a2, b2, c2 = get[("a", name, 2)], get[("b", name, 2)], get[("c", name, 2)]
+        a1, c1 = get[("a", name, 1)], get[("c", name, 1)]
+        print(
+            f"{name}: concurrency 2: a/b = {a2['per_s'] / b2['per_s']:.1f}x (target >= 20), "
+            f"a/c = {a2['per_s'] / c2['per_s']:.2f}x (target >= 0.5); "
+            f"concurrency 1: p50(a) - p50(c) = {a1['p50'] - c1['p50']:.1f} ms (target < 30)"
+        )
+    a2 = get[("a", "short", 2)]
+    print(
+        f"recycling every job: {recycled['per_s']:.1f} exec/s vs {a2['per_s']:.1f} warm "
+        f"({recycled['per_s'] / a2['per_s']:.2f}x)"
+    )
+
+
+if __name__ == "__main__":
+    main()
