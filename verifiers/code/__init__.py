@@ -109,7 +109,7 @@ def _same(expected: Any, actual: Any) -> bool:
 
 
 def _from_call(result: Mapping[str, Any], expected: Any, suite: Suite) -> Outcome:
-    from verifiers.sandbox._supervisor import NotAValue, decode
+    from verifiers.sandbox._wire import NotAValue, decode
 
     status = result.get("status")
     if status == "timeout":

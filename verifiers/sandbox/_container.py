@@ -13,16 +13,15 @@ import random
 import socket
 import struct
 import time
-from pathlib import Path
 from typing import Any
 
 from verifiers.errors import SandboxError
+from verifiers.sandbox._program import PROGRAM as SUPERVISOR
 
 __all__ = ["LABEL", "Container", "ContainerGone", "Lockdown"]
 
 LABEL = "org.grpo-envs.sandbox"
 OWNER_LABEL = "org.grpo-envs.owner"
-SUPERVISOR = (Path(__file__).with_name("_supervisor.py")).read_text()
 _HEADER = struct.Struct(">Q")
 _STREAM = struct.Struct(">BxxxL")
 OVERHEAD_MB = 128  # supervisor, judge and interpreter start-up, on top of the job's memory_mb

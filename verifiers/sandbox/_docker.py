@@ -352,7 +352,7 @@ class DockerSandbox:
         memory_mb: int | None = None,
     ) -> list[dict[str, Any]]:
         """Load ``code`` and call ``fn_name(*args)`` for each ``args`` (encoded values back)."""
-        from verifiers.sandbox._supervisor import encode
+        from verifiers.sandbox._wire import encode
 
         timeout = timeout_s or self.timeout_s
         suite = suite_timeout_s or timeout * max(1, len(calls)) + 5

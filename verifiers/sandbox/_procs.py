@@ -1,0 +1,247 @@
+"""Process plumbing inside the container: limits, stdio pumping, kill-by-uid, wiping, reaping.
+
+Part of the in-container program (see `_program`).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import select
+import signal
+import time
+from typing import Any
+
+
+def procs_of(uid: int) -> list[int]:
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status") as f:
+                status = f.read()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("State", "").strip().startswith("Z"):
+            continue
+        if int(fields.get("Uid", "-1").split()[0]) == uid:
+            pids.append(int(name))
+    return pids
+
+
+def reap() -> dict[int, int]:
+    """Reap every exited child (we are PID 1: orphans land here); pid -> wait status."""
+    done: dict[int, int] = {}
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return done
+        if pid == 0:
+            return done
+        done[pid] = status
+
+
+def kill_uid(uid: int) -> None:
+    """SIGKILL every process of ``uid`` (daemons and new sessions included) until none is left."""
+    for _ in range(200):
+        pids = procs_of(uid)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        reap()
+        time.sleep(0.001)
+
+
+def oom_kills() -> int:
+    for path, key in (
+        ("/sys/fs/cgroup/memory.events", "oom_kill"),
+        ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill"),
+    ):
+        try:
+            with open(path) as f:
+                for line in f:
+                    name, _, value = line.partition(" ")
+                    if name == key:
+                        return int(value)
+        except OSError:
+            continue
+    return 0
+
+
+class Limits:
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.timeout_s = float(spec.get("timeout_s", 10.0))
+        self.out_cap = int(spec.get("out_cap", 4 * 2**20))
+        self.fsize = int(spec.get("fsize", 64 * 2**20))
+        self.nproc = int(spec.get("nproc", 64))
+        self.nofile = int(spec.get("nofile", 256))
+
+
+def job_env(home: str) -> dict[str, str]:
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "HOME": home,
+        "TMPDIR": "/tmp",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONIOENCODING": "utf-8",
+    }
+
+
+def wipe(uid: int, paths: list[str]) -> None:
+    """Delete everything ``uid`` owns in ``paths`` (as that uid: root here has no DAC bypass)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            for top in paths:
+                clear_dir(top)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def clear_dir(top: str) -> None:
+    try:
+        names = os.listdir(top)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(top, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if st.st_uid != os.getuid():
+            continue
+        if os.path.isdir(path) and not os.path.islink(path):
+            try:
+                os.chmod(path, 0o700)
+            except OSError:
+                pass
+            clear_dir(path)
+            try:
+                os.rmdir(path)
+            except OSError:
+                pass
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+class Run:
+    """One process with piped stdio, pumped by `pump` until it ends or its limits hit."""
+
+    def __init__(self, pid: int, stdin_w: int, out_r: int, err_r: int, stdin: bytes) -> None:
+        self.pid = pid
+        self.stdin = memoryview(stdin)
+        self.fds = {"in": stdin_w, "out": out_r, "err": err_r}
+        self.buf: dict[str, list[bytes]] = {"out": [], "err": []}
+        self.size = {"out": 0, "err": 0}
+        self.status: int | None = None
+        self.truncated = False
+        try:  # readable when the process exits: no polling
+            self.pidfd: int | None = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+        for fd in self.fds.values():
+            os.set_blocking(fd, False)
+        if not self.stdin:
+            self.close("in")
+
+    def close(self, name: str) -> None:
+        fd = self.fds.pop(name, None)
+        if fd is not None:
+            os.close(fd)
+
+    def pump(self, deadline: float, cap: int) -> bool:
+        """Move data until the process exits and its pipes close; False on timeout."""
+        exited_at: float | None = None
+        while True:
+            self.collect()
+            now = time.monotonic()
+            if self.status is not None:
+                exited_at = exited_at or now
+                if not ({"out", "err"} & set(self.fds)) or now - exited_at > 0.2:
+                    return True  # done (a daemon holding the pipes is cut off)
+            if now >= deadline:
+                return False
+            readers = [self.fds[n] for n in ("out", "err") if n in self.fds]
+            if self.pidfd is not None and self.status is None:
+                readers.append(self.pidfd)
+            writers = [self.fds["in"]] if "in" in self.fds else []
+            wait = min(0.05 if self.pidfd is not None else 0.002, deadline - now)
+            if self.status is not None:
+                wait = min(wait, max(0.0, 0.2 - (now - exited_at)) if exited_at else wait)
+            try:
+                r, w, _ = select.select(readers, writers, [], max(0.0, wait))
+            except InterruptedError:
+                continue
+            for name in ("out", "err"):
+                fd = self.fds.get(name)
+                if fd is not None and fd in r:
+                    try:
+                        chunk = os.read(fd, 1 << 16)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        self.close(name)
+                        continue
+                    self.buf[name].append(chunk)
+                    self.size[name] += len(chunk)
+                    if self.size[name] > cap:
+                        self.truncated = True
+                        return True
+            if "in" in self.fds and self.fds["in"] in w:
+                try:
+                    sent = os.write(self.fds["in"], self.stdin[: 1 << 16])
+                    self.stdin = self.stdin[sent:]
+                except (BrokenPipeError, BlockingIOError):
+                    self.stdin = self.stdin[:0]
+                if not self.stdin:
+                    self.close("in")
+
+    def collect(self) -> None:
+        if self.status is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                pid, status = self.pid, 0
+            if pid:
+                self.status = status
+
+    def output(self, name: str, cap: int) -> bytes:
+        return b"".join(self.buf[name])[: cap + 1]
+
+    def finish(self) -> None:
+        for name in list(self.fds):
+            self.close(name)
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+
+
+def exit_code(status: int | None) -> int | None:
+    if status is None:
+        return None
+    if os.WIFEXITED(status):
+        return os.WEXITSTATUS(status)
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return None
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()

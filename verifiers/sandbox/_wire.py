@@ -1,0 +1,116 @@
+"""The sandbox's wire format, shared by the host and the processes inside a container.
+
+Frames are an 8-byte big-endian length and JSON. Values crossing between a program and its
+judge (or the host) are tagged so that only exact builtin types survive: a subclass of a
+builtin or any other object arrives as "not a value" (`NotAValue`), never as itself.
+
+Part of the in-container program (see `_program`): standard library only, no package imports.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import struct
+from typing import Any
+
+# -- framing -------------------------------------------------------------------------------
+HEADER = struct.Struct(">Q")
+MAX_FRAME = 256 * 2**20
+
+
+def read_exact(fd: int, n: int) -> bytes:
+    chunks = []
+    while n:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd: int) -> Any:
+    (size,) = HEADER.unpack(read_exact(fd, HEADER.size))
+    if size > MAX_FRAME:
+        raise ValueError("frame too large")
+    return json.loads(read_exact(fd, size))
+
+
+def write_frame(fd: int, obj: Any) -> None:
+    data = json.dumps(obj, separators=(",", ":")).encode()
+    view = memoryview(HEADER.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+# -- values: exact builtin types only -----------------------------------------------------
+MAX_DEPTH = 64
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    """Tag a value so that only exact builtin types survive; anything else is "x"."""
+    if depth > MAX_DEPTH:
+        return ["x", "nested too deeply"]
+    t = type(value)
+    if value is None:
+        return ["n"]
+    if t is bool:
+        return ["b", value]
+    if t is int:
+        return ["i", str(value)]
+    if t is float:
+        return ["f", repr(value)]
+    if t is complex:
+        return ["c", [repr(value.real), repr(value.imag)]]
+    if t is str:
+        return ["s", value]
+    if t is bytes:
+        return ["y", base64.b64encode(value).decode()]
+    if t in (list, tuple, set, frozenset):
+        tag = {list: "l", tuple: "t", set: "S", frozenset: "F"}[t]  # type: ignore[index]
+        return [tag, [encode(v, depth + 1) for v in value]]
+    if t is dict:
+        return ["d", [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]]
+    return ["x", f"{t.__module__}.{t.__qualname__}"]
+
+
+class NotAValue(Exception):
+    """An encoded value that is not made of exact builtin types."""
+
+
+def decode(tagged: Any, depth: int = 0) -> Any:
+    """Rebuild a value from its tags; raises NotAValue for "x" or malformed data."""
+    if depth > MAX_DEPTH or not isinstance(tagged, list) or not tagged:
+        raise NotAValue("malformed value")
+    tag = tagged[0]
+    arg = tagged[1] if len(tagged) > 1 else None
+    if tag == "n":
+        return None
+    if tag == "b" and isinstance(arg, bool):
+        return arg
+    if tag == "i" and isinstance(arg, str) and len(arg) <= 5000:
+        return int(arg)
+    if tag == "f" and isinstance(arg, str):
+        return float(arg)
+    if tag == "c" and isinstance(arg, list) and len(arg) == 2:
+        return complex(float(arg[0]), float(arg[1]))
+    if tag == "s" and isinstance(arg, str):
+        return arg
+    if tag == "y" and isinstance(arg, str):
+        return base64.b64decode(arg)
+    if tag in ("l", "t", "S", "F") and isinstance(arg, list):
+        items = [decode(v, depth + 1) for v in arg]
+        try:
+            return {"l": list, "t": tuple, "S": set, "F": frozenset}[tag](items)
+        except TypeError as exc:
+            raise NotAValue(str(exc)) from None
+    if tag == "d" and isinstance(arg, list):
+        try:
+            return {decode(k, depth + 1): decode(v, depth + 1) for k, v in arg}
+        except (TypeError, ValueError) as exc:
+            raise NotAValue(str(exc)) from None
+    if tag == "x":
+        raise NotAValue(f"a {arg} is not a plain value")
+    raise NotAValue("malformed value")
