@@ -138,6 +138,13 @@ def main() -> None:
                 rows.append(
                     ("c host", name, width, measure(host_run, program, stdin, args.jobs, width))
                 )
+    with DockerSandbox(size=2) as sized:
+        start = time.perf_counter()
+        assert sized.run(SHORT, memory_mb=1024).ok  # a new memory size warms its own pool
+        new_size_s = time.perf_counter() - start
+        start = time.perf_counter()
+        assert sized.run(SHORT, memory_mb=1024).ok
+        same_size_s = time.perf_counter() - start
     with DockerSandbox(size=2, recycle_after=1) as recycling:
         recycled = measure(
             lambda p, s: recycling.run(p, stdin=s).stdout, SHORT, "", args.cold_jobs * 2, 2
@@ -162,6 +169,10 @@ def main() -> None:
     print(
         f"recycling every job: {recycled['per_s']:.1f} exec/s vs {a2['per_s']:.1f} warm "
         f"({recycled['per_s'] / a2['per_s']:.2f}x)"
+    )
+    print(
+        f"memory_mb selects a pool per size: the first job at a new size took "
+        f"{new_size_s * 1e3:.0f} ms (it starts that pool), the next {same_size_s * 1e3:.0f} ms"
     )
 
 

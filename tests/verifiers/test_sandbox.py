@@ -145,6 +145,16 @@ def test_job_identity_and_environment(box: DockerSandbox) -> None:
     )  # fmt: skip
 
 
+def test_usable_from_threads_and_asyncio(box: DockerSandbox) -> None:
+    import asyncio
+
+    async def main() -> list[str]:
+        runs = [asyncio.to_thread(box.run, f"print({k})") for k in range(6)]
+        return [r.stdout for r in await asyncio.gather(*runs)]
+
+    assert asyncio.run(main()) == [f"{k}\n" for k in range(6)]
+
+
 def test_run_many_keeps_order(box: DockerSandbox) -> None:
     results = box.run_many([Job(f"print({k} * {k})") for k in range(8)])
     assert [r.stdout for r in results] == [f"{k * k}\n" for k in range(8)]
