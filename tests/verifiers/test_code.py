@@ -310,6 +310,7 @@ EQ_HACKS = {
         "    return -1"
     ),
     "exit inside the call": "import os\ndef FN(*a):\n    os._exit(0)",
+    "a result too large to read": "def FN(*a):\n    return ['x' * 1000] * 20000",
     "patch assert via builtins": (
         "import builtins\nbuiltins.AssertionError = BaseException\ndef FN(x):\n    return 0"
     ),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from verifiers.sandbox._wire import NotAValue, decode, encode, read_frame, write_frame
+from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
 
 
 def describe(exc: BaseException) -> str:
@@ -61,7 +61,7 @@ def judge() -> None:
     spec = read_frame(3)
     rec, req, resp = 4, 5, 6
     try:
-        ready = read_frame(resp)
+        ready = read_frame(resp, MAX_ANSWER)
     except (EOFError, OSError, ValueError):
         ready = {"status": "crashed", "detail": "the program exited while loading"}
     tests: list[str] = spec["tests"]
@@ -75,7 +75,7 @@ def judge() -> None:
     def call(*args: Any) -> Any:
         try:
             write_frame(req, {"args": [encode(a) for a in args]})
-            answer = read_frame(resp)
+            answer = read_frame(resp, MAX_ANSWER)
         except (EOFError, OSError, ValueError):
             raise SolutionDied("the program exited") from None
         if answer.get("status") == "ok":

@@ -39,7 +39,7 @@ from verifiers.sandbox._procs import (
     reap,
     wipe,
 )
-from verifiers.sandbox._wire import read_frame, write_frame
+from verifiers.sandbox._wire import MAX_ANSWER, read_frame, write_frame
 from verifiers.sandbox._zygote import Zygote
 
 
@@ -113,7 +113,7 @@ class Supervisor:
             if time.monotonic() >= suite_deadline:
                 results.append({"status": "timeout", "detail": "the suite ran out of time"})
                 continue
-            if server is None or not server.alive():
+            if server is None or server.broken or not server.alive():
                 if server is not None:
                     server.close()
                     kill_uid(self.job_uid)
@@ -246,6 +246,7 @@ class Server:
     def __init__(self, pid: int, req_w: int, resp_r: int, out_r: int, err_r: int) -> None:
         self.pid, self.req_w, self.resp_r = pid, req_w, resp_r
         self.drains = [out_r, err_r]  # the program's own prints: read and dropped
+        self.broken = False
         for fd in self.drains:
             os.set_blocking(fd, False)
 
@@ -271,9 +272,13 @@ class Server:
             self.drain(r)
             if self.resp_r in r:
                 try:
-                    answer = read_frame(self.resp_r)
-                except (EOFError, ValueError, OSError):
+                    answer = read_frame(self.resp_r, MAX_ANSWER)
+                except EOFError:
+                    self.broken = True
                     return {"status": "crashed", "detail": "the program exited"}
+                except (ValueError, OSError):
+                    self.broken = True  # the rest of that frame is still in the pipe
+                    return {"status": "crashed", "detail": "the result was too large or malformed"}
                 return answer if isinstance(answer, dict) else {"status": "crashed"}
 
     def drain(self, ready: list[int]) -> None:

@@ -17,7 +17,8 @@ from typing import Any
 
 # -- framing -------------------------------------------------------------------------------
 HEADER = struct.Struct(">Q")
-MAX_FRAME = 256 * 2**20
+MAX_FRAME = 256 * 2**20  # from the host (sources, stdin, files)
+MAX_ANSWER = 8 * 2**20  # from a program: a larger encoded result is refused, not read
 
 
 def read_exact(fd: int, n: int) -> bytes:
@@ -31,9 +32,9 @@ def read_exact(fd: int, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_frame(fd: int) -> Any:
+def read_frame(fd: int, limit: int = MAX_FRAME) -> Any:
     (size,) = HEADER.unpack(read_exact(fd, HEADER.size))
-    if size > MAX_FRAME:
+    if size > limit:
         raise ValueError("frame too large")
     return json.loads(read_exact(fd, size))
 
