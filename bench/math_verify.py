@@ -70,9 +70,7 @@ def _mv_row(row: tuple[str, str]) -> bool:
 
 
 # -- measurement -----------------------------------------------------------------------------
-def sequential(
-    judge: Callable[[str, str], bool], rows: Sequence[tuple[str, str]]
-) -> tuple[list[bool], list[float]]:
+def sequential(judge: Callable[[str, str], bool], rows: Sequence[tuple[str, str]]) -> tuple[list[bool], list[float]]:
     verdicts, times = [], []
     for gold, completion in rows:
         start = time.perf_counter()
@@ -81,9 +79,7 @@ def sequential(
     return verdicts, times
 
 
-def scores(
-    verdicts: Sequence[bool], labels: Sequence[bool]
-) -> tuple[float, float, float, int, int]:
+def scores(verdicts: Sequence[bool], labels: Sequence[bool]) -> tuple[float, float, float, int, int]:
     pos = sum(labels)
     neg = len(labels) - pos
     fp = sum(v and not lab for v, lab in zip(verdicts, labels, strict=True))
@@ -101,12 +97,8 @@ def main() -> None:
         default=sorted((ROOT / "tests/verifiers").glob("math_table*.py")),
         help="labeled tables (default: every tests/verifiers/math_table*.py)",
     )
-    parser.add_argument(
-        "--workers", type=int, default=None, help="parallel workers (default: CPUs)"
-    )
-    parser.add_argument(
-        "--show-errors", action="store_true", help="list the rows each judge gets wrong"
-    )
+    parser.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPUs)")
+    parser.add_argument("--show-errors", action="store_true", help="list the rows each judge gets wrong")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from verifiers import math as vm
@@ -131,9 +123,7 @@ def main() -> None:
         verdicts, times = sequential(judge, rows)
         plain_p50[name] = statistics.median(times[k] for k in plain) * 1e3
         acc, fpr, fnr, fp, fn = scores(verdicts, labels)
-        wrong[name] = [
-            k for k, (v, lab) in enumerate(zip(verdicts, labels, strict=True)) if v != lab
-        ]
+        wrong[name] = [k for k, (v, lab) in enumerate(zip(verdicts, labels, strict=True)) if v != lab]
         results[name] = {
             "acc": acc, "fpr": fpr, "fnr": fnr, "fp": fp, "fn": fn,
             "p50": statistics.median(times) * 1e3,

@@ -45,9 +45,7 @@ def cold_run(client: Any, program: str, stdin: str) -> str:
     lock.update(user="100001:100001", cap_add=[], stdin_open=bool(stdin), working_dir="/work")
     container = client.containers.create(image_tag(), ["python3", "-c", program], **lock)
     try:
-        sock = client.api.attach_socket(
-            container.id, params={"stdin": 1 if stdin else 0, "stdout": 1, "stream": 1}
-        )
+        sock = client.api.attach_socket(container.id, params={"stdin": 1 if stdin else 0, "stdout": 1, "stream": 1})
         raw = sock._sock
         container.start()
         if stdin:
@@ -75,14 +73,10 @@ def cold_run(client: Any, program: str, stdin: str) -> str:
 
 
 def host_run(program: str, stdin: str) -> str:
-    return subprocess.run(
-        ["/usr/bin/python3", "-c", program], input=stdin, capture_output=True, text=True
-    ).stdout
+    return subprocess.run(["/usr/bin/python3", "-c", program], input=stdin, capture_output=True, text=True).stdout
 
 
-def measure(
-    run: Callable[[str, str], str], program: str, stdin: str, jobs: int, width: int
-) -> dict[str, float]:
+def measure(run: Callable[[str, str], str], program: str, stdin: str, jobs: int, width: int) -> dict[str, float]:
     def one(_: int) -> float:
         start = time.perf_counter()
         out = run(program, stdin)
@@ -105,9 +99,7 @@ def measure(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=60, help="jobs per pool/host measurement")
-    parser.add_argument(
-        "--cold-jobs", type=int, default=16, help="jobs per cold-container measurement"
-    )
+    parser.add_argument("--cold-jobs", type=int, default=16, help="jobs per cold-container measurement")
     args = parser.parse_args()
     client = engine_client()
     rows: list[tuple[str, str, int, dict[str, float]]] = []
@@ -118,9 +110,7 @@ def main() -> None:
                 return pool.run(program, stdin=stdin).stdout
 
             for name, program, stdin in (("short", SHORT, ""), ("suite case", SUITE, SUITE_INPUT)):
-                rows.append(
-                    ("a pool", name, width, measure(pooled, program, stdin, args.jobs, width))
-                )
+                rows.append(("a pool", name, width, measure(pooled, program, stdin, args.jobs, width)))
                 rows.append(
                     (
                         "b cold",
@@ -135,9 +125,7 @@ def main() -> None:
                         ),
                     )
                 )
-                rows.append(
-                    ("c host", name, width, measure(host_run, program, stdin, args.jobs, width))
-                )
+                rows.append(("c host", name, width, measure(host_run, program, stdin, args.jobs, width)))
     with DockerSandbox(size=2) as sized:
         start = time.perf_counter()
         assert sized.run(SHORT, memory_mb=1024).ok  # a new memory size warms its own pool
@@ -146,9 +134,7 @@ def main() -> None:
         assert sized.run(SHORT, memory_mb=1024).ok
         same_size_s = time.perf_counter() - start
     with DockerSandbox(size=2, recycle_after=1) as recycling:
-        recycled = measure(
-            lambda p, s: recycling.run(p, stdin=s).stdout, SHORT, "", args.cold_jobs * 2, 2
-        )
+        recycled = measure(lambda p, s: recycling.run(p, stdin=s).stdout, SHORT, "", args.cold_jobs * 2, 2)
     print(f"{'mode':<8}{'workload':<12}{'conc':>5}{'exec/s':>9}{'p50 ms':>9}{'p99 ms':>9}")
     print("-" * 52)
     for mode, name, width, r in rows:

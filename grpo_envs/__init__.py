@@ -1,17 +1,60 @@
 """grpo-envs: reasoning tasks as Gymnasium environments with verifiable rewards.
 
-Importing this package is cheap: it imports neither torch nor docker.
+Importing this package is cheap: it imports neither torch nor docker, and environment
+modules load only when an environment is made. It registers the built-in ids
+(``grpo_envs/Name-v0``) and those of plugins (entry point group ``grpo_envs.envs``).
 
 Example:
-    >>> import grpo_envs
-    >>> grpo_envs.__version__
-    '0.1.0'
+    >>> import gymnasium, grpo_envs
+    >>> env = gymnasium.make("grpo_envs/Arithmetic-v0")
+    >>> prompt, info = env.reset(seed=0)
+    >>> group = grpo_envs.make_group("grpo_envs/Arithmetic-v0", seed=0, size=8)
+    >>> group.task.prompt == env.unwrapped.task.prompt
+    True
 """
 
 from __future__ import annotations
 
+from grpo_envs._check import EnvCheckError, check_disjoint, check_env
+from grpo_envs._env import ReasoningEnv
+from grpo_envs._formats import ANSWER_TAGS, BOXED, CODE, THINK_ANSWER, AnswerFormat
+from grpo_envs._group import Group, GroupScore, make_group
+from grpo_envs._registry import env_ids, load_plugins, register_builtins
+from grpo_envs._rubric import RewardTerm, Rubric, format_reward, length_penalty
+from grpo_envs._spaces import TextSpace
+from grpo_envs._task import Task
+from grpo_envs._verifier import Verifier, code_verifier, math_verifier
 from grpo_envs.errors import GrpoEnvsError, SetupError
 
 __version__ = "0.1.0"
 
-__all__ = ["GrpoEnvsError", "SetupError", "__version__"]
+__all__ = [
+    "ANSWER_TAGS",
+    "BOXED",
+    "CODE",
+    "THINK_ANSWER",
+    "AnswerFormat",
+    "EnvCheckError",
+    "GrpoEnvsError",
+    "Group",
+    "GroupScore",
+    "ReasoningEnv",
+    "RewardTerm",
+    "Rubric",
+    "SetupError",
+    "Task",
+    "TextSpace",
+    "Verifier",
+    "__version__",
+    "check_disjoint",
+    "check_env",
+    "code_verifier",
+    "env_ids",
+    "format_reward",
+    "length_penalty",
+    "make_group",
+    "math_verifier",
+]
+
+register_builtins()
+load_plugins()

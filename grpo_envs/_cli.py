@@ -21,14 +21,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"grpo-envs {grpo_envs.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser(
-        "doctor", help="show what this machine offers the SDK; exit 1 if something is missing"
-    )
+    commands.add_parser("doctor", help="show what this machine offers the SDK; exit 1 if something is missing")
     sandbox = commands.add_parser("sandbox", help="manage the code sandbox")
     sandbox_commands = sandbox.add_subparsers(dest="sandbox_command", metavar="SANDBOX_COMMAND")
-    build = sandbox_commands.add_parser(
-        "build-image", help="build the sandbox image (no-op when it exists)"
-    )
+    build = sandbox_commands.add_parser("build-image", help="build the sandbox image (no-op when it exists)")
     build.add_argument(
         "--offline",
         action="store_true",
@@ -36,6 +32,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--force", action="store_true", help="rebuild even if the image exists")
     _SUBPARSERS["sandbox"] = sandbox
+    envs = commands.add_parser("envs", help="list the registered environments or show one")
+    envs_commands = envs.add_subparsers(dest="envs_command", metavar="ENVS_COMMAND")
+    envs_commands.add_parser("list", help="every environment id with a one-line description")
+    show = envs_commands.add_parser("show", help="an environment's docstring and a sampled prompt")
+    show.add_argument("env_id", help="e.g. grpo_envs/Arithmetic-v0")
+    show.add_argument("--seed", type=int, default=0, help="task seed of the sampled prompt")
+    _SUBPARSERS["envs"] = envs
     return parser
 
 
@@ -60,6 +63,32 @@ def _build_image(offline: bool, force: bool) -> int:
     return 0
 
 
+def _envs_list() -> int:
+    ids = grpo_envs.env_ids(load=True)
+    width = max(len(i) for i in ids)
+    for env_id, doc in ids.items():
+        print(f"{env_id:<{width}}  {doc}")
+    return 0
+
+
+def _envs_show(env_id: str, seed: int) -> int:
+    import inspect
+
+    import gymnasium
+
+    try:
+        env = gymnasium.make(env_id)
+    except Exception as exc:
+        known = ", ".join(grpo_envs.env_ids())
+        print(f"grpo-envs: error: cannot make {env_id!r}: {exc}\nKnown ids: {known}", file=sys.stderr)
+        return 1
+    print(f"{env_id}\n\n{inspect.getdoc(type(env.unwrapped)) or '(no docstring)'}\n")
+    prompt, _ = env.reset(seed=seed)
+    print(f"--- sampled prompt (seed {seed}) ---\n{prompt}")
+    env.close()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status.
 
@@ -74,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _doctor()
     if args.command == "sandbox" and args.sandbox_command == "build-image":
         return _build_image(args.offline, args.force)
+    if args.command == "envs" and args.envs_command == "list":
+        return _envs_list()
+    if args.command == "envs" and args.envs_command == "show":
+        return _envs_show(args.env_id, args.seed)
     # A command group without its subcommand: show the relevant help, exit as a usage error.
     helper = parser if args.command is None else _SUBPARSERS.get(args.command, parser)
     helper.print_help(sys.stderr)

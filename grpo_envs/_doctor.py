@@ -151,9 +151,7 @@ def _check_disk() -> Check:
     free = shutil.disk_usage(os.getcwd()).free / 2**30
     detail = f"{free:.1f} GiB free in {os.getcwd()}"
     if free < MIN_FREE_GIB:
-        return Check(
-            "disk", WARN, detail, "free some space: models, images and checkpoints need it"
-        )
+        return Check("disk", WARN, detail, "free some space: models, images and checkpoints need it")
     return Check("disk", OK, detail)
 
 
@@ -161,9 +159,7 @@ def _guard(name: str, fn: Callable[[], Check]) -> Check:
     try:
         return fn()
     except Exception as exc:  # the doctor reports; it never crashes
-        return Check(
-            name, FAIL, f"check crashed: {type(exc).__name__}: {exc}", "please report this as a bug"
-        )
+        return Check(name, FAIL, f"check crashed: {type(exc).__name__}: {exc}", "please report this as a bug")
 
 
 def run_checks() -> list[Check]:
@@ -200,7 +196,5 @@ def render(checks: Sequence[Check]) -> str:
             lines += [f"{pad}fix: {c.fix.splitlines()[0]}"]
             lines += [f"{pad}{line}" for line in c.fix.splitlines()[1:]]
     failed = sum(c.status == FAIL for c in checks)
-    lines.append(
-        f"\n{failed} problem(s) found." if failed else "\nEverything grpo-envs needs is here."
-    )
+    lines.append(f"\n{failed} problem(s) found." if failed else "\nEverything grpo-envs needs is here.")
     return "\n".join(lines)

@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCKER_TEST = (
-    "tests/verifiers/test_sandbox_image.py::test_image_runs_as_numeric_non_root_user_by_default"
-)
+DOCKER_TEST = "tests/verifiers/test_sandbox_image.py::test_image_runs_as_numeric_non_root_user_by_default"
 
 
 def run_docker_test(ci: str | None) -> subprocess.CompletedProcess[str]:

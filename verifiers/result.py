@@ -49,10 +49,7 @@ class VerifyResult:
         if self.status not in _CORRECT:
             raise ValueError(f"status must be one of {sorted(_CORRECT)}, got {self.status!r}")
         if self.correct is not _CORRECT[self.status]:
-            raise ValueError(
-                f"status {self.status!r} requires correct={_CORRECT[self.status]!r}, "
-                f"got {self.correct!r}"
-            )
+            raise ValueError(f"status {self.status!r} requires correct={_CORRECT[self.status]!r}, got {self.correct!r}")
         object.__setattr__(self, "components", MappingProxyType(dict(self.components)))
 
     @classmethod

@@ -15,9 +15,7 @@ NO_ENGINE = "unix:///nonexistent.sock"
 
 def cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     assert SCRIPT is not None, "the console script grpo-envs is not installed next to python"
-    return subprocess.run(
-        [SCRIPT, *args], capture_output=True, text=True, timeout=120, env={**os.environ, **env}
-    )
+    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, timeout=120, env={**os.environ, **env})
 
 
 def test_version() -> None:

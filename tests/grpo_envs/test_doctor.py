@@ -28,9 +28,7 @@ def test_name_clashes(mapping: dict[str, list[str]], expected: dict[str, list[st
 
 
 def test_render_shows_fixes_only_for_failures() -> None:
-    text = render(
-        [Check("python", OK, "3.11", "never shown"), Check("disk", FAIL, "0 GiB", "a\nb")]
-    )
+    text = render([Check("python", OK, "3.11", "never shown"), Check("disk", FAIL, "0 GiB", "a\nb")])
     assert "never shown" not in text
     assert "fix: a" in text
     assert text.splitlines()[3].strip() == "b"

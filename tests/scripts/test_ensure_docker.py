@@ -57,10 +57,7 @@ def test_a_user_who_cannot_start_an_engine_is_told_how(tmp_path: Path) -> None:
 
 def _answers(env: dict[str, str]) -> bool:
     sock = env["DOCKERD_SOCKET"]
-    return (
-        subprocess.run(["docker", "-H", f"unix://{sock}", "info"], capture_output=True).returncode
-        == 0
-    )
+    return subprocess.run(["docker", "-H", f"unix://{sock}", "info"], capture_output=True).returncode == 0
 
 
 def _pid(env: dict[str, str]) -> int:

@@ -66,9 +66,7 @@ def test_extract_code(completion: str, expected: str | None) -> None:
 
 
 def test_fake_sandbox_runs_nothing_and_scores_partial_credit() -> None:
-    box = FakeSandbox(
-        on_run=lambda code, stdin: ExecResult(stdout="5\n" if "2 3" in stdin else "x", exit_code=0)
-    )
+    box = FakeSandbox(on_run=lambda code, stdin: ExecResult(stdout="5\n" if "2 3" in stdin else "x", exit_code=0))
     r = vc.verify(ADD, fenced("whatever"), sandbox=box)
     assert r.status == "incorrect" and r.correct is False
     assert r.reward == pytest.approx(1 / 3)
@@ -169,9 +167,7 @@ def test_tests_from_row_styles() -> None:
         style="livecodebench",
     )
     assert lcb_stdin == {"stdin_stdout": [{"input": "1\n", "output": "2\n"}]}
-    taco = vc.tests_from_row(
-        {"input_output": json.dumps({"inputs": ["1\n"], "outputs": ["2\n"]})}, style="taco"
-    )
+    taco = vc.tests_from_row({"input_output": json.dumps({"inputs": ["1\n"], "outputs": ["2\n"]})}, style="taco")
     assert taco == {"stdin_stdout": [{"input": "1\n", "output": "2\n"}]}
     apps = vc.tests_from_row(
         {"input_output": json.dumps({"fn_name": "g", "inputs": [[1]], "outputs": [[2]]})},
@@ -215,9 +211,7 @@ class TestInTheSandbox:
         assert vc.verify(DOUBLE, fenced(leetcode), sandbox=box).correct
 
     def test_partial_credit_in_each_format(self, box: DockerSandbox) -> None:
-        r = vc.verify(
-            ADD, fenced("a, b = map(int, input().split())\nprint(a + b if a else 1)"), sandbox=box
-        )
+        r = vc.verify(ADD, fenced("a, b = map(int, input().split())\nprint(a + b if a else 1)"), sandbox=box)
         assert r.reward == pytest.approx(2 / 3) and r.status == "incorrect"
         r = vc.verify(DOUBLE, fenced("def double(x):\n    return 4 if x == 2 else 0"), sandbox=box)
         assert r.reward == pytest.approx(1 / 3) and "expected 2, got 0" in r.reason
@@ -278,8 +272,7 @@ HACKS = {
     "atexit success banner": "import atexit\natexit.register(lambda: print('All tests passed'))",
     "exec /bin/true": "import os\nos.execv('/bin/true', ['true'])",
     "re-exec with -O": (
-        "import os, sys\nif not sys.flags.optimize:\n"
-        "    os.execv(sys.executable, [sys.executable, '-O', *sys.argv])\n"
+        "import os, sys\nif not sys.flags.optimize:\n    os.execv(sys.executable, [sys.executable, '-O', *sys.argv])\n"
     ),
     "banner": "print('All tests passed!')\nprint('OK')",
     "patch builtins": (
@@ -288,8 +281,7 @@ HACKS = {
     ),
     "patch compile/exec": "import builtins\nbuiltins.compile = lambda *a, **k: compile('pass', 'x', 'exec')\n",
     "fake unittest and pytest": (
-        "open('unittest.py', 'w').write('raise SystemExit(0)')\n"
-        "open('pytest.py', 'w').write('raise SystemExit(0)')\n"
+        "open('unittest.py', 'w').write('raise SystemExit(0)')\nopen('pytest.py', 'w').write('raise SystemExit(0)')\n"
     ),
     "read the judge's files": (
         "import os\nfor root in ('/judge', '/tmp'):\n"
@@ -311,9 +303,7 @@ EQ_HACKS = {
     ),
     "exit inside the call": "import os\ndef FN(*a):\n    os._exit(0)",
     "a result too large to read": "def FN(*a):\n    return ['x' * 1000] * 20000",
-    "patch assert via builtins": (
-        "import builtins\nbuiltins.AssertionError = BaseException\ndef FN(x):\n    return 0"
-    ),
+    "patch assert via builtins": ("import builtins\nbuiltins.AssertionError = BaseException\ndef FN(x):\n    return 0"),
 }
 
 

@@ -22,9 +22,7 @@ def test_missing_socket(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "grpo-envs doctor" in message
 
 
-def test_stale_socket_with_no_engine_behind_it(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_stale_socket_with_no_engine_behind_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     path = tmp_path / "stale.sock"
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stale:
         stale.bind(str(path))  # bound but never listening: connections are refused
@@ -33,9 +31,7 @@ def test_stale_socket_with_no_engine_behind_it(
             engine_client(timeout_s=2)
 
 
-def test_something_else_listening_is_not_an_engine(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_something_else_listening_is_not_an_engine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     path = tmp_path / "mute.sock"
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as mute:
         mute.bind(str(path))

@@ -197,14 +197,9 @@ def test_extract_answer() -> None:
     assert vm.extract_answer(r"first \boxed{3}, then \boxed{\frac{1}{2}}") == r"\frac{1}{2}"
     assert vm.extract_answer("The answer is 17 because 10 + 7 = 17.") == "17"
     assert vm.extract_answer("Work: 2 + 2 = 4.\n#### 4") == "4"
-    assert (
-        vm.extract_answer("I computed 3 and then 4. Then I stopped.\nMore text follows here.")
-        is None
-    )
+    assert vm.extract_answer("I computed 3 and then 4. Then I stopped.\nMore text follows here.") is None
     cfg = MathConfig(last_number_fallback=True)
-    assert (
-        vm.extract_answer("I computed 3 and then 4. Then I stopped.\nMore text.", config=cfg) == "4"
-    )
+    assert vm.extract_answer("I computed 3 and then 4. Then I stopped.\nMore text.", config=cfg) == "4"
     assert vm.extract_answer("<think>the answer is 5") is None
     assert vm.extract_answer("<think>5?</think>So, 6.") == "So, 6."
 
@@ -218,9 +213,7 @@ def test_equivalent() -> None:
 
 
 def test_last_number_fallback_is_an_option_and_never_rescues_an_explicit_answer() -> None:
-    text = (
-        "She has 3 apples, buys 4 more and ends with 7 apples in the basket at the end of it all."
-    )
+    text = "She has 3 apples, buys 4 more and ends with 7 apples in the basket at the end of it all."
     assert vm.verify("7", text).status == "no_answer"
     gsm = MathConfig(last_number_fallback=True)
     assert vm.verify("7", text, config=gsm).correct
@@ -257,9 +250,7 @@ def test_last_number_fallback_is_an_option_and_never_rescues_an_explicit_answer(
         (MathConfig(), "1000", r"\boxed{1,000}", "correct"),
     ],
 )
-def test_config_changes_the_policy(
-    config: MathConfig, gold: str, completion: str, expected: str
-) -> None:
+def test_config_changes_the_policy(config: MathConfig, gold: str, completion: str, expected: str) -> None:
     assert vm.verify(gold, completion, config=config).status == expected
 
 

@@ -32,9 +32,7 @@ def test_a_number_equals_all_its_renderings(data: st.DataObject, value: Fraction
     gold = data.draw(number_renderings(value), label="gold")
     shown = data.draw(number_renderings(value), label="shown")
     completion = data.draw(
-        st.sampled_from(
-            [shown, f"So the answer is {shown}.", f"Thus $\\boxed{{{shown.strip(' $')}}}$"]
-        )
+        st.sampled_from([shown, f"So the answer is {shown}.", f"Thus $\\boxed{{{shown.strip(' $')}}}$"])
     )
     result = vm.verify(gold, completion)
     assert result.correct, (gold, completion, result)
@@ -43,9 +41,7 @@ def test_a_number_equals_all_its_renderings(data: st.DataObject, value: Fraction
 @SETTINGS
 @given(st.data(), st.one_of(integers.map(Fraction), fractions, decimals))
 def test_a_number_differs_from_its_neighbours(data: st.DataObject, value: Fraction) -> None:
-    step = data.draw(
-        st.sampled_from([Fraction(1), Fraction(1, 10**6), -value * 2 if value else Fraction(3)])
-    )
+    step = data.draw(st.sampled_from([Fraction(1), Fraction(1, 10**6), -value * 2 if value else Fraction(3)]))
     other = value + step
     gold = data.draw(number_renderings(value), label="gold")
     shown = data.draw(number_renderings(other), label="shown")

@@ -68,9 +68,7 @@ def test_payloads_in_every_position_run_nothing(tmp_path: Path, payload: str) ->
             vm.equivalent(a, b)
     assert not marker.exists(), "a payload ran"
     assert all(r.status in ("incorrect", "unparseable", "no_answer", "correct") for r in results)
-    assert not any(
-        r.correct for r in results if "__" in (r.extracted or "") and r.extracted != code
-    )
+    assert not any(r.correct for r in results if "__" in (r.extracted or "") and r.extracted != code)
 
 
 def test_no_string_ever_reaches_sympys_parser(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,11 +76,7 @@ def test_no_string_ever_reaches_sympys_parser(monkeypatch: pytest.MonkeyPatch) -
     import sympy.parsing.sympy_parser as sympy_parser
 
     cases = [(c.gold, c.completion) for c in math_table.CASES]
-    cases += [
-        (g, t.replace("P", PAYLOADS[0].format(marker="/nonexistent/x")))
-        for g in GOLDS
-        for t in TEMPLATES
-    ]
+    cases += [(g, t.replace("P", PAYLOADS[0].format(marker="/nonexistent/x"))) for g in GOLDS for t in TEMPLATES]
     for gold, completion in cases:  # first without the trap: sympy's own lazy imports parse
         _core.run_core(gold, completion, MathConfig())  # a few constant strings of theirs
 
@@ -96,9 +90,7 @@ def test_no_string_ever_reaches_sympys_parser(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_the_source_never_calls_string_evaluators() -> None:
-    forbidden = re.compile(
-        r"\b(sympify|parse_expr|parse_latex|eval|exec|S)\(|sympy\.S\b|__import__"
-    )
+    forbidden = re.compile(r"\b(sympify|parse_expr|parse_latex|eval|exec|S)\(|sympy\.S\b|__import__")
     for path in SOURCE.glob("*.py"):
         for number, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("#")[0]

@@ -42,9 +42,7 @@ def test_jobs_spread_over_two_engines_and_survive_one_stopping(
     assert loaded.returncode == 0, loaded.stderr
     first = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
 
-    box = DockerSandbox(
-        size=2, engines=[first, second], timeout_s=2, engine_timeout_s=3, stuck_after_s=2
-    )
+    box = DockerSandbox(size=2, engines=[first, second], timeout_s=2, engine_timeout_s=3, stuck_after_s=2)
     try:
         hosts = {c.engine.url for c in box._all}  # type: ignore[attr-defined]
         assert hosts == {first, second}

@@ -102,9 +102,7 @@ def _same(expected: Any, actual: Any) -> bool:
     if isinstance(expected, (list, tuple)):
         return len(expected) == len(actual) and all(map(_same, expected, actual))
     if isinstance(expected, dict):
-        return expected.keys() == actual.keys() and all(
-            _same(v, actual[k]) for k, v in expected.items()
-        )
+        return expected.keys() == actual.keys() and all(_same(v, actual[k]) for k, v in expected.items())
     return bool(expected == actual)
 
 
@@ -123,14 +121,9 @@ def _from_call(result: Mapping[str, Any], expected: Any, suite: Suite) -> Outcom
     if suite.json_outputs:
         actual = _as_json(actual)
     ok = _same(expected, actual) or (
-        suite.unwrap_outputs
-        and isinstance(expected, list)
-        and len(expected) == 1
-        and _same(expected[0], actual)
+        suite.unwrap_outputs and isinstance(expected, list) and len(expected) == 1 and _same(expected[0], actual)
     )
-    return (
-        ("passed", "") if ok else ("wrong_answer", f"expected {expected!r:.80}, got {actual!r:.80}")
-    )
+    return ("passed", "") if ok else ("wrong_answer", f"expected {expected!r:.80}, got {actual!r:.80}")
 
 
 def _from_record(record: Mapping[str, Any] | None) -> Outcome:
@@ -173,9 +166,7 @@ def _result(outcomes: list[Outcome], partial_credit: bool, extracted: str) -> Ve
     reason = f"Test {k + 1} of {len(outcomes)} failed: {_KIND.get(kind, kind)}"
     reason += f" ({detail})." if detail else "."
     reward = rate if partial_credit else 0.0
-    return VerifyResult.judged(
-        "incorrect", reason, extracted=extracted, reward=reward, components=components
-    )
+    return VerifyResult.judged("incorrect", reason, extracted=extracted, reward=reward, components=components)
 
 
 def _check(language: str, timeout_s: float) -> None:
@@ -196,9 +187,7 @@ def _judge_one(
                 program, suite.fn_name, [args for args, _ in suite.cases], timeout_s=timeout_s,
                 suite_timeout_s=suite_timeout_s, memory_mb=memory_mb,
             )  # fmt: skip
-            return [
-                _from_call(r, exp, suite) for r, (_, exp) in zip(results, suite.cases, strict=True)
-            ]
+            return [_from_call(r, exp, suite) for r, (_, exp) in zip(results, suite.cases, strict=True)]
         records = box.judge(
             program, list(suite.cases), entry_point=suite.fn_name, setup=suite.setup,
             timeout_s=timeout_s, suite_timeout_s=suite_timeout_s, memory_mb=memory_mb,
@@ -250,8 +239,7 @@ def verify_many(
     else:
         if len(tests) != len(completions):
             raise VerifierInputError(
-                f"{len(tests)} test suites for {len(completions)} completions: pass one suite, "
-                "or one per completion"
+                f"{len(tests)} test suites for {len(completions)} completions: pass one suite, or one per completion"
             )
         suites = [parse_suite(t) for t in tests]
     codes = [extract_code(c) if isinstance(c, str) else None for c in completions]
@@ -288,9 +276,7 @@ def verify_many(
         width = max(1, int(getattr(box, "size", 4)))
         with concurrent.futures.ThreadPoolExecutor(width) as threads:
             done = threads.map(
-                lambda k: _judge_one(
-                    box, str(codes[k]), suites[k], timeout_s, suite_timeout_s, memory_mb
-                ),  # fmt: skip
+                lambda k: _judge_one(box, str(codes[k]), suites[k], timeout_s, suite_timeout_s, memory_mb),  # fmt: skip
                 other,
             )
             for k, outcomes in zip(other, done, strict=True):

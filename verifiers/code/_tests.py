@@ -55,9 +55,7 @@ def _split_statements(code: str) -> tuple[str, list[str]]:
     setup, tests = [], []
     for node in tree.body:
         segment = ast.get_source_segment(code, node) or ""
-        if isinstance(node, ast.Assert) or (
-            isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-        ):
+        if isinstance(node, ast.Assert) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
             tests.append(segment)
         else:
             setup.append(segment)
@@ -72,7 +70,7 @@ def parse_suite(tests: Mapping[str, Any]) -> Suite:
         raise _bad(f"got a {type(tests).__name__}")
     if "stdin_stdout" in tests:
         cases = tests["stdin_stdout"]
-        if not isinstance(cases, list) or not cases:
+        if not isinstance(cases, (list, tuple)) or not cases:
             raise _bad('"stdin_stdout" must be a non-empty list')
         pairs = []
         for k, case in enumerate(cases):
@@ -86,6 +84,9 @@ def parse_suite(tests: Mapping[str, Any]) -> Suite:
         fn, inputs, outputs = tests["fn_name"], tests.get("inputs"), tests.get("outputs")
         if not isinstance(fn, str) or not fn.isidentifier():
             raise _bad(f"fn_name must be a Python identifier, got {fn!r}")
+        if isinstance(inputs, tuple):
+            inputs = [list(args) if isinstance(args, tuple) else args for args in inputs]
+        outputs = list(outputs) if isinstance(outputs, tuple) else outputs
         if not isinstance(inputs, list) or not isinstance(outputs, list) or not inputs:
             raise _bad('"inputs" and "outputs" must be non-empty lists')
         if len(inputs) != len(outputs):
@@ -171,8 +172,7 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
             return {
                 "fn_name": metadata.get("func_name", ""),
                 "inputs": [
-                    [json.loads(line) for line in c["input"].split("\n") if line.strip()]
-                    for c in cases
+                    [json.loads(line) for line in c["input"].split("\n") if line.strip()] for c in cases
                 ],  # fmt: skip
                 "outputs": [json.loads(c["output"]) for c in cases],
                 "json_outputs": True,
@@ -189,8 +189,4 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
     def text(value: Any) -> str:
         return "\n".join(map(str, value)) if isinstance(value, list) else str(value)
 
-    return {
-        "stdin_stdout": [
-            {"input": text(i), "output": text(o)} for i, o in zip(inputs, outputs, strict=True)
-        ]
-    }
+    return {"stdin_stdout": [{"input": text(i), "output": text(o)} for i, o in zip(inputs, outputs, strict=True)]}

@@ -68,8 +68,7 @@ def _check(gold: object, config: object, timeout_s: object) -> None:
         raise VerifierInputError("gold is empty: pass the reference answer, e.g. '42'")
     if len(gold) > MAX_GOLD_CHARS:
         raise VerifierInputError(
-            f"gold is {len(gold)} characters; at most {MAX_GOLD_CHARS} "
-            "(pass the answer, not a document)"
+            f"gold is {len(gold)} characters; at most {MAX_GOLD_CHARS} (pass the answer, not a document)"
         )
     if not isinstance(config, MathConfig):
         raise VerifierInputError(f"config must be a MathConfig, got {type(config).__name__}")
@@ -95,9 +94,7 @@ def _result(outcome: Outcome) -> VerifyResult:
     return VerifyResult.judged(status, reason, extracted=extracted)  # type: ignore[arg-type]
 
 
-def verify(
-    gold: str, completion: str, *, config: MathConfig = _DEFAULT, timeout_s: float = 5.0
-) -> VerifyResult:
+def verify(gold: str, completion: str, *, config: MathConfig = _DEFAULT, timeout_s: float = 5.0) -> VerifyResult:
     """Judge a whole model ``completion`` against the ``gold`` answer.
 
     Never raises on model output: any ``completion`` gives a `VerifyResult` (status
@@ -122,18 +119,14 @@ def verify(
     except RecursionError:
         return VerifyResult.judged("unparseable", "The answer is nested too deeply to read.")
     except Exception as exc:  # a bug of ours must not crash a training loop
-        log.exception(
-            "verifiers.math failed on gold=%r completion=%r", gold[:200], completion[:200]
-        )
+        log.exception("verifiers.math failed on gold=%r completion=%r", gold[:200], completion[:200])
         return VerifyResult.judged("error", f"The verifier failed: {type(exc).__name__}: {exc}.")
     try:
         outcome = default_pool().call(
             "verifiers.math._core", "run_core", (gold, completion, config), timeout_s=timeout_s
         )
     except VerifyTimeout:
-        return VerifyResult.judged(
-            "timeout", f"The comparison did not finish within {timeout_s:g} s."
-        )
+        return VerifyResult.judged("timeout", f"The comparison did not finish within {timeout_s:g} s.")
     except WorkerCrashed as exc:
         return VerifyResult.judged("error", f"The verifier failed: {exc}.")
     return _result(outcome)
@@ -160,11 +153,7 @@ def equivalent(a: str, b: str, *, config: MathConfig = _DEFAULT, timeout_s: floa
     except NeedSympy:
         pass
     try:
-        return bool(
-            default_pool().call(
-                "verifiers.math._core", "run_equivalent", (a, b, config), timeout_s=timeout_s
-            )
-        )
+        return bool(default_pool().call("verifiers.math._core", "run_equivalent", (a, b, config), timeout_s=timeout_s))
     except WorkerCrashed:
         return False
 
@@ -185,8 +174,7 @@ def verify_many(
     """
     if len(golds) != len(completions):
         raise VerifierInputError(
-            "golds and completions must have the same length, "
-            f"got {len(golds)} and {len(completions)}"
+            f"golds and completions must have the same length, got {len(golds)} and {len(completions)}"
         )
     for gold in golds:
         _check(gold, config, timeout_s)
@@ -206,9 +194,7 @@ def verify_many(
     if slow:
         default_pool(n)
         with concurrent.futures.ThreadPoolExecutor(max_workers=n) as threads:
-            done = threads.map(
-                lambda k: verify(golds[k], completions[k], config=config, timeout_s=timeout_s), slow
-            )
+            done = threads.map(lambda k: verify(golds[k], completions[k], config=config, timeout_s=timeout_s), slow)
             for k, result in zip(slow, done, strict=True):
                 results[k] = result
     return [r for r in results if r is not None]

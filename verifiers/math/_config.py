@@ -70,18 +70,12 @@ class MathConfig:
             value = getattr(self, f.name)
             if f.type in ("bool",) and not isinstance(value, bool):
                 raise VerifierInputError(f"MathConfig.{f.name} must be a bool, got {value!r}")
-        if not isinstance(self.anchors, tuple) or not all(
-            isinstance(a, str) and a.strip() for a in self.anchors
-        ):
-            raise VerifierInputError(
-                f"MathConfig.anchors must be a tuple of non-empty strings, got {self.anchors!r}"
-            )
+        if not isinstance(self.anchors, tuple) or not all(isinstance(a, str) and a.strip() for a in self.anchors):
+            raise VerifierInputError(f"MathConfig.anchors must be a tuple of non-empty strings, got {self.anchors!r}")
         if not isinstance(self.rel_tol, (int, float)) or not 0 <= self.rel_tol < 1:
             raise VerifierInputError(f"MathConfig.rel_tol must be in [0, 1), got {self.rel_tol!r}")
         if not isinstance(self.spray_limit, int) or self.spray_limit < 2:
-            raise VerifierInputError(
-                f"MathConfig.spray_limit must be an int >= 2, got {self.spray_limit!r}"
-            )
+            raise VerifierInputError(f"MathConfig.spray_limit must be an int >= 2, got {self.spray_limit!r}")
         for name in ("bare_max_chars", "numeric_samples"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:

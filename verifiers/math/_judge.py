@@ -129,9 +129,7 @@ def _intervals(node: Node) -> list[tuple[bool, Node, Node, bool]] | None:
     return None
 
 
-def _inequality(
-    ops: Sequence[str], exprs: Sequence[Node]
-) -> list[tuple[bool, Node, Node, bool]] | None:
+def _inequality(ops: Sequence[str], exprs: Sequence[Node]) -> list[tuple[bool, Node, Node, bool]] | None:
     syms = [k for k, e in enumerate(exprs) if e[0] == "sym"]
     if len(syms) != 1:
         return None
@@ -180,9 +178,7 @@ def _match_unordered(eq: ScalarEq, gold: list[Node], pred: list[Node]) -> bool:
 
 
 def _match_ordered(eq: ScalarEq, gold: Sequence[Node], pred: Sequence[Node]) -> bool:
-    return len(gold) == len(pred) and all(
-        _scalar_or_structure(eq, g, p) for g, p in zip(gold, pred, strict=True)
-    )
+    return len(gold) == len(pred) and all(_scalar_or_structure(eq, g, p) for g, p in zip(gold, pred, strict=True))
 
 
 def _scalar_or_structure(eq: ScalarEq, g: Node, p: Node) -> bool:
@@ -235,9 +231,7 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
 
     if gold[0] == "text" or pred[0] == "text":
         if gold[0] == pred[0] == "text":
-            return gold[1] == pred[1], "the text answers " + (
-                "match" if gold[1] == pred[1] else "differ"
-            )
+            return gold[1] == pred[1], "the text answers " + ("match" if gold[1] == pred[1] else "differ")
         return False, "a text answer and a mathematical one differ"
 
     if gold[0] == "matrix" or pred[0] == "matrix":
@@ -270,9 +264,7 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
         pred = pval
 
     gold_iv, pred_iv = _intervals(gold), _intervals(pred)
-    if gold[0] in ("ival", "union", "rel") or (
-        gold[0] == "tuple" and pred[0] in ("ival", "union", "rel")
-    ):
+    if gold[0] in ("ival", "union", "rel") or (gold[0] == "tuple" and pred[0] in ("ival", "union", "rel")):
         if gold_iv is None or pred_iv is None:
             return False, "an interval and a non-interval differ"
         same = len(gold_iv) == len(pred_iv) and _match_intervals(eq, gold_iv, pred_iv)

@@ -19,9 +19,7 @@ GREEK = frozenset(
     "xi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Sigma Phi "
     "Psi Omega".split()
 )
-FUNCTIONS = frozenset(
-    "sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh ln log exp lg".split()
-)
+FUNCTIONS = frozenset("sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh ln log exp lg".split())
 _INVERSE = {"sin": "arcsin", "cos": "arccos", "tan": "arctan"}
 _MATRIX_ENVS = frozenset("matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix array".split())
 
@@ -94,9 +92,7 @@ def function(p: Parser, name: str) -> Node:
         arg = p.bracketed("(") if p.is_op("(") else p.group()
     else:  # \sin 2x: the implicit product that follows
         factors = [p.power()]
-        while p.tok.kind in ("num", "letter") or (
-            p.tok.kind == "cmd" and str(p.tok.value)[1:] in GREEK | {"pi"}
-        ):
+        while p.tok.kind in ("num", "letter") or (p.tok.kind == "cmd" and str(p.tok.value)[1:] in GREEK | {"pi"}):
             factors.append(p.power())
         arg = factors[0] if len(factors) == 1 else ("mul", tuple(factors))
     if name == "lg":

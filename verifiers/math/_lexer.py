@@ -48,9 +48,7 @@ _RELATIONS = {
 }
 
 
-def _number(
-    text: str, places_hint: str | None, exponent: str | None
-) -> tuple[Fraction, int | None]:
+def _number(text: str, places_hint: str | None, exponent: str | None) -> tuple[Fraction, int | None]:
     """Exact value of a literal and its decimal places (None for integers)."""
     if "." in text:
         whole, _, frac = text.partition(".")

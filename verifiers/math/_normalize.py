@@ -39,9 +39,7 @@ _DROP = re.compile(
     r"\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg|"
     r"displaystyle|textstyle|scriptstyle|limits|nolimits)(?![a-zA-Z])"
 )
-_SPACES = re.compile(
-    r"(?<!\\)(?:\\(?:quad|qquad|enspace|thinspace|medspace|thickspace)(?![a-zA-Z])|\\[,;:! ])|~"
-)
+_SPACES = re.compile(r"(?<!\\)(?:\\(?:quad|qquad|enspace|thinspace|medspace|thickspace)(?![a-zA-Z])|\\[,;:! ])|~")
 _THOUSANDS_BRACE = re.compile(r"(?<=\d)\s*\{\s*,\s*\}\s*(?=\d{3})")
 _THOUSANDS_SPACE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
 _NEG_SPACE = re.compile(r"(?<!\\)\\!")
@@ -75,11 +73,7 @@ def _strip_delimiters(text: str) -> str:
         changed = False
         text = text.strip()
         for left, right in _DELIMS:
-            if (
-                len(text) >= len(left) + len(right)
-                and text.startswith(left)
-                and text.endswith(right)
-            ):
+            if len(text) >= len(left) + len(right) and text.startswith(left) and text.endswith(right):
                 text = text[len(left) : len(text) - len(right)]
                 changed = True
                 break

@@ -30,10 +30,7 @@ MAX_DEPTH = 60
 
 _UNIT_STOP = frozenset({"or", "and", "either"})
 # Short words that make a "product of letters" prose instead (the answer is ...).
-_PROSE = frozenset(
-    "is the so we it of to be are as at if in on by its an our was has get got all for not "
-    "but".split()
-)
+_PROSE = frozenset("is the so we it of to be are as at if in on by its an our was has get got all for not but".split())
 ATOM_CMDS = frozenset(
     "\\frac \\sqrt \\pi \\infty \\binom \\begin \\lfloor \\lceil \\emptyset \\varnothing "
     "\\mathbb \\imath \\overline \\e".split()
@@ -382,9 +379,7 @@ class _Parser:
         if low in _UNIT_STOP or low in _PROSE or len(word) > 3:
             raise ParseError(f"{word!r} reads as prose, not math")
         # A run of letters in math is a product of one-letter symbols: xy = x*y.
-        syms: list[Node] = [
-            self.subscript(c) if k == len(word) - 1 else ("sym", c) for k, c in enumerate(word)
-        ]
+        syms: list[Node] = [self.subscript(c) if k == len(word) - 1 else ("sym", c) for k, c in enumerate(word)]
         syms = [self.letter(s[1]) if s[0] == "sym" else s for s in syms]
         return syms[0] if len(syms) == 1 else ("mul", tuple(syms))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import random
+import secrets
 import socket
 import struct
 import time
@@ -90,7 +90,7 @@ class Container:
         self.jobs = 0
         # Each container gets its own pair of uids, so per-uid limits (RLIMIT_NPROC) and
         # kill-by-uid never reach another container's jobs.
-        self.job_uid = 100_000 + 2 * random.randrange(10_000_000)
+        self.job_uid = 100_000 + 2 * secrets.randbelow(10_000_000)  # not the global RNG
         self.judge_uid = self.job_uid + 1
         owner = f"{socket.gethostname()}:{os.getpid()}"
         self.container = client.containers.create(

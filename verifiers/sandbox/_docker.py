@@ -143,9 +143,7 @@ class DockerSandbox:
         self.pids_limit = pids_limit
         self.stuck_after_s = stuck_after_s
         self.pool_id = uuid.uuid4().hex[:12]
-        self._engines = [
-            _Engine(url, engine_timeout_s) for url in (list(engines) if engines else [None])
-        ]
+        self._engines = [_Engine(url, engine_timeout_s) for url in (list(engines) if engines else [None])]
         self.jobs_by_engine: dict[str, int] = {e.url: 0 for e in self._engines}
         for engine in self._engines:
             if not image_exists(engine.client, self.image):
@@ -180,9 +178,7 @@ class DockerSandbox:
             else:
                 self._idle[memory_mb].put(container)
         if not any(started):
-            raise EngineUnavailableError(
-                f"no sandbox container could be started.\n{how_to_start_engine()}"
-            )
+            raise EngineUnavailableError(f"no sandbox container could be started.\n{how_to_start_engine()}")
 
     def _engine(self) -> Any:
         with self._lock:
@@ -213,9 +209,7 @@ class DockerSandbox:
             with self._lock:
                 self._all.add(container)
             return container
-        raise EngineUnavailableError(
-            f"no Docker engine can start a sandbox container.\n{how_to_start_engine()}"
-        )
+        raise EngineUnavailableError(f"no Docker engine can start a sandbox container.\n{how_to_start_engine()}")
 
     def _try_new(self, memory_mb: int) -> Container | None:
         try:

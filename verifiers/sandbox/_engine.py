@@ -43,13 +43,9 @@ def _check_unix_socket(url: str, timeout: float) -> None:
         try:
             sock.connect(path)
         except ConnectionRefusedError as exc:
-            raise OSError(
-                f"{path} refuses connections: a stale socket, no engine behind it"
-            ) from exc
+            raise OSError(f"{path} refuses connections: a stale socket, no engine behind it") from exc
         except PermissionError as exc:
-            raise OSError(
-                f"permission denied on {path}: run as root or join the `docker` group"
-            ) from exc
+            raise OSError(f"permission denied on {path}: run as root or join the `docker` group") from exc
 
 
 def engine_client(*, timeout_s: float = 10.0) -> docker.DockerClient:
@@ -76,9 +72,7 @@ def engine_client(*, timeout_s: float = 10.0) -> docker.DockerClient:
     try:
         kwargs = docker.utils.kwargs_from_env()
         _check_unix_socket(kwargs.get("base_url") or "unix:///var/run/docker.sock", timeout)
-        probe = docker.APIClient(
-            version=docker.constants.MINIMUM_DOCKER_API_VERSION, timeout=timeout, **kwargs
-        )
+        probe = docker.APIClient(version=docker.constants.MINIMUM_DOCKER_API_VERSION, timeout=timeout, **kwargs)
         server = probe.version(api_version=False)["ApiVersion"]
     except (docker.errors.DockerException, OSError, KeyError) as exc:
         cause = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -205,9 +205,7 @@ def _build_offline(client: docker.DockerClient, tag: str, mirror: str | None) ->
         labels = [f"LABEL {k}={v}" for k, v in _labels("offline").items()]
         log.info("importing the root file system as %s", tag)
         try:
-            client.api.import_image(
-                src=rootfs, repository=repository, tag=version, changes=[*_SETTINGS, *labels]
-            )
+            client.api.import_image(src=rootfs, repository=repository, tag=version, changes=[*_SETTINGS, *labels])
         except docker.errors.APIError as exc:
             raise ImageBuildError(f"docker import of the root file system failed: {exc}") from exc
     if not image_exists(client, tag):

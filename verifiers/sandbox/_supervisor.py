@@ -122,9 +122,7 @@ class Supervisor:
                 if ready is None or ready.get("status") != "ready":
                     detail = (ready or {}).get("detail") or "the program did not load in time"
                     status = "timeout" if ready is None else "crashed"
-                    results += [{"status": status, "detail": detail}] * (
-                        len(msg["calls"]) - len(results)
-                    )
+                    results += [{"status": status, "detail": detail}] * (len(msg["calls"]) - len(results))
                     dirty = dirty or ready is None
                     break
             deadline = min(suite_deadline, time.monotonic() + limits.timeout_s)

@@ -35,11 +35,7 @@ class ExecResult:
     @property
     def ok(self) -> bool:
         """Exited with status 0 within every limit."""
-        return (
-            self.exit_code == 0
-            and not (self.timed_out or self.oom_killed or self.truncated)
-            and self.error is None
-        )
+        return self.exit_code == 0 and not (self.timed_out or self.oom_killed or self.truncated) and self.error is None
 
 
 @dataclass(frozen=True)

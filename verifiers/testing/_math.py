@@ -28,9 +28,9 @@ integers = st.integers(min_value=-(10**12), max_value=10**12)
 fractions = st.builds(Fraction, st.integers(-10_000, 10_000), st.integers(1, 10_000)).filter(
     lambda f: f.denominator != 1
 )
-decimals = st.builds(
-    lambda n, k: Fraction(n, 10**k), st.integers(-(10**9), 10**9), st.integers(1, 6)
-).filter(lambda f: f.denominator != 1)
+decimals = st.builds(lambda n, k: Fraction(n, 10**k), st.integers(-(10**9), 10**9), st.integers(1, 6)).filter(
+    lambda f: f.denominator != 1
+)
 
 
 def _decimal_text(value: Fraction, places: int, *, pad: int = 0) -> str:
@@ -103,9 +103,7 @@ def renderings(draw: st.DrawFn, expr: Any) -> str:
     if draw(st.booleans()):
         text = text.replace("\\frac", "\\dfrac").replace("\\left(", "(").replace("\\right)", ")")
     if draw(st.booleans()):
-        text = (
-            text.replace("(", "\\left(").replace(")", "\\right)") if "\\left" not in text else text
-        )
+        text = text.replace("(", "\\left(").replace(")", "\\right)") if "\\left" not in text else text
     wrap = draw(st.sampled_from(["bare", "boxed", "stated", "dollars"]))
     if wrap == "boxed":
         return f"We simplify step by step and collect terms.\nSo the result is $\\boxed{{{text}}}$."

@@ -1,0 +1,133 @@
+"""`check_env`: Gymnasium's checker plus the laws of a reasoning environment; `check_disjoint`."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Iterable
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.utils.env_checker import check_env as gymnasium_check_env
+
+from grpo_envs._env import ReasoningEnv
+from grpo_envs._task import stable_digest
+from grpo_envs.errors import GrpoEnvsError
+
+__all__ = ["EnvCheckError", "check_disjoint", "check_env"]
+
+GARBAGE = ["", "   ", "\x00\ufffd" * 10, "}{\\boxed{" * 50, "x" * 100_000, "<answer></answer>"]
+
+
+class EnvCheckError(GrpoEnvsError):
+    """An environment broke one or more laws; the message lists them."""
+
+
+def _global_state() -> tuple[Any, Any]:
+    return random.getstate(), np.random.get_state()[1].tobytes()  # type: ignore[index]
+
+
+def check_env(env: gymnasium.Env[Any, Any], *, seeds: Iterable[int] = range(5)) -> None:
+    """Gymnasium's ``check_env`` plus the laws every reasoning environment must keep.
+
+    Laws: the same seed gives the same prompt (also in a fresh instance); different seeds give
+    different tasks; the reference completion is judged correct; garbage, empty and 100k-char
+    completions never raise and earn rewards inside ``reward_bounds``; no global ``random`` or
+    ``numpy`` state changes; multi-turn episodes end within ``max_turns``.
+
+    Raises:
+        EnvCheckError: listing every law broken.
+
+    Example:
+        >>> check_env(gymnasium.make("grpo_envs/Arithmetic-v0"))
+    """
+    base = env.unwrapped
+    if not isinstance(base, ReasoningEnv):
+        raise EnvCheckError(f"not a ReasoningEnv: {type(base).__name__}")
+    seeds = list(seeds)
+    problems: list[str] = []
+    before = _global_state()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # Gymnasium reports problems as warnings: they count
+        try:
+            gymnasium_check_env(base, skip_render_check=base.spec is None)
+        except Exception as exc:
+            problems.append(f"gymnasium's check_env: {type(exc).__name__}: {exc}")
+    problems += [f"gymnasium's check_env warned: {w.message}" for w in caught]
+    low, high = base.reward_bounds
+    prompts = []
+    for seed in seeds:
+        prompt, _ = base.reset(seed=seed)
+        again, _ = base.reset(seed=seed)
+        if prompt != again:
+            problems.append(f"seed {seed}: two resets gave different prompts")
+        if base.spec is not None:
+            fresh = gymnasium.make(base.spec).unwrapped
+            if fresh.reset(seed=seed)[0] != prompt:
+                problems.append(f"seed {seed}: a fresh instance gave a different prompt")
+            fresh.close()
+        prompts.append(prompt)
+        task = base.task
+        assert task is not None
+        _, reward, terminated, truncated, info = base.step(base.reference_completion(task))
+        if info.get("correct") is not True:
+            problems.append(
+                f"seed {seed}: the reference completion was judged {info.get('status')}: {info.get('reason')}"
+            )
+        for completion in GARBAGE:
+            base.reset(seed=seed)
+            steps, done = 0, False
+            while not done:
+                try:
+                    _, reward, terminated, truncated, info = base.step(completion)
+                except Exception as exc:
+                    problems.append(f"seed {seed}: step({completion[:20]!r}...) raised {type(exc).__name__}: {exc}")
+                    break
+                steps += 1
+                done = terminated or truncated
+                if not low <= float(reward) <= high:
+                    problems.append(f"seed {seed}: reward {reward} outside {base.reward_bounds}")
+                if steps > base.max_turns:
+                    problems.append(f"seed {seed}: the episode ran past max_turns={base.max_turns}")
+                    break
+    if len(seeds) > 1 and len(set(prompts)) < 2:
+        problems.append(f"seeds {seeds} all gave the same prompt")
+    if _global_state() != before:
+        problems.append("the global random or numpy RNG state changed")
+    if problems:
+        raise EnvCheckError(f"{base.env_id} broke {len(problems)} law(s):\n- " + "\n- ".join(problems))
+
+
+def check_disjoint(
+    env: str | gymnasium.Env[Any, Any],
+    train_seeds: Iterable[int],
+    eval_seeds: Iterable[int],
+    **kwargs: Any,
+) -> list[str]:
+    """Task ids whose task (prompt and answer) occurs in both the train and the eval stream.
+
+    A small task space repeats whatever the seeds; this reports how much.
+
+    Example:
+        >>> check_disjoint("grpo_envs/Sorting-v0", range(50), range(50))
+        []
+    """
+
+    def contents(split: str, seeds: Iterable[int]) -> dict[str, str]:
+        made = gymnasium.make(env, split=split, **kwargs) if isinstance(env, str) else env
+        base = made.unwrapped
+        if not isinstance(base, ReasoningEnv):
+            raise GrpoEnvsError(f"check_disjoint needs a ReasoningEnv, got {type(base).__name__}")
+        if not isinstance(env, str):
+            base.split = split
+        out = {}
+        for seed in seeds:
+            base.reset(seed=seed)
+            assert base.task is not None
+            out[stable_digest(base.task.prompt, repr(base.task.answer))] = base.task.task_id
+        return out
+
+    train = contents("train", train_seeds)
+    evals = contents("eval", eval_seeds)
+    return sorted(evals[key] for key in set(train) & set(evals))

@@ -1,0 +1,230 @@
+"""`ReasoningEnv`: a reasoning task as a Gymnasium environment (text in, verified reward out)."""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any, ClassVar, SupportsFloat
+
+import gymnasium
+
+from grpo_envs._formats import ANSWER_TAGS, BOXED, THINK_ANSWER, AnswerFormat
+from grpo_envs._rubric import Rubric
+from grpo_envs._spaces import TextSpace
+from grpo_envs._task import Task, stable_seed
+from grpo_envs._verifier import Verifier, math_verifier
+from grpo_envs.errors import GrpoEnvsError
+from verifiers import VerifyResult
+
+__all__ = ["ReasoningEnv"]
+
+log = logging.getLogger("grpo_envs")
+Messages = list[dict[str, str]]
+
+
+class ReasoningEnv(gymnasium.Env[str, str]):
+    """Base class of every reasoning environment; a task subclasses it and writes `make_task`.
+
+    ``reset(seed=s)`` gives the same task for the same ``s`` in every process (the task's RNG
+    is derived from a digest of env id, version, split and seed; no global RNG is touched);
+    ``reset()`` without a seed draws the next task seed from ``self.np_random``.
+    ``step(completion)`` judges the completion with the env's `Verifier` and `Rubric`.
+    Single-turn envs terminate after one step; a multi-turn env (``max_turns > 1``) returns
+    `feedback` as the next observation until the answer is correct, `feedback` returns None
+    (terminated) or ``max_turns`` is reached (truncated).
+
+    Observations are the plain text of the new user message; ``info["messages"]`` holds the
+    whole conversation as ``[{"role", "content"}]`` for chat models (applying a chat template
+    is the trainer's job). After `reset`, ``env.unwrapped.task`` is the current `Task`.
+
+    Subclass hooks: `make_task(rng)` (required), `feedback`, `reference_completion`.
+    Values passed in: ``verifier`` (default: `verifiers.math`), ``answer_format``, ``rubric``.
+
+    Example:
+        >>> class Double(ReasoningEnv):
+        ...     def make_task(self, rng):
+        ...         n = rng.randint(1, 99)
+        ...         return Task(f"double-{n}", f"What is 2 * {n}?", str(2 * n))
+        >>> env = Double()
+        >>> prompt, info = env.reset(seed=3)
+        >>> _, reward, terminated, _, info = env.step(f"\\\\boxed{{{env.task.answer}}}")
+        >>> reward, terminated, info["correct"]
+        (1.0, True, True)
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
+    version: ClassVar[int] = 0
+    reward_bounds: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    default_format: ClassVar[AnswerFormat] = BOXED
+
+    def __init__(
+        self,
+        *,
+        split: str = "train",
+        verifier: Verifier | None = None,
+        answer_format: AnswerFormat | None = None,
+        rubric: Rubric | None = None,
+        max_turns: int = 1,
+        system_prompt: str | None = None,
+        max_chars: int = 65_536,
+        render_mode: str | None = None,
+    ) -> None:
+        if split not in ("train", "eval"):
+            raise GrpoEnvsError(f"split must be 'train' or 'eval', got {split!r}")
+        if not isinstance(max_turns, int) or max_turns < 1:
+            raise GrpoEnvsError(f"max_turns must be an int >= 1, got {max_turns!r}")
+        if render_mode not in (None, "ansi"):
+            raise GrpoEnvsError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.split = split
+        self.verifier = verifier or self.default_verifier()
+        self.answer_format = answer_format or self.default_format
+        self.rubric = rubric or Rubric()
+        self.max_turns = max_turns
+        self.system_prompt = system_prompt
+        self.render_mode = render_mode
+        self.observation_space = TextSpace(max_chars)
+        self.action_space = TextSpace(max_chars)
+        self.task: Task | None = None
+        self.task_seed: int | None = None
+        self.messages: Messages = []
+        self.turn = 0
+        self._done = True
+        self._group_id: str | None = None
+        self._closed = False
+
+    # -- hooks ---------------------------------------------------------------------------------
+    def make_task(self, rng: random.Random) -> Task:
+        """Build the task for this reset from ``rng`` (a `random.Random` seeded for it)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement make_task(rng)")
+
+    def default_verifier(self) -> Verifier:
+        """The verifier used when none is passed (math answers)."""
+        return math_verifier()
+
+    def feedback(self, task: Task, completion: str, result: VerifyResult) -> str | None:
+        """The next user message of a multi-turn episode after a wrong answer; None ends it."""
+        return None
+
+    def reference_completion(self, task: Task) -> str:
+        """A completion that must be judged correct (used by `check_env` and examples)."""
+        if task.solution is not None:
+            return task.solution
+        answer = str(task.answer)
+        if self.answer_format is ANSWER_TAGS:
+            return f"The answer follows.\n<answer>{answer}</answer>"
+        if self.answer_format is THINK_ANSWER:
+            return f"<think>I worked it out.</think>{answer}"
+        return f"The final answer is $\\boxed{{{answer}}}$."
+
+    # -- identity ------------------------------------------------------------------------------
+    @property
+    def env_id(self) -> str:
+        if self.spec is not None:
+            return str(self.spec.id)
+        return f"{type(self).__module__}:{type(self).__name__}-v{self.version}"
+
+    def prompt_text(self, task: Task) -> str:
+        """What the model is asked: the task's prompt and the answer format's instruction."""
+        instruction = self.answer_format.instruction
+        return f"{task.prompt}\n\n{instruction}" if instruction else task.prompt
+
+    # -- Gymnasium API -------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        options = options or {}
+        if seed is not None:
+            task_seed = int(seed)
+        elif "task_seed" in options:
+            task_seed = int(options["task_seed"])
+        else:
+            task_seed = int(self.np_random.integers(0, 2**63 - 1))
+        rng = random.Random(stable_seed(self.env_id, self.version, self.split, task_seed))
+        task = self.make_task(rng)
+        if not isinstance(task, Task):
+            raise GrpoEnvsError(f"{type(self).__name__}.make_task must return a Task, got {task!r}")
+        self.task, self.task_seed = task, task_seed
+        self._group_id = options.get("group_id")
+        self.messages = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
+        self.messages.append({"role": "user", "content": self.prompt_text(task)})
+        self.turn = 0
+        self._done = False
+        observation = "\n\n".join(m["content"] for m in self.messages)
+        return observation, self._info()
+
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        if self.task is None or self._done:
+            raise GrpoEnvsError("step() called before reset() or after the episode ended: call reset()")
+        task = self.task
+        completion = action if isinstance(action, str) else ""
+        result = self.judge(task, [completion])[0] if isinstance(action, str) else (
+            VerifyResult.judged("no_answer", f"The action is a {type(action).__name__}, not text.")
+        )  # fmt: skip
+        reward, parts = self.rubric.score(task, completion, result)
+        self.messages.append({"role": "assistant", "content": completion})
+        self.turn += 1
+        observation = ""
+        terminated = result.correct is True or self.max_turns == 1
+        if not terminated:
+            message = self.feedback(task, completion, result)
+            if message is None:
+                terminated = True
+            else:
+                self.messages.append({"role": "user", "content": message})
+                observation = message
+        truncated = not terminated and self.turn >= self.max_turns
+        self._done = terminated or truncated
+        return observation, float(reward), terminated, truncated, self._info(result, parts)
+
+    def judge(self, task: Task, completions: list[str]) -> list[VerifyResult]:
+        """Verify completions of one task (in parallel when the verifier can); never raises."""
+        spans: list[str | None] = []
+        for completion in completions:
+            try:
+                spans.append(self.answer_format.extract(completion))
+            except Exception:
+                spans.append(None)
+        todo = [k for k, span in enumerate(spans) if span is not None]
+        results: list[VerifyResult] = [
+            VerifyResult.judged("no_answer", f"The completion does not follow the {self.answer_format.name} format.")
+        ] * len(completions)  # fmt: skip
+        if todo:
+            try:
+                judged = self.verifier.verify_all(task.answer, [str(spans[k]) for k in todo])
+            except Exception as exc:  # a verifier error is a zero reward with a reason
+                log.exception("verifier %s failed on %s", self.verifier.name, task.task_id)
+                judged = [VerifyResult.judged("error", f"The verifier failed: {exc}.")] * len(todo)
+            for k, result in zip(todo, judged, strict=True):
+                results[k] = result
+        return results
+
+    def _info(self, result: VerifyResult | None = None, parts: dict[str, float] | None = None) -> dict[str, Any]:
+        assert self.task is not None
+        info: dict[str, Any] = {
+            "task_id": self.task.task_id,
+            "env_id": self.env_id,
+            "env_version": self.version,
+            "split": self.split,
+            "turn": self.turn,
+            "messages": [dict(m) for m in self.messages],
+        }
+        if self._group_id is not None:
+            info["group_id"] = self._group_id
+        if result is not None:
+            info.update(
+                correct=result.correct,
+                status=result.status,
+                reason=result.reason,
+                extracted=result.extracted,
+                components=dict(result.components),
+                reward_parts=dict(parts or {}),
+                verifier=f"{self.verifier.name}:{self.verifier.digest}",
+            )
+        return info
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in self.messages)
+
+    def close(self) -> None:
+        self._closed = True

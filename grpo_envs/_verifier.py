@@ -1,0 +1,94 @@
+"""`Verifier`: the correctness judge an environment uses, as a value (math, code, or yours)."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifiers import VerifyResult
+
+__all__ = ["Verifier", "code_verifier", "math_verifier"]
+
+VerifyFn = Callable[[Any, str], VerifyResult]
+VerifyManyFn = Callable[[Any, Sequence[str]], list[VerifyResult]]
+
+
+@dataclass(frozen=True)
+class Verifier:
+    """``verify(reference, answer) -> VerifyResult`` and, optionally, a batched version.
+
+    ``config`` is what else decides the verdict (shown in the provenance hash with the
+    functions' source, so a changed reward is visible in every step's ``info``).
+
+    Example:
+        >>> v = Verifier("exact", lambda ref, ans: VerifyResult.judged(
+        ...     "correct" if ans.strip() == ref else "incorrect", "compared text."))
+        >>> v.verify("4", " 4 ").correct, v.verify_all("4", ["4", "5"])[1].correct
+        (True, False)
+    """
+
+    name: str
+    verify: VerifyFn
+    verify_many: VerifyManyFn | None = None
+    config: Any = None
+    digest: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        parts = [self.name, repr(self.config)]
+        for fn in (self.verify, self.verify_many):
+            if fn is None:
+                continue
+            try:
+                parts.append(inspect.getsource(fn))
+            except (OSError, TypeError):
+                parts.append(getattr(fn, "__qualname__", repr(fn)))
+        digest = hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
+        object.__setattr__(self, "digest", digest)
+
+    def verify_all(self, reference: Any, answers: Sequence[str]) -> list[VerifyResult]:
+        """Judge many answers to one reference (in parallel when the verifier supports it)."""
+        if self.verify_many is not None:
+            return self.verify_many(reference, answers)
+        return [self.verify(reference, a) for a in answers]
+
+
+def math_verifier(config: Any = None, *, timeout_s: float = 5.0) -> Verifier:
+    """`verifiers.math` with ``config`` (a `MathConfig`); batches run in worker processes."""
+    from verifiers import math as vm
+
+    cfg = config or vm.MathConfig()
+
+    def verify(reference: Any, answer: str) -> VerifyResult:
+        return vm.verify(str(reference), answer, config=cfg, timeout_s=timeout_s)
+
+    def verify_many(reference: Any, answers: Sequence[str]) -> list[VerifyResult]:
+        golds = [str(reference)] * len(answers)
+        return vm.verify_many(golds, list(answers), config=cfg, timeout_s=timeout_s)
+
+    return Verifier("math", verify, verify_many, config=(cfg, timeout_s))
+
+
+def code_verifier(*, sandbox: Any = None, timeout_s: float = 5.0, partial_credit: bool = True) -> Verifier:
+    """`verifiers.code` against a tests dict; a group runs concurrently over the sandbox pool.
+
+    ``sandbox=None`` uses the process-wide pool, started on first use (not at construction).
+    """
+    from verifiers import code as vc
+
+    def plain(tests: Any) -> Any:
+        from grpo_envs._task import thaw
+
+        return thaw(tests)
+
+    def verify(tests: Any, completion: str) -> VerifyResult:
+        return vc.verify(plain(tests), completion, sandbox=sandbox, timeout_s=timeout_s,
+                         partial_credit=partial_credit)  # fmt: skip
+
+    def verify_many(tests: Any, completions: Sequence[str]) -> list[VerifyResult]:
+        return vc.verify_many(plain(tests), list(completions), sandbox=sandbox,
+                              timeout_s=timeout_s, partial_credit=partial_credit)  # fmt: skip
+
+    return Verifier("code", verify, verify_many, config=(timeout_s, partial_credit))

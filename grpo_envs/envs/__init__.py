@@ -1,0 +1,1 @@
+"""The built-in environments, one per module (imported only when made)."""

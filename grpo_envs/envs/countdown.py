@@ -1,0 +1,179 @@
+"""Countdown: combine the given numbers, each exactly once, to reach the target."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+from grpo_envs._env import ReasoningEnv
+from grpo_envs._formats import ANSWER_TAGS
+from grpo_envs._task import Task
+from grpo_envs._verifier import Verifier
+from verifiers import VerifyResult
+
+__all__ = ["Countdown", "check_countdown"]
+
+_TOKEN = re.compile(r"\s*(?:(\d+)|([-+*/×÷()]))")
+MAX_EXPRESSION = 200
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _evaluate(text: str) -> tuple[Fraction, list[int]]:
+    """Parse and evaluate ``+ - * / ( )`` over integers (our own parser; nothing is eval'd)."""
+    tokens: list[tuple[str, str]] = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise _Bad(f"unexpected {text[pos : pos + 10]!r}")
+        tokens.append(("num", m.group(1)) if m.group(1) else ("op", m.group(2)))
+        pos = m.end()
+    numbers: list[int] = []
+    k = 0
+
+    def peek() -> str | None:
+        return tokens[k][1] if k < len(tokens) else None
+
+    def atom(depth: int) -> Fraction:
+        nonlocal k
+        if depth > 50:
+            raise _Bad("nested too deeply")
+        if k < len(tokens) and tokens[k][0] == "num":
+            number = int(tokens[k][1])
+            numbers.append(number)
+            k += 1
+            return Fraction(number)
+        if peek() == "(":
+            k += 1
+            value = expr(depth + 1)
+            if peek() != ")":
+                raise _Bad("unbalanced parentheses")
+            k += 1
+            return value
+        raise _Bad(f"expected a number, got {peek()!r}")
+
+    def term(depth: int) -> Fraction:
+        nonlocal k
+        value = atom(depth)
+        while peek() in ("*", "/", "×", "÷"):
+            op = tokens[k][1]
+            k += 1
+            right = atom(depth)
+            if op in ("/", "÷"):
+                if right == 0:
+                    raise _Bad("division by zero")
+                value /= right
+            else:
+                value *= right
+        return value
+
+    def expr(depth: int) -> Fraction:
+        nonlocal k
+        value = term(depth)
+        while peek() in ("+", "-"):
+            op = tokens[k][1]
+            k += 1
+            right = term(depth)
+            value = value + right if op == "+" else value - right
+        return value
+
+    value = expr(0)
+    if k != len(tokens):
+        raise _Bad(f"unexpected {peek()!r}")
+    return value, numbers
+
+
+def check_countdown(reference: Any, answer: str) -> VerifyResult:
+    """Judge a Countdown expression: each given number exactly once, value equal to the target."""
+    given, target = list(reference["numbers"]), int(reference["target"])
+    text = answer.split("=")[0] if answer.count("=") == 1 else answer
+    text = text.replace("\\times", "*").replace("\\div", "/").replace("$", "").strip()
+    if not text:
+        return VerifyResult.judged("no_answer", "No expression was given.")
+    if len(text) > MAX_EXPRESSION:
+        return VerifyResult.judged("unparseable", "The expression is too long.", extracted=text[:80])
+    try:
+        value, used = _evaluate(text)
+    except _Bad as exc:
+        return VerifyResult.judged("unparseable", f"The expression does not parse: {exc}.", extracted=text)
+    if Counter(used) != Counter(given):
+        return VerifyResult.judged(
+            "incorrect", f"The expression uses {sorted(used)}, not each of {sorted(given)} once.",
+            extracted=text,
+        )  # fmt: skip
+    if value != target:
+        return VerifyResult.judged("incorrect", f"The expression equals {value}, not {target}.", extracted=text)
+    return VerifyResult.judged("correct", f"The expression equals {target}.", extracted=text)
+
+
+class Countdown(ReasoningEnv):
+    """Reach the target with + - * / and parentheses, using each given number exactly once.
+
+    ## Task
+    ``count`` numbers in ``[1, max_value]`` and a positive integer target that some
+    expression over all of them reaches (built first, so every task is solvable).
+
+    ## Prompt format
+    "Using the numbers [3, 7, 25, 50] exactly once each, write an expression equal to 139."
+
+    ## Answer format
+    ``<answer>(50 - 25) * 7 - 36</answer>`` by default; a trailing ``= 139`` is allowed.
+
+    ## Reward
+    1.0 when the expression (parsed by our own parser, never ``eval``) uses each number once
+    and equals the target, else 0.0.
+
+    ## Episode end
+    One step (terminated).
+
+    ## Arguments
+    ``count`` (3-6, default 4), ``max_value`` (default 50).
+
+    ## Version history
+    v0: initial version.
+
+    Example:
+        >>> env = Countdown()
+        >>> env.reset(seed=2)[0].startswith("Using the numbers")
+        True
+    """
+
+    default_format = ANSWER_TAGS
+
+    def __init__(self, *, count: int = 4, max_value: int = 50, **kwargs: Any):
+        kwargs.setdefault("verifier", Verifier("countdown", check_countdown))
+        super().__init__(**kwargs)
+        if not 3 <= count <= 6:
+            raise ValueError(f"count must be in [3, 6], got {count}")
+        self.count, self.max_value = count, max_value
+
+    def make_task(self, rng: random.Random) -> Task:
+        while True:
+            numbers = [rng.randint(1, self.max_value) for _ in range(self.count)]
+            order = numbers[:]
+            rng.shuffle(order)
+            text, value = str(order[0]), Fraction(order[0])
+            for n in order[1:]:
+                op = rng.choice("+-*/")
+                if op == "/" and (value % n != 0):
+                    op = "+"
+                text = f"({text} {op} {n})"
+                value = {"+": value + n, "-": value - n, "*": value * n, "/": value / n}[op]
+            if value.denominator == 1 and 0 < value <= 10_000:
+                break
+        target = int(value)
+        solution = text[1:-1] if text.startswith("(") else text
+        return Task(
+            task_id=f"countdown-{self.split}-{rng.getrandbits(48):012x}",
+            prompt=f"Using the numbers {numbers} exactly once each, with +, -, *, / and parentheses, "
+            f"write an expression equal to {target}.",
+            answer={"numbers": numbers, "target": target},
+            solution=f"Let me combine them.\n<answer>{solution}</answer>",
+        )

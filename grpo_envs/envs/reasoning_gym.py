@@ -1,0 +1,106 @@
+"""ReasoningGym: any dataset of the `reasoning-gym` package, with anchored answer extraction."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from grpo_envs._env import ReasoningEnv
+from grpo_envs._task import Task, stable_seed
+from grpo_envs._verifier import Verifier
+from grpo_envs.errors import GrpoEnvsError
+from verifiers import VerifyResult
+
+__all__ = ["ReasoningGym"]
+
+
+class ReasoningGym(ReasoningEnv):
+    """A `reasoning-gym` dataset by name (needs the extra: ``pip install 'grpo-envs[reasoning-gym]'``).
+
+    ## Task
+    Item ``k`` of ``reasoning_gym.create_dataset(dataset, size=size, seed=...)``; the dataset
+    seed is derived from the split, so train and eval streams differ.
+
+    ## Prompt format
+    The item's question, plus the answer format's instruction.
+
+    ## Answer format
+    ``\\boxed{}`` by default. The answer is extracted with our anchored extraction
+    (`verifiers.math.extract_answer`), never the raw completion: reasoning-gym's default scorer
+    pays partial credit when the gold is a substring of the answer ("10" for "1" earns 0.5),
+    which a spray of numbers would exploit. Three or more different committed answers score 0.
+
+    ## Reward
+    ``correct`` when the dataset's scorer gives a full score to the extracted answer; the reward
+    is 1.0 for correct, else 0.0 (``partial_credit=True`` passes the scorer's value through).
+
+    ## Episode end
+    One step (terminated).
+
+    ## Arguments
+    ``dataset`` (default "leg_counting"), ``size`` (default 1000), ``config`` (dataset options),
+    ``partial_credit`` (default False).
+
+    ## Version history
+    v0: initial version.
+
+    Example:
+        >>> env = ReasoningGym(dataset="leg_counting", size=10)  # doctest: +SKIP
+        >>> env.reset(seed=0)[0][:20]  # doctest: +SKIP
+        'Your task is to coun'
+    """
+
+    def __init__(
+        self,
+        *,
+        dataset: str = "leg_counting",
+        size: int = 1000,
+        config: Mapping[str, Any] | None = None,
+        partial_credit: bool = False,
+        **kwargs: Any,
+    ):
+        try:
+            import reasoning_gym
+        except ImportError:
+            raise GrpoEnvsError(
+                "ReasoningGym needs the reasoning-gym package: pip install 'grpo-envs[reasoning-gym]'"
+            ) from None
+        self.dataset_name, self.size, self.partial_credit = dataset, size, partial_credit
+        split = kwargs.get("split", "train")
+        seed = stable_seed("reasoning-gym", dataset, split) % (2**31)
+        try:
+            self.data = reasoning_gym.create_dataset(dataset, size=size, seed=seed, **dict(config or {}))
+        except Exception as exc:
+            raise GrpoEnvsError(f"reasoning-gym cannot create dataset {dataset!r}: {exc}") from exc
+        kwargs.setdefault("verifier", Verifier("reasoning-gym", self._verify, config=(dataset, partial_credit)))
+        super().__init__(**kwargs)
+
+    def make_task(self, rng: random.Random) -> Task:
+        index = rng.randrange(self.size)
+        entry = self.data[index]
+        return Task(
+            task_id=f"rg-{self.dataset_name}-{self.split}-{index}",
+            prompt=str(entry["question"]),
+            answer=index,
+            metadata={"dataset": self.dataset_name, "gold": str(entry["answer"])},
+            solution=f"The final answer is \\boxed{{{entry['answer']}}}.",
+        )
+
+    def _verify(self, index: Any, completion: str) -> VerifyResult:
+        from verifiers.math import MathConfig, extract_answer
+        from verifiers.math._extract import commitments
+
+        found = commitments(completion, MathConfig())
+        if found.spray or len(set(a.strip() for a in found.answers)) >= 3:
+            return VerifyResult.judged("incorrect", "Three or more different answers were given.")
+        answer = extract_answer(completion)
+        if answer is None:
+            return VerifyResult.judged("no_answer", "No answer was found.")
+        answer = answer.strip().strip("$").strip()
+        entry = self.data[int(index)]
+        score = float(self.data.score_answer(answer=answer, entry=entry))
+        correct = score >= 1.0
+        reward = score if self.partial_credit else float(correct)
+        reason = "The dataset's scorer gave a full score." if correct else f"The dataset's scorer gave {score:g}."
+        return VerifyResult.judged("correct" if correct else "incorrect", reason, extracted=answer, reward=reward)
