@@ -1,15 +1,17 @@
 """GRPO on torch + transformers (needs the ``train`` extra: ``pip install 'grpo-envs[train]'``).
 
-The trainer itself arrives with its own issue; for now the package holds its error types.
+The math lives in small pure functions (`group_advantages`, `grpo_loss`, `pass_at_k`); the
+loop in `GRPOTrainer` only wires them.
 
 Example:
     >>> import trainer
-    >>> issubclass(trainer.TrainerError, Exception)
-    True
+    >>> trainer.group_advantages([[1.0, 0.0, 0.0, 1.0]])
+    tensor([[ 0.8660, -0.8660, -0.8660,  0.8660]])
 """
 
 from __future__ import annotations
 
+from trainer._math import group_advantages, grpo_loss, pass_at_k
 from trainer.errors import TrainerError
 
-__all__ = ["TrainerError"]
+__all__ = ["TrainerError", "group_advantages", "grpo_loss", "pass_at_k"]
