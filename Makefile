@@ -15,12 +15,15 @@ PYTEST_ARGS ?=
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.grpo-envs-installed
 
-.PHONY: help setup docker image lint test clean
+DEMO_STAMP := $(VENV)/.grpo-envs-demo
+
+.PHONY: help setup docker image lint test demo clean
 
 help:
 	@echo "make test    set up everything (venv, packages, Docker engine, sandbox image), lint, run tests"
 	@echo "make setup   only the set-up"
 	@echo "make lint    ruff + mypy on grpo_envs, verifiers, trainer"
+	@echo "make demo    set up, then train a tiny model with GRPO on CPU (runs/demo/)"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
@@ -52,6 +55,14 @@ lint: $(STAMP)
 
 test: setup lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+$(DEMO_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[train,dev,demo]'
+	touch $@
+
+demo: setup $(DEMO_STAMP)
+	$(BIN)/grpo-envs train --config configs/demo.toml --no-progress
+	$(BIN)/python scripts/check_demo.py runs/demo
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache *.egg-info

@@ -39,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("env_id", help="e.g. grpo_envs/Arithmetic-v0")
     show.add_argument("--seed", type=int, default=0, help="task seed of the sampled prompt")
     _SUBPARSERS["envs"] = envs
+    commands.add_parser("train", help="train with GRPO (see `grpo-envs train --help`)", add_help=False)
     return parser
 
 
@@ -97,6 +98,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         grpo-envs 0.1.0
     """
     parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["train"]:  # the trainer parses its own flags (torch is imported only here)
+        try:
+            from trainer.cli import main as train_main
+        except ImportError as exc:
+            print(f"grpo-envs: error: training needs the train extra ({exc}): pip install 'grpo-envs[train]'",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        return train_main(argv[1:])
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="grpo-envs: %(message)s", stream=sys.stderr)
     if args.command == "doctor":

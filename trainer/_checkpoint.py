@@ -1,0 +1,98 @@
+"""Checkpoints written atomically (a temp dir renamed into place), kept K deep, resumable."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = ["latest_checkpoint", "load_checkpoint", "save_checkpoint"]
+
+PREFIX = "step-"
+
+
+def _rng_state() -> dict[str, Any]:
+    state: dict[str, Any] = {
+        "python": random.getstate(),
+        "numpy": np.random.get_state(),
+        "torch": torch.get_rng_state(),
+    }
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def _set_rng_state(state: dict[str, Any]) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def save_checkpoint(
+    root: Path, step: int, *, model: Any, tokenizer: Any, optimizer: Any, scheduler: Any, config: dict[str, Any],
+    extra: dict[str, Any], keep: int,
+) -> Path:  # fmt: skip
+    """Write ``root/step-NNNNNN`` atomically and keep the newest ``keep`` checkpoints."""
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / f"{PREFIX}{step:06d}"
+    tmp = root / f".tmp-{PREFIX}{step:06d}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    model.save_pretrained(tmp / "model", safe_serialization=True)
+    tokenizer.save_pretrained(tmp / "model")
+    torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(), "rng": _rng_state()},
+               tmp / "state.pt")  # fmt: skip
+    (tmp / "trainer_state.json").write_text(json.dumps({"step": step, "config": config, **extra}, indent=1))
+    for path in tmp.rglob("*"):
+        if path.is_file():
+            with open(path, "rb") as f:
+                os.fsync(f.fileno())
+    if final.exists():
+        shutil.rmtree(final)
+    os.rename(tmp, final)  # atomic: a reader sees the whole checkpoint or none
+    _fsync_dir(root)
+    for old in sorted(p for p in root.glob(f"{PREFIX}*") if p.is_dir())[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+    for stale in root.glob(f".tmp-{PREFIX}*"):
+        shutil.rmtree(stale, ignore_errors=True)  # left by a killed run: never loaded
+    return final
+
+
+def latest_checkpoint(root: Path) -> Path | None:
+    found = sorted(p for p in root.glob(f"{PREFIX}*") if (p / "trainer_state.json").is_file())
+    return found[-1] if found else None
+
+
+def load_checkpoint(path: Path, *, model: Any, optimizer: Any, scheduler: Any) -> dict[str, Any]:
+    """Restore weights, optimizer, scheduler and RNG states; returns trainer_state.json."""
+    from safetensors.torch import load_file
+
+    weights = {}
+    for file in sorted((path / "model").glob("*.safetensors")):
+        weights.update(load_file(file))
+    missing, unexpected = model.load_state_dict(weights, strict=False)
+    if unexpected or [m for m in missing if not m.endswith("lm_head.weight")]:
+        raise RuntimeError(f"checkpoint {path} does not match the model: missing {missing}, unexpected {unexpected}")
+    if missing:  # tied embeddings are saved once
+        model.tie_weights()
+    state = torch.load(path / "state.pt", weights_only=False)
+    optimizer.load_state_dict(state["optimizer"])
+    scheduler.load_state_dict(state["scheduler"])
+    _set_rng_state(state["rng"])
+    return dict(json.loads((path / "trainer_state.json").read_text()))

@@ -1,0 +1,143 @@
+"""Run records: metrics.jsonl (learning, deterministic), perf.jsonl (timings), TensorBoard,
+a tqdm bar, and at the end a PNG plot and a summary table."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+__all__ = ["RunLog"]
+
+log = logging.getLogger("trainer")
+
+
+def _truncate(path: Path, steps: int) -> None:
+    """Keep the rows of the first ``steps`` steps (a resumed run rewrites what came after)."""
+    if not path.exists():
+        return
+    rows = [line for line in path.read_text().splitlines() if line.strip()]
+    kept = [r for r in rows if json.loads(r).get("step", 0) <= steps]
+    path.write_text("".join(r + "\n" for r in kept))
+
+
+class RunLog:
+    def __init__(self, run_dir: Path, *, total_steps: int, resume_step: int = 0, show_progress: bool = True) -> None:
+        self.dir = run_dir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.metrics_path = run_dir / "metrics.jsonl"
+        self.perf_path = run_dir / "perf.jsonl"
+        for path in (self.metrics_path, self.perf_path, run_dir / "eval.jsonl"):
+            if resume_step:
+                _truncate(path, resume_step)
+            elif path.exists():
+                path.unlink()
+        self.skipped: list[str] = []
+        self.tb: Any = None
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.tb = SummaryWriter(str(run_dir / "tensorboard"), purge_step=resume_step + 1 if resume_step else None)
+        except Exception:
+            self.skipped.append("TensorBoard (pip install tensorboard)")
+        self.bar: Any = None
+        if show_progress:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total_steps, initial=resume_step, desc="GRPO", unit="step", dynamic_ncols=True)
+
+    def _append(self, path: Path, row: dict[str, Any]) -> None:
+        with open(path, "a") as f:
+            f.write(json.dumps(row, sort_keys=True) + "\n")
+
+    def step(self, metrics: dict[str, Any], perf: dict[str, Any]) -> None:
+        self._append(self.metrics_path, metrics)
+        self._append(self.perf_path, perf)
+        if self.tb is not None:
+            for key, value in {**metrics, **perf}.items():
+                if isinstance(value, (int, float)) and key != "step":
+                    self.tb.add_scalar(key, value, metrics["step"])
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix(reward=f"{metrics['reward_mean']:.3f}", correct=f"{metrics['correct_rate']:.2f}")
+
+    def eval(self, row: dict[str, Any]) -> None:
+        self._append(self.dir / "eval.jsonl", row)
+        if self.tb is not None:
+            for key, value in row.items():
+                if isinstance(value, (int, float)) and key != "step":
+                    self.tb.add_scalar(f"eval/{key}", value, row["step"])
+        log.info("eval at step %d: %s", row["step"], {k: v for k, v in row.items() if k != "step"})
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        if self.tb is not None:
+            self.tb.close()
+
+    def finish(self) -> str:
+        """Write the plot (if matplotlib is installed) and return the summary table."""
+        rows = [json.loads(line) for line in self.metrics_path.read_text().splitlines() if line.strip()]
+        if rows:
+            self._plot(rows)
+        evals = []
+        eval_path = self.dir / "eval.jsonl"
+        if eval_path.exists():
+            evals = [json.loads(line) for line in eval_path.read_text().splitlines() if line.strip()]
+        return summary(rows, evals, self.skipped)
+
+    def _plot(self, rows: list[dict[str, Any]]) -> None:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except Exception:
+            self.skipped.append("the plot (pip install matplotlib)")
+            return
+        steps = [r["step"] for r in rows]
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for key, label, color in (
+            ("reward_mean", "reward (mean)", "tab:blue"),
+            ("correct_rate", "correct rate", "tab:orange"),
+        ):
+            values = [r[key] for r in rows]
+            smooth = [
+                sum(values[max(0, k - 9) : k + 1]) / len(values[max(0, k - 9) : k + 1]) for k in range(len(values))
+            ]
+            ax.plot(steps, values, color=color, alpha=0.25, linewidth=0.8)
+            ax.plot(steps, smooth, color=color, label=f"{label}, mean of 10 steps")
+        ax.set_xlabel("step")
+        ax.set_ylim(-0.05, 1.05)
+        ax.legend()
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(self.dir / "curves.png", dpi=120)
+        plt.close(fig)
+
+
+def summary(rows: list[dict[str, Any]], evals: list[dict[str, Any]], skipped: list[str]) -> str:
+    if not rows:
+        return "no steps were run"
+    head, tail = rows[: min(10, len(rows))], rows[-min(10, len(rows)) :]
+
+    def avg(part: list[dict[str, Any]], key: str) -> float:
+        return float(sum(r[key] for r in part) / len(part))
+
+    lines = [
+        f"{'':<24}{'first 10 steps':>16}{'last 10 steps':>16}",
+        f"{'reward (mean)':<24}{avg(head, 'reward_mean'):>16.3f}{avg(tail, 'reward_mean'):>16.3f}",
+        f"{'correct rate':<24}{avg(head, 'correct_rate'):>16.3f}{avg(tail, 'correct_rate'):>16.3f}",
+        f"{'completion length':<24}{avg(head, 'completion_len_mean'):>16.1f}{avg(tail, 'completion_len_mean'):>16.1f}",
+    ]
+    if evals:
+        last = evals[-1]
+        lines.append(
+            f"eval at step {last['step']}: accuracy {last['accuracy']:.3f}, "
+            + ", ".join(f"{k} {v:.3f}" for k, v in last.items() if k.startswith("pass@"))
+            + f", reward {last['reward_mean']:.3f}"
+        )
+    if skipped:
+        lines.append("skipped: " + "; ".join(skipped))
+    return "\n".join(lines)

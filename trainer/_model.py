@@ -1,0 +1,86 @@
+"""Loading the policy and tokenizer: a hub name, a local path, a module, or the tiny demo model."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import torch
+
+from trainer.errors import TrainerError
+
+__all__ = ["demo_model", "demo_tokenizer", "load_policy", "pick_device"]
+
+log = logging.getLogger("trainer")
+
+SPECIAL = ("<pad>", "<eos>", "<bos>", "<unk>")
+
+
+def pick_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(name)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise TrainerError(f"device {name!r} was asked for but CUDA is not available; use --device cpu")
+    return device
+
+
+def demo_tokenizer(alphabet: str) -> Any:
+    """A character-level tokenizer over ``alphabet`` (plus pad/eos/bos/unk), built in code."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {tok: i for i, tok in enumerate(SPECIAL)}
+    for ch in dict.fromkeys(alphabet):
+        vocab.setdefault(ch, len(vocab))
+    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.Split("", "isolated")
+    core.decoder = decoders.Fuse()
+    return PreTrainedTokenizerFast(
+        tokenizer_object=core, pad_token="<pad>", eos_token="<eos>", bos_token="<bos>",
+        unk_token="<unk>", padding_side="left",
+    )  # fmt: skip
+
+
+def demo_model(vocab_size: int, *, hidden: int = 64, layers: int = 2, seed: int = 0) -> Any:
+    """A tiny Qwen2-style causal LM built from a config (no download)."""
+    from transformers import AutoModelForCausalLM, Qwen2Config
+
+    config = Qwen2Config(
+        vocab_size=vocab_size, hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256, tie_word_embeddings=True,
+    )  # fmt: skip
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        return AutoModelForCausalLM.from_config(config)
+
+
+def load_policy(model: Any, tokenizer: Any, *, alphabet: str | None, seed: int) -> tuple[Any, Any]:
+    """(model, tokenizer) from a module, a hub name or path, or "demo"."""
+    if model == "demo":
+        if tokenizer is None:
+            if not alphabet:
+                raise TrainerError(
+                    'model="demo" builds a character tokenizer from the env\'s `alphabet`; this env has none. '
+                    "Pass a tokenizer or a pretrained model."
+                )
+            tokenizer = demo_tokenizer(alphabet)
+        return demo_model(len(tokenizer), seed=seed), tokenizer
+    if isinstance(model, str):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        try:
+            loaded = AutoModelForCausalLM.from_pretrained(model)
+            tokenizer = tokenizer or AutoTokenizer.from_pretrained(model, padding_side="left")
+        except OSError as exc:
+            raise TrainerError(
+                f"cannot load model {model!r}: {exc}. Pass a hub name (online), a local directory with "
+                'config.json, or "demo".'
+            ) from exc
+        model = loaded
+    if tokenizer is None:
+        raise TrainerError("a model module needs its tokenizer: GRPOTrainer(config, model=m, tokenizer=t)")
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer

@@ -1,0 +1,43 @@
+"""``grpo-envs train`` / ``python -m trainer``: run GRPO from a config file and flags."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from trainer.config import add_config_flags, config_from_args
+from trainer.errors import TrainerError
+
+__all__ = ["main", "parser"]
+
+
+def parser(prog: str = "grpo-envs train") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description="Train a causal LM with GRPO on a grpo_envs environment. Precedence: preset < --config < flags.",
+    )
+    add_config_flags(p)
+    p.add_argument("--resume", action="store_true", help="continue from the newest checkpoint in output_dir")
+    p.add_argument("--no-progress", action="store_true", help="no tqdm bar (logs only)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "grpo-envs train") -> int:
+    args = parser(prog).parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
+    try:
+        config = config_from_args(args)
+        from trainer.grpo import GRPOTrainer
+
+        trainer = GRPOTrainer(config, resume=args.resume, show_progress=not args.no_progress)
+        trainer.train()
+    except TrainerError as exc:
+        print(f"grpo-envs train: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: a checkpoint was saved; continue with --resume", file=sys.stderr)
+        return 130
+    print(f"run written to {config.output_dir} (metrics.jsonl, curves.png, checkpoints/, final/)")
+    return 0
