@@ -78,7 +78,7 @@ PUBLIC = {
         "recipe",
     },
     verifiers.code: {"extract_code", "first_difference", "tests_from_row", "verify", "verify_many"},
-    trainer: {"TrainerError", "group_advantages", "grpo_loss", "pass_at_k"},
+    trainer: {"GRPOConfig", "GRPOTrainer", "TrainerError", "group_advantages", "grpo_loss", "load_config", "pass_at_k"},
 }
 
 

@@ -12,6 +12,8 @@ Example:
 from __future__ import annotations
 
 from trainer._math import group_advantages, grpo_loss, pass_at_k
+from trainer.config import GRPOConfig, load_config
 from trainer.errors import TrainerError
+from trainer.grpo import GRPOTrainer
 
-__all__ = ["TrainerError", "group_advantages", "grpo_loss", "pass_at_k"]
+__all__ = ["GRPOConfig", "GRPOTrainer", "TrainerError", "group_advantages", "grpo_loss", "load_config", "pass_at_k"]

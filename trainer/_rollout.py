@@ -192,4 +192,4 @@ def _reply_ids(tokenizer: Any, observation: str, transcript: list[dict[str, str]
 
 def _template(tokenizer: Any, messages: Sequence[dict[str, str]], *, generation_prompt: bool) -> list[int]:
     ids = tokenizer.apply_chat_template(list(messages), add_generation_prompt=generation_prompt, tokenize=True)
-    return list(ids["input_ids"] if isinstance(ids, dict) else ids)
+    return list(ids["input_ids"] if hasattr(ids, "keys") else ids)

@@ -214,3 +214,25 @@ def test_the_demo_learns(tmp_path: Path) -> None:
     first = sum(r["correct_rate"] for r in log[:10]) / 10
     last = sum(r["correct_rate"] for r in log[-10:]) / 10
     assert last - first >= 0.25, (first, last)
+
+
+def test_chat_messages_go_through_the_tokenizer_chat_template(tmp_path: Path) -> None:
+    from trainer._rollout import _context_ids
+
+    trainer = GRPOTrainer(tiny(tmp_path, beta=0.0), env="grpo_envs/Digits-v0", show_progress=False)
+    tok = trainer.tokenizer
+    messages = [{"role": "user", "content": "c7="}]
+    assert _context_ids(tok, "c7=", messages) == tok("c7=", add_special_tokens=False)["input_ids"]
+    tok.chat_template = (
+        "{% for m in messages %}{{ m['content'] }}={% endfor %}{% if add_generation_prompt %}e{% endif %}"
+    )
+    assert tok.decode(_context_ids(tok, "c7=", messages)) == "c7==e"
+
+
+@pytest.mark.gpu
+def test_one_bf16_training_step_on_the_gpu(tmp_path: Path) -> None:
+    cfg = tiny(tmp_path, device="cuda", bf16=True, steps=1, env="grpo_envs/Digits-v0", max_new_tokens=1)
+    trainer = GRPOTrainer(cfg, show_progress=False)
+    assert next(trainer.model.parameters()).dtype == torch.bfloat16
+    metrics = trainer.step()
+    assert metrics["step"] == 1 and metrics["grad_norm"] >= 0
