@@ -224,9 +224,9 @@ def test_chat_messages_go_through_the_tokenizer_chat_template(tmp_path: Path) ->
     messages = [{"role": "user", "content": "c7="}]
     assert _context_ids(tok, "c7=", messages) == tok("c7=", add_special_tokens=False)["input_ids"]
     tok.chat_template = (
-        "{% for m in messages %}{{ m['content'] }}={% endfor %}{% if add_generation_prompt %}e{% endif %}"
+        "{% for m in messages %}{{ m['content'] }}={% endfor %}{% if add_generation_prompt %}0{% endif %}"
     )
-    assert tok.decode(_context_ids(tok, "c7=", messages)) == "c7==e"
+    assert tok.decode(_context_ids(tok, "c7=", messages)) == "c7==0"
 
 
 @pytest.mark.gpu
