@@ -40,6 +40,15 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--seed", type=int, default=0, help="task seed of the sampled prompt")
     _SUBPARSERS["envs"] = envs
     commands.add_parser("train", help="train with GRPO (see `grpo-envs train --help`)", add_help=False)
+    serve = commands.add_parser("serve", help="an HTTP reward server for OpenRLHF and other trainers")
+    serve.add_argument("--env", required=True, help="environment id, e.g. grpo_envs/Arithmetic-v0")
+    serve.add_argument("--host", default="127.0.0.1", help="listen address (default loopback)")
+    serve.add_argument("--port", type=int, default=5000)
+    serve.add_argument(
+        "--token", default=None, help="require 'Authorization: Bearer TOKEN' (or $GRPO_ENVS_SERVE_TOKEN)"
+    )
+    serve.add_argument("--tokenizer", default=None, help="strip this tokenizer's special tokens from responses")
+    serve.add_argument("--max-items", type=int, default=4096, help="items per request at most")
     return parser
 
 
@@ -61,6 +70,33 @@ def _build_image(offline: bool, force: bool) -> int:
         print(f"grpo-envs: error: {exc}", file=sys.stderr)
         return 1
     print(tag)
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import os
+
+    from grpo_envs.adapters.openrlhf import DEFAULT_SPECIAL_TOKENS, RewardServer
+
+    special: list[str] = list(DEFAULT_SPECIAL_TOKENS)
+    if args.tokenizer:
+        from transformers import AutoTokenizer
+
+        special += list(AutoTokenizer.from_pretrained(args.tokenizer).all_special_tokens)
+    token = args.token or os.environ.get("GRPO_ENVS_SERVE_TOKEN")
+    try:
+        server = RewardServer(args.env, host=args.host, port=args.port, token=token, special_tokens=special,
+                              max_items=args.max_items)  # fmt: skip
+    except Exception as exc:
+        print(f"grpo-envs serve: error: {exc}", file=sys.stderr)
+        return 1
+    if args.host not in ("127.0.0.1", "localhost", "::1") and token is None:
+        print("grpo-envs serve: warning: listening beyond loopback without --token", file=sys.stderr)
+    print(f"serving {args.env} at {server.url} (POST /get_reward, GET /health)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        server.close()
     return 0
 
 
@@ -113,6 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _doctor()
     if args.command == "sandbox" and args.sandbox_command == "build-image":
         return _build_image(args.offline, args.force)
+    if args.command == "serve":
+        return _serve(args)
     if args.command == "envs" and args.envs_command == "list":
         return _envs_list()
     if args.command == "envs" and args.envs_command == "show":

@@ -1,0 +1,92 @@
+"""What the adapters share: rebuilding a task from its key, and scoring completions of it."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+
+from grpo_envs._env import ReasoningEnv
+from grpo_envs._task import Task, stable_seed, thaw
+from grpo_envs.errors import GrpoEnvsError
+from verifiers import VerifyResult
+
+__all__ = ["Scorer", "completion_text", "reference_text", "task_seeds"]
+
+
+def task_seeds(seed: int, n: int) -> list[int]:
+    """The task seeds of a dataset of ``n`` tasks (stable across processes)."""
+    return [stable_seed("adapter-dataset", seed, k) % (2**31) for k in range(n)]
+
+
+def reference_text(task: Task) -> str:
+    """The reference as a string column (JSON for structured references such as tests)."""
+    answer = thaw(task.answer)
+    return answer if isinstance(answer, str) else json.dumps(answer, sort_keys=True)
+
+
+def completion_text(completion: Any) -> str:
+    """A completion as text: a string, or the assistant content of chat messages."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, dict):
+        return str(completion.get("content", ""))
+    if isinstance(completion, Sequence):
+        parts = [str(m.get("content", "")) for m in completion if isinstance(m, dict) and m.get("role") == "assistant"]
+        return "\n".join(parts)
+    return ""
+
+
+class Scorer:
+    """Rebuilds tasks of one env from (split, seed) and scores completions (thread-safe)."""
+
+    def __init__(self, env_id: str, **env_kwargs: Any) -> None:
+        self.env_id = env_id
+        self.env_kwargs = env_kwargs
+        self._envs: dict[str, ReasoningEnv] = {}
+        self._tasks: dict[tuple[str, int], Task] = {}
+        self._lock = threading.Lock()
+
+    def env(self, split: str = "train") -> ReasoningEnv:
+        with self._lock:
+            if split not in self._envs:
+                made = gymnasium.make(self.env_id, split=split, **self.env_kwargs).unwrapped
+                if not isinstance(made, ReasoningEnv):
+                    raise GrpoEnvsError(f"{self.env_id} is not a ReasoningEnv; the adapters need one")
+                self._envs[split] = made
+            return self._envs[split]
+
+    def task(self, seed: int, split: str = "train") -> Task:
+        key = (split, int(seed))
+        with self._lock:
+            cached = self._tasks.get(key)
+        if cached is not None:
+            return cached
+        env = self.env(split)
+        with self._lock:
+            env.reset(seed=int(seed))
+            assert env.task is not None
+            self._tasks[key] = env.task
+            return env.task
+
+    def score(
+        self, seed: int, completions: Sequence[str], *, split: str = "train", reference: str | None = None
+    ) -> list[tuple[float, VerifyResult, dict[str, float]]]:
+        """(reward, verdict, reward parts) for completions of one task, verified together."""
+        task = self.task(seed, split)
+        if reference is not None and reference != reference_text(task):
+            raise GrpoEnvsError(
+                f"task seed {seed} of {self.env_id} ({split}) rebuilds a task whose reference is "
+                f"{reference_text(task)[:80]!r}, not {reference[:80]!r}: the dataset was made with another "
+                "env version or arguments"
+            )
+        env = self.env(split)
+        results = env.judge(task, list(completions))
+        out = []
+        for completion, result in zip(completions, results, strict=True):
+            reward, parts = env.rubric.score(task, completion, result)
+            out.append((float(reward), result, parts))
+        return out

@@ -1,0 +1,248 @@
+"""OpenRLHF (and any HTTP client): a reward server and the dataset it scores.
+
+``grpo-envs serve --env grpo_envs/Arithmetic-v0 --port 5000`` answers OpenRLHF's remote reward
+protocol: ``POST /get_reward`` with ``{"query": [...], "prompts": [...], "labels": [...]}`` ->
+``{"rewards": [...], "scores": [...], "extra_logs": {...}}``, and ``GET /health``. ``query[i]``
+is the prompt followed by the response (OpenRLHF keeps special tokens); the response is what
+follows ``prompts[i]`` (a 400 names the mismatch otherwise), with special tokens stripped
+before it is judged, so the prompt's numbers never reach answer extraction. ``labels[i]`` is
+the task key that `write_dataset` writes.
+
+Loopback by default, optional bearer token, bounded request size and item count, 4xx with a
+reason for malformed requests.
+
+Example:
+    >>> server = RewardServer("grpo_envs/Arithmetic-v0", port=0)  # doctest: +SKIP
+    >>> server.start(); server.url  # doctest: +SKIP
+    'http://127.0.0.1:54321'
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from grpo_envs.adapters._common import Scorer, task_seeds
+
+__all__ = ["DEFAULT_SPECIAL_TOKENS", "RewardServer", "task_key", "write_dataset"]
+
+log = logging.getLogger("grpo_envs.serve")
+
+DEFAULT_SPECIAL_TOKENS = (
+    "<|endoftext|>", "<|im_end|>", "<|im_start|>", "<|eot_id|>", "<|end_of_text|>", "<|begin_of_text|>",
+    "</s>", "<s>", "<eos>", "<bos>", "<pad>", "<|end|>", "<|assistant|>",
+)  # fmt: skip
+
+
+def task_key(env_id: str, split: str, seed: int) -> str:
+    """The label that names one task: JSON of env id, split and seed."""
+    return json.dumps({"env_id": env_id, "split": split, "seed": int(seed)}, sort_keys=True)
+
+
+def write_dataset(env_id: str, n: int, seed: int, path: str | Path, *, split: str = "train", **env_kwargs: Any) -> Path:
+    """JSONL rows ``{"prompt", "label"}`` for OpenRLHF (``--input_key prompt --label_key label``)."""
+    scorer = Scorer(env_id, **env_kwargs)
+    env = scorer.env(split)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w") as f:
+        for task_seed in task_seeds(seed, n):
+            task = scorer.task(task_seed, split)
+            row = {
+                "prompt": env.prompt_text(task),
+                "label": task_key(env_id, split, task_seed),
+                "task_id": task.task_id,
+            }
+            f.write(json.dumps(row) + "\n")
+    return out
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default (5) resets bursts of concurrent clients
+    daemon_threads = True
+
+
+class _BadRequest(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class RewardServer:
+    """A threaded HTTP reward server for one environment.
+
+    Args:
+        env_id: the environment whose tasks the labels name (other env ids in labels are
+            refused unless ``allow_any_env``).
+        host, port: where to listen (loopback by default; port 0 picks a free one).
+        token: when set, requests need ``Authorization: Bearer <token>``.
+        special_tokens: strings removed from responses before judging (default: common ones;
+            pass your tokenizer's ``all_special_tokens``).
+        max_bytes, max_items: bounds on one request.
+    """
+
+    def __init__(
+        self,
+        env_id: str,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 5000,
+        token: str | None = None,
+        special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS,
+        max_bytes: int = 16 * 2**20,
+        max_items: int = 4096,
+        allow_any_env: bool = False,
+        env_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        self.env_id = env_id
+        self.token = token
+        self.special_tokens = sorted(set(special_tokens), key=len, reverse=True)
+        self.max_bytes, self.max_items = max_bytes, max_items
+        self.allow_any_env = allow_any_env
+        self.env_kwargs = env_kwargs or {}
+        self._scorers: dict[str, Scorer] = {env_id: Scorer(env_id, **self.env_kwargs)}
+        self._lock = threading.Lock()
+        self.httpd = _Server((host, port), self._handler())
+        self.httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> RewardServer:
+        """Serve in a background thread."""
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="grpo-envs-serve", daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self.httpd.serve_forever()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    # -- scoring -----------------------------------------------------------------------------
+    def _scorer(self, env_id: str) -> Scorer:
+        if env_id != self.env_id and not self.allow_any_env:
+            raise _BadRequest(400, f"label names env {env_id!r} but this server scores {self.env_id!r}")
+        with self._lock:
+            if env_id not in self._scorers:
+                self._scorers[env_id] = Scorer(env_id)
+            return self._scorers[env_id]
+
+    def _strip(self, text: str) -> str:
+        for token in self.special_tokens:
+            text = text.replace(token, "")
+        return text
+
+    def score(self, body: Any) -> dict[str, Any]:
+        if not isinstance(body, dict):
+            raise _BadRequest(400, "the body must be a JSON object with query, prompts and labels")
+        query, prompts, labels = body.get("query"), body.get("prompts"), body.get("labels")
+        for name, value in (("query", query), ("prompts", prompts), ("labels", labels)):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise _BadRequest(400, f"{name!r} must be a list of strings")
+        assert isinstance(query, list) and isinstance(prompts, list) and isinstance(labels, list)
+        if not len(query) == len(prompts) == len(labels):
+            raise _BadRequest(
+                400, f"query, prompts and labels differ in length ({len(query)}, {len(prompts)}, {len(labels)})"
+            )
+        if len(query) > self.max_items:
+            raise _BadRequest(413, f"{len(query)} items; at most {self.max_items} per request")
+        responses, keys = [], []
+        for k, (q, p, label) in enumerate(zip(query, prompts, labels, strict=True)):
+            if not q.startswith(p):
+                raise _BadRequest(400, f"item {k}: query does not start with its prompt; send the prompt as generated")
+            responses.append(self._strip(q[len(p) :]))
+            try:
+                key = json.loads(label)
+                keys.append((str(key["env_id"]), str(key.get("split", "train")), int(key["seed"])))
+            except (ValueError, KeyError, TypeError):
+                raise _BadRequest(400, f"item {k}: label {label[:80]!r} is not a task key from write_dataset") from None
+        rewards = [0.0] * len(responses)
+        correct: list[bool | None] = [None] * len(responses)
+        statuses: dict[str, int] = {}
+        groups: dict[tuple[str, str, int], list[int]] = {}
+        for k, key in enumerate(keys):
+            groups.setdefault(key, []).append(k)
+        for (env_id, split, seed), ks in groups.items():
+            scored = self._scorer(env_id).score(seed, [responses[k] for k in ks], split=split)
+            for k, (reward, result, _) in zip(ks, scored, strict=True):
+                rewards[k], correct[k] = reward, result.correct
+                statuses[result.status] = statuses.get(result.status, 0) + 1
+        judged = [c for c in correct if c is not None]
+        extra = {"correct_rate": sum(judged) / len(judged) if judged else 0.0,
+                 **{f"status/{s}": float(n) for s, n in sorted(statuses.items())}}  # fmt: skip
+        return {"rewards": rewards, "scores": rewards, "extra_logs": extra, "correct": correct}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, fmt: str, *args: Any) -> None:
+                log.debug(fmt, *args)
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _authorized(self) -> bool:
+                if server.token is None:
+                    return True
+                given = self.headers.get("Authorization", "")
+                return hmac.compare_digest(given.encode(), f"Bearer {server.token}".encode())
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") == "/health":
+                    self._send(200, {"status": "ok", "env": server.env_id})
+                else:
+                    self._send(404, {"error": f"no route {self.path}; use POST /get_reward or GET /health"})
+
+            def do_POST(self) -> None:
+                if self.path.rstrip("/") != "/get_reward":
+                    self._send(404, {"error": f"no route {self.path}; use POST /get_reward"})
+                    return
+                if not self._authorized():
+                    self._send(401, {"error": "missing or wrong bearer token (Authorization: Bearer <token>)"})
+                    return
+                try:
+                    length = int(self.headers.get("Content-Length", "-1"))
+                except ValueError:
+                    length = -1
+                if length < 0:
+                    self._send(411, {"error": "Content-Length is required"})
+                    return
+                if length > server.max_bytes:
+                    self._send(413, {"error": f"the body is {length} bytes; at most {server.max_bytes}"})
+                    self.close_connection = True
+                    return
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw)
+                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                    self._send(400, {"error": f"the body is not JSON: {exc}"})
+                    return
+                try:
+                    self._send(200, server.score(body))
+                except _BadRequest as exc:
+                    self._send(exc.status, {"error": str(exc)})
+                except Exception as exc:  # our bug: report it, keep serving
+                    log.exception("scoring failed")
+                    self._send(500, {"error": f"{type(exc).__name__}: {exc}"})
+
+        return Handler

@@ -1,0 +1,87 @@
+"""TRL: our environments as `trl.GRPOTrainer` reward functions and datasets.
+
+Example:
+    >>> from grpo_envs.adapters import trl as adapter  # doctest: +SKIP
+    >>> from trl import GRPOConfig, GRPOTrainer  # doctest: +SKIP
+    >>> trainer = GRPOTrainer(  # doctest: +SKIP
+    ...     model="Qwen/Qwen2.5-0.5B-Instruct",
+    ...     reward_funcs=adapter.reward_function("grpo_envs/Arithmetic-v0"),
+    ...     train_dataset=adapter.dataset("grpo_envs/Arithmetic-v0", n=1000, seed=0),
+    ...     args=GRPOConfig(output_dir="out"),
+    ... )
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from grpo_envs.adapters._common import Scorer, completion_text, reference_text, task_seeds
+
+__all__ = ["SUPPORTED_TRL", "dataset", "reward_function"]
+
+SUPPORTED_TRL = ">=1.14,<2"
+"""The TRL versions the adapter is tested against (CI runs the real GRPOTrainer)."""
+
+
+def dataset(env_id: str, n: int, seed: int = 0, *, split: str = "train", conversational: bool = False,
+            **env_kwargs: Any) -> Any:  # fmt: skip
+    """A `datasets.Dataset` of ``n`` tasks: ``prompt`` plus the columns the reward needs.
+
+    Columns: ``prompt`` (text, or ``[{"role": "user", ...}]`` with ``conversational=True``),
+    ``task_seed`` and ``split`` (the reward rebuilds the exact task from them), ``reference``
+    (checked against the rebuilt task), ``task_id``.
+    """
+    import datasets
+
+    scorer = Scorer(env_id, **env_kwargs)
+    rows: dict[str, list[Any]] = defaultdict(list)
+    env = scorer.env(split)
+    for task_seed in task_seeds(seed, n):
+        task = scorer.task(task_seed, split)
+        text = env.prompt_text(task)
+        rows["prompt"].append([{"role": "user", "content": text}] if conversational else text)
+        rows["task_seed"].append(task_seed)
+        rows["split"].append(split)
+        rows["reference"].append(reference_text(task))
+        rows["task_id"].append(task.task_id)
+    return datasets.Dataset.from_dict(dict(rows))
+
+
+def reward_function(env_id: str, **env_kwargs: Any) -> Callable[..., list[float]]:
+    """A TRL reward function: ``f(prompts, completions, completion_ids, **columns) -> rewards``.
+
+    Completions may be text or chat messages (the assistant's content is judged). Completions
+    of the same task are verified together (in parallel). Keyword arguments it does not use
+    (``trainer_state``, ``log_extra``, ``log_metric``, ``environments``, other columns) are
+    accepted and ignored; ``log_metric``, when given, receives the correct rate.
+    """
+    scorer = Scorer(env_id, **env_kwargs)
+
+    def reward(prompts: Any = None, completions: Any = None, completion_ids: Any = None, **kwargs: Any) -> list[float]:
+        texts = [completion_text(c) for c in completions or []]
+        seeds, splits = kwargs.get("task_seed"), kwargs.get("split") or ["train"] * len(texts)
+        if seeds is None:
+            raise ValueError(
+                "the dataset lacks the 'task_seed' column: build it with "
+                f"grpo_envs.adapters.trl.dataset({env_id!r}, ...)"
+            )
+        references = kwargs.get("reference") or [None] * len(texts)
+        by_task: dict[tuple[int, str], list[int]] = defaultdict(list)
+        for k in range(len(texts)):
+            by_task[(int(seeds[k]), str(splits[k]))].append(k)
+        rewards = [0.0] * len(texts)
+        correct = 0
+        for (task_seed, split), ks in by_task.items():
+            scored = scorer.score(task_seed, [texts[k] for k in ks], split=split, reference=references[ks[0]])
+            for k, (value, result, _) in zip(ks, scored, strict=True):
+                rewards[k] = value
+                correct += result.correct is True
+        log_metric = kwargs.get("log_metric")
+        if callable(log_metric) and texts:
+            log_metric("grpo_envs/correct_rate", correct / len(texts))
+        return rewards
+
+    reward.__name__ = "grpo_envs_" + env_id.split("/")[-1].replace("-", "_")
+    return reward

@@ -1,0 +1,94 @@
+"""verl: a ``compute_score`` function and the parquet layout of verl's RL datasets.
+
+verl pins ``transformers<5.11`` and needs ray, so it cannot share this environment: the
+adapter is tested against verl's documented reward-function signature
+(``compute_score(data_source, solution_str, ground_truth, extra_info=None)`` returning a float
+or a dict with ``"score"``) and dataset layout (``data_source``, ``prompt`` as chat messages,
+``ability``, ``reward_model.ground_truth``, ``extra_info``), not against verl itself.
+
+Example (in verl's config: ``custom_reward_function.path`` = this file,
+``custom_reward_function.name`` = ``compute_score``):
+    >>> from grpo_envs.adapters.verl import compute_score, write_parquet  # doctest: +SKIP
+    >>> write_parquet("grpo_envs/Arithmetic-v0", 1000, seed=0, path="train.parquet")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from grpo_envs._task import Task
+from grpo_envs.adapters._common import Scorer, reference_text, task_seeds
+
+__all__ = ["compute_score", "rows", "write_parquet"]
+
+_SCORERS: dict[tuple[str, str], Scorer] = {}
+
+
+def _scorer(env_id: str, env_kwargs: dict[str, Any] | None = None) -> Scorer:
+    kwargs = env_kwargs or {}
+    key = (env_id, json.dumps(kwargs, sort_keys=True))
+    if key not in _SCORERS:
+        _SCORERS[key] = Scorer(env_id, **kwargs)
+    return _SCORERS[key]
+
+
+def rows(env_id: str, n: int, seed: int = 0, *, split: str = "train", **env_kwargs: Any) -> list[dict[str, Any]]:
+    """verl dataset rows for ``n`` tasks (what `write_parquet` writes)."""
+    scorer = _scorer(env_id, env_kwargs)
+    env = scorer.env(split)
+    out = []
+    for index, task_seed in enumerate(task_seeds(seed, n)):
+        task = scorer.task(task_seed, split)
+        out.append({
+            "data_source": env_id,
+            "prompt": [{"role": "user", "content": env.prompt_text(task)}],
+            "ability": "code" if env.verifier.name == "code" else "reasoning",
+            "reward_model": {"style": "rule", "ground_truth": reference_text(task)},
+            "extra_info": {"env_id": env_id, "split": split, "task_seed": task_seed, "index": index,
+                           "task_id": task.task_id, "env_kwargs": json.dumps(env_kwargs, sort_keys=True)},
+        })  # fmt: skip
+    return out
+
+
+def write_parquet(env_id: str, n: int, seed: int, path: str | Path, *, split: str = "train", **env_kwargs: Any) -> Path:
+    """Write ``n`` tasks of ``env_id`` in verl's parquet layout; returns the path."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(rows(env_id, n, seed, split=split, **env_kwargs))
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, out)
+    return out
+
+
+def compute_score(
+    data_source: str, solution_str: str, ground_truth: str, extra_info: dict[str, Any] | None = None, **kwargs: Any
+) -> dict[str, Any]:
+    """verl's reward function: ``{"score": reward, "correct": ..., "status": ...}``.
+
+    With ``extra_info`` from `rows` the exact task is rebuilt (env id, split, task seed) and
+    ``ground_truth`` is checked against it; without it, ``data_source`` names the env and the
+    completion is judged against ``ground_truth`` alone (for envs whose reference is the answer).
+    """
+    info = extra_info or {}
+    env_id = str(info.get("env_id") or data_source)
+    env_kwargs = json.loads(info["env_kwargs"]) if info.get("env_kwargs") else {}
+    scorer = _scorer(env_id, env_kwargs)
+    text = solution_str if isinstance(solution_str, str) else ""
+    if "task_seed" in info:
+        reward, result, parts = scorer.score(int(info["task_seed"]), [text], split=str(info.get("split", "train")),
+                                             reference=ground_truth)[0]  # fmt: skip
+    else:
+        env = scorer.env("train")
+        try:
+            answer: Any = json.loads(ground_truth)
+        except (TypeError, json.JSONDecodeError):
+            answer = ground_truth
+        task = Task("verl", "", answer if not isinstance(answer, (int, float)) else ground_truth)
+        result = env.judge(task, [text])[0]
+        reward, parts = env.rubric.score(task, text, result)
+    return {"score": float(reward), "correct": result.correct, "status": result.status, "reason": result.reason,
+            **{f"reward/{k}": v for k, v in parts.items()}}  # fmt: skip
