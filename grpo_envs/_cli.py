@@ -49,7 +49,63 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--tokenizer", default=None, help="strip this tokenizer's special tokens from responses")
     serve.add_argument("--max-items", type=int, default=4096, help="items per request at most")
+    check = commands.add_parser(
+        "check-verifier", help="run the verifier laws (verifiers.testing) on MODULE:FUNCTION; exit 1 if one fails"
+    )
+    check.add_argument(
+        "target", metavar="MODULE:FUNCTION", help="verify(reference, completion), e.g. mypkg.rewards:verify"
+    )
+    check.add_argument("--domain", default="math", help="math, code, or MODULE:NAME of a verifiers.testing.Domain")
+    check.add_argument("--examples", type=int, default=None, help="examples per law (default: the domain's)")
+    check.add_argument("--latency", type=float, default=3.0, help="seconds a call may take (default 3)")
+    check.add_argument("--reward-range", type=float, nargs=2, default=(0.0, 1.0), metavar=("LOW", "HIGH"))
+    check.add_argument("--law", action="append", dest="laws", default=None, help="run only this law (repeatable)")
     return parser
+
+
+def _load(target: str, what: str) -> object:
+    """``module:attribute`` -> the object; the current directory is importable, as with ``python -m``."""
+    import importlib
+
+    module_name, sep, attribute = target.partition(":")
+    if not sep or not module_name or not attribute:
+        raise LookupError(f"{what} must be MODULE:NAME (e.g. mypkg.rewards:verify), got {target!r}")
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+    try:
+        obj: object = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise LookupError(f"cannot import {module_name!r} ({exc}); run from its project or install it") from exc
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            raise LookupError(f"{module_name!r} has no {attribute!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _check_verifier(args: argparse.Namespace) -> int:
+    from verifiers.errors import VerifierInputError
+    from verifiers.testing import Domain, check_verifier
+
+    try:
+        verify = _load(args.target, "the verifier")
+        domain = args.domain if args.domain in ("math", "code") else _load(args.domain, "--domain")
+        if not callable(verify):
+            raise LookupError(f"{args.target} is a {type(verify).__name__}, not a function")
+        if not isinstance(domain, (str, Domain)):
+            raise LookupError(f"--domain {args.domain} is a {type(domain).__name__}, not a verifiers.testing.Domain")
+        report = check_verifier(verify, domain, max_examples=args.examples, latency_s=args.latency,
+                                reward_range=tuple(args.reward_range), laws=args.laws)  # fmt: skip
+    except (LookupError, VerifierInputError) as exc:
+        print(f"grpo-envs check-verifier: error: {exc}", file=sys.stderr)
+        return 2
+    print(report.table())
+    failed = [r.law for r in report.laws if not r.ok]
+    print(
+        f"\n{len(report.laws) - len(failed)}/{len(report.laws)} laws held"
+        + (f"; broken: {', '.join(failed)}" if failed else "")
+    )
+    return 0 if report.ok else 1
 
 
 def _doctor() -> int:
@@ -151,6 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _build_image(args.offline, args.force)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "check-verifier":
+        return _check_verifier(args)
     if args.command == "envs" and args.envs_command == "list":
         return _envs_list()
     if args.command == "envs" and args.envs_command == "show":

@@ -21,6 +21,8 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+pytest_plugins = ["pytester"]  # tests of our opt-in pytest plugin run pytest inside pytest
+
 
 @functools.cache
 def _docker_problem() -> str | None:

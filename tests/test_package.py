@@ -13,6 +13,8 @@ import verifiers
 import verifiers.code
 import verifiers.math
 import verifiers.sandbox
+import verifiers.testing
+import verifiers.testing.laws
 
 # Changing a public API is a decision: update these pins on purpose.
 PUBLIC = {
@@ -78,6 +80,47 @@ PUBLIC = {
         "recipe",
     },
     verifiers.code: {"extract_code", "first_difference", "tests_from_row", "verify", "verify_many"},
+    verifiers.testing: {
+        "LAWS",
+        "Domain",
+        "LawBroken",
+        "LawResult",
+        "Problem",
+        "VerifierReport",
+        "answer_sets",
+        "assert_verifier_laws",
+        "check_verifier",
+        "code_problems",
+        "expression_problems",
+        "expressions",
+        "from_batch_reward",
+        "garbage",
+        "gaming_completions",
+        "intervals",
+        "laws",
+        "math_problems",
+        "matrices",
+        "near_misses",
+        "numbers",
+        "pairs",
+        "programs_with_known_output",
+        "renderings",
+        "test_suites",
+        "unbalanced_latex",
+        "wrong_programs",
+    },  # fmt: skip
+    verifiers.testing.laws: {
+        "LAWS",
+        "LawBroken",
+        "consistency",
+        "determinism",
+        "discrimination",
+        "gaming_resistance",
+        "latency",
+        "rendering_invariance",
+        "reward_range",
+        "totality",
+    },  # fmt: skip
     trainer: {"GRPOConfig", "GRPOTrainer", "TrainerError", "group_advantages", "grpo_loss", "load_config", "pass_at_k"},
 }
 

@@ -1,9 +1,87 @@
-"""Hypothesis strategies and laws for testing verifiers (yours and ours).
+"""A property-based testing kit for verifiers: Hypothesis strategies and laws for *your* verifier.
 
-Not public yet: the strategies here back the SDK's own property tests; the public kit
-(`check_verifier`, documented strategies) arrives with its own issue.
+Reward bugs silently ruin training runs: a verifier that rejects ``0.5`` for ``1/2`` starves
+learning; one that accepts any superset teaches the model to spray answers. The laws:
+
+- determinism, reward in range, totality (never raises), latency (every call under a watchdog);
+- rendering invariance (equivalent forms all score correct), discrimination (near misses do
+  not), gaming resistance (format-only shells, sprays, several values in one box, tag
+  injection, huge outputs never score correct), consistency (``correct`` agrees with ``status``).
+
+Example:
+    >>> from verifiers import math as vm
+    >>> from verifiers.testing import check_verifier
+    >>> report = check_verifier(vm.verify, "math", max_examples=5)  # doctest: +SKIP
+    >>> print(report)  # doctest: +SKIP
+    law                    examples  result  counterexample / detail
+    determinism                   5  passed
+    ...
+
+Each law is also a function in `verifiers.testing.laws` (``laws.totality(verify, reference,
+completion)`` raises `LawBroken`), for use inside your own ``@given`` tests.
+
+Strategies compose with your own tests: ``math_problems()`` draws a `Problem` (a gold answer
+with ``renderings`` and ``near_misses`` strategies); ``numbers()``, ``expression_problems()``,
+``answer_sets()``, ``intervals()``, ``matrices()``, ``pairs()`` draw one kind;
+``expressions``/``renderings``/``near_misses`` work on sympy expressions;
+``gaming_completions(gold)``, ``garbage()`` and ``unbalanced_latex()`` draw hostile
+completions; ``programs_with_known_output()``, ``wrong_programs(n, k)``, ``test_suites(n, k)``
+and ``code_problems()`` are the code counterparts.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from verifiers.testing import laws
+from verifiers.testing._check import (
+    LAWS,
+    Domain,
+    LawResult,
+    VerifierReport,
+    assert_verifier_laws,
+    check_verifier,
+    from_batch_reward,
+)
+from verifiers.testing._code import code_problems, programs_with_known_output, test_suites, wrong_programs
+from verifiers.testing._gaming import gaming_completions, garbage, unbalanced_latex
+from verifiers.testing._math import expressions, near_misses, renderings
+from verifiers.testing._problems import (
+    Problem,
+    answer_sets,
+    expression_problems,
+    intervals,
+    math_problems,
+    matrices,
+    numbers,
+    pairs,
+)
+from verifiers.testing.laws import LawBroken
+
+__all__ = [
+    "LAWS",
+    "Domain",
+    "LawBroken",
+    "LawResult",
+    "Problem",
+    "VerifierReport",
+    "answer_sets",
+    "assert_verifier_laws",
+    "check_verifier",
+    "code_problems",
+    "expression_problems",
+    "expressions",
+    "from_batch_reward",
+    "garbage",
+    "gaming_completions",
+    "intervals",
+    "laws",
+    "math_problems",
+    "matrices",
+    "near_misses",
+    "numbers",
+    "pairs",
+    "programs_with_known_output",
+    "renderings",
+    "test_suites",
+    "unbalanced_latex",
+    "wrong_programs",
+]
