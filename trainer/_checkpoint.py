@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["latest_checkpoint", "load_checkpoint", "save_checkpoint"]
+__all__ = ["latest_checkpoint", "read_checkpoint", "restore_rng", "save_checkpoint"]
 
 PREFIX = "step-"
 
@@ -46,18 +46,22 @@ def _fsync_dir(path: Path) -> None:
 
 def save_checkpoint(
     root: Path, step: int, *, model: Any, tokenizer: Any, optimizer: Any, scheduler: Any, config: dict[str, Any],
-    extra: dict[str, Any], keep: int,
+    extra: dict[str, Any], keep: int, weights: dict[str, Any] | None = None, optimizer_state: Any = None,
 ) -> Path:  # fmt: skip
-    """Write ``root/step-NNNNNN`` atomically and keep the newest ``keep`` checkpoints."""
+    """Write ``root/step-NNNNNN`` atomically and keep the newest ``keep`` checkpoints.
+
+    ``weights`` / ``optimizer_state`` replace ``model.state_dict()`` / ``optimizer.state_dict()``
+    (gathered full states of a sharded model). A peft model saves its adapter only.
+    """
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"{PREFIX}{step:06d}"
     tmp = root / f".tmp-{PREFIX}{step:06d}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
-    model.save_pretrained(tmp / "model", safe_serialization=True)
+    model.save_pretrained(tmp / "model", safe_serialization=True, state_dict=weights)
     tokenizer.save_pretrained(tmp / "model")
-    torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(), "rng": _rng_state()},
-               tmp / "state.pt")  # fmt: skip
+    optim = optimizer_state if optimizer_state is not None else optimizer.state_dict()
+    torch.save({"optimizer": optim, "scheduler": scheduler.state_dict(), "rng": _rng_state()}, tmp / "state.pt")
     (tmp / "trainer_state.json").write_text(json.dumps({"step": step, "config": config, **extra}, indent=1))
     for path in tmp.rglob("*"):
         if path.is_file():
@@ -79,20 +83,21 @@ def latest_checkpoint(root: Path) -> Path | None:
     return found[-1] if found else None
 
 
-def load_checkpoint(path: Path, *, model: Any, optimizer: Any, scheduler: Any) -> dict[str, Any]:
-    """Restore weights, optimizer, scheduler and RNG states; returns trainer_state.json."""
+def read_checkpoint(path: Path) -> dict[str, Any]:
+    """The checkpoint's parts, loaded but not applied: ``weights`` (full model or adapter),
+    ``state`` (optimizer, scheduler, rng) and ``trainer_state`` (trainer_state.json)."""
     from safetensors.torch import load_file
 
-    weights = {}
+    weights: dict[str, Any] = {}
     for file in sorted((path / "model").glob("*.safetensors")):
         weights.update(load_file(file))
-    missing, unexpected = model.load_state_dict(weights, strict=False)
-    if unexpected or [m for m in missing if not m.endswith("lm_head.weight")]:
-        raise RuntimeError(f"checkpoint {path} does not match the model: missing {missing}, unexpected {unexpected}")
-    if missing:  # tied embeddings are saved once
-        model.tie_weights()
-    state = torch.load(path / "state.pt", weights_only=False)
-    optimizer.load_state_dict(state["optimizer"])
-    scheduler.load_state_dict(state["scheduler"])
+    return {
+        "weights": weights,
+        "state": torch.load(path / "state.pt", weights_only=False),
+        "trainer_state": dict(json.loads((path / "trainer_state.json").read_text())),
+    }
+
+
+def restore_rng(state: dict[str, Any]) -> None:
+    """Set the Python, numpy and torch generators from a checkpoint's ``state["rng"]``."""
     _set_rng_state(state["rng"])
-    return dict(json.loads((path / "trainer_state.json").read_text()))

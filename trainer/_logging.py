@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +117,36 @@ class RunLog:
         fig.tight_layout()
         fig.savefig(self.dir / "curves.png", dpi=120)
         plt.close(fig)
+
+
+def rollout_metrics(groups: list[list[Any]]) -> dict[str, Any]:
+    """Reward, correctness, status and length statistics of a step's rollouts."""
+    flat = [r for g in groups for r in g]
+    rewards = [r.reward for r in flat if r.reward is not None]
+    mean = sum(rewards) / max(1, len(rewards))
+    std = math.sqrt(sum((x - mean) ** 2 for x in rewards) / max(1, len(rewards)))
+    statuses = Counter(r.status for r in flat)
+    parts: dict[str, list[float]] = {}
+    for r in flat:
+        for name, value in r.components.items():
+            parts.setdefault(name, []).append(value)
+    zero_var = sum(len({r.reward for r in g}) == 1 for g in groups) / len(groups)
+    errors = [r.reason for r in flat if r.status in ("error", "timeout")][:3]
+    lengths = [r.generated for r in flat]
+    out: dict[str, Any] = {
+        "reward_mean": mean,
+        "reward_std": std,
+        "correct_rate": sum(r.correct is True for r in flat) / len(flat),
+        "completion_len_mean": sum(lengths) / len(lengths),
+        "completion_len_max": max(lengths),
+        "truncated_frac": sum(r.truncated for r in flat) / len(flat),
+        "zero_variance_frac": zero_var,
+        **{f"status/{s}": n for s, n in sorted(statuses.items())},
+        **{f"reward/{name}": sum(v) / len(v) for name, v in sorted(parts.items())},
+    }
+    if errors:
+        out["errors"] = errors
+    return out
 
 
 def summary(rows: list[dict[str, Any]], evals: list[dict[str, Any]], skipped: list[str]) -> str:

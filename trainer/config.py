@@ -46,6 +46,7 @@ class GRPOConfig:
     prompts_per_step: int = _f(16, "tasks (groups) per step")
     num_generations: int = _f(8, "completions per task (G)")
     max_new_tokens: int = _f(256, "generation limit per turn")
+    min_new_tokens: int = _f(0, "generate at least this many tokens per turn (benchmarks: = max_new_tokens)")
     temperature: float = _f(1.0, "sampling temperature")
     top_p: float = _f(1.0, "nucleus sampling")
     micro_batch_size: int = _f(32, "completions per forward/backward (gradient accumulation)")
@@ -68,6 +69,12 @@ class GRPOConfig:
     device: str = _f("auto", '"auto", "cpu", "cuda" or "cuda:N"')
     bf16: bool = _f(True, "bfloat16 weights and compute on GPU (ignored on CPU)")
     gradient_checkpointing: bool = _f(False, "trade compute for activation memory")
+    distributed: str = _f("ddp", 'under torchrun: "ddp" (replicas) or "fsdp" (sharded weights, single-turn envs)')
+    # LoRA (peft): the reference policy is the adapter disabled, not a second model
+    lora_r: int = _f(0, "LoRA rank (0: full fine-tuning)")
+    lora_alpha: int = _f(16, "LoRA scaling numerator (alpha / r scales the update)")
+    lora_dropout: float = _f(0.0, "LoRA dropout")
+    lora_target_modules: str = _f("all-linear", 'comma-separated module names, or "all-linear"')
     # evaluation, checkpoints
     eval_every: int = _f(0, "evaluate on the eval split every N steps (0: only at the end)")
     eval_prompts: int = _f(32, "eval tasks (fixed seeds); pass@k uses num_generations samples")
@@ -89,6 +96,9 @@ class GRPOConfig:
             (self.temperature > 0, "temperature must be > 0"),
             (0 < self.top_p <= 1, "top_p must be in (0, 1]"),
             (self.keep_checkpoints >= 1, "keep_checkpoints must be >= 1"),
+            (0 <= self.min_new_tokens <= self.max_new_tokens, "min_new_tokens must be in [0, max_new_tokens]"),
+            (self.distributed in ("ddp", "fsdp"), "distributed must be ddp or fsdp"),
+            (self.lora_r >= 0 and 0 <= self.lora_dropout < 1, "lora_r must be >= 0 and lora_dropout in [0, 1)"),
         ]
         for ok, message in checks:
             if not ok:

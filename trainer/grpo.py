@@ -18,16 +18,22 @@ Deliberate deviations from the paper (each is a config switch where it matters):
   dynamic sampling (``skip_zero_variance_groups``) and truncated-completion masking are options.
 - Multi-turn rewards are the episode's summed step rewards; a rollout's env tokens never
   enter the loss.
+
+Scale: ``lora_r > 0`` trains LoRA adapters (peft) and takes the reference log-probs from the
+same weights with the adapter disabled. Under ``torchrun`` each rank rolls out its share of
+the step's tasks and DDP (or FSDP's ``fully_shard``, ``distributed="fsdp"``) averages the
+gradients; the loss is normalised by global counts so N ranks make the same update as one
+process with the same global batch.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import math
 import time
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,9 +43,21 @@ import torch
 
 from grpo_envs import ReasoningEnv
 from grpo_envs._task import stable_seed
-from trainer._checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
-from trainer._logging import RunLog
-from trainer._math import group_advantages, grpo_loss, pass_at_k, token_logprobs
+from trainer._batch import make_batch, sequence_logps
+from trainer._checkpoint import latest_checkpoint, read_checkpoint, restore_rng, save_checkpoint
+from trainer._distributed import (
+    Dist,
+    full_optimizer_state,
+    full_state_dict,
+    init_distributed,
+    load_full_state,
+    unwrap,
+    wrap,
+)
+from trainer._envs import env_factory
+from trainer._logging import RunLog, rollout_metrics
+from trainer._lora import adapter_disabled, apply_lora, is_lora, load_adapter, merged_copy
+from trainer._math import group_advantages, grpo_loss, pass_at_k
 from trainer._model import load_policy, pick_device
 from trainer._rollout import Rollout, rollout
 from trainer.config import GRPOConfig
@@ -56,7 +74,8 @@ class GRPOTrainer:
 
     ``model`` may be a hub name, a local path, a module (then pass ``tokenizer``) or "demo";
     ``env`` an id, an instance or a factory (default: ``config.env``). ``resume=True``
-    continues from the newest checkpoint in ``config.output_dir``.
+    continues from the newest checkpoint in ``config.output_dir``. Launched by ``torchrun``,
+    every rank builds a trainer with the same config; rank 0 writes the run directory.
 
     Example:
         >>> from trainer.config import GRPOConfig
@@ -76,27 +95,38 @@ class GRPOTrainer:
         show_progress: bool = True,
     ) -> None:
         self.config = config
-        self.device = pick_device(config.device)
+        self.dist: Dist = init_distributed(config.distributed, config.device)
+        self.device = pick_device(config.device) if not self.dist.enabled else self._rank_device(config.device)
         torch.manual_seed(config.seed)
         if self.device.type == "cpu":
             torch.use_deterministic_algorithms(True, warn_only=True)
-        self.make_env = self._env_factory(env if env is not None else config.env)
+        self.make_env = env_factory(env if env is not None else config.env, config.env_kwargs)
         probe = self.make_env()
         self.env_id = getattr(probe.unwrapped, "env_id", type(probe.unwrapped).__name__)
         alphabet = getattr(probe.unwrapped, "alphabet", None)
         self._envs: list[gymnasium.Env[Any, Any]] = [probe]
         self._eval_envs: list[gymnasium.Env[Any, Any]] = []
-        self.model, self.tokenizer = load_policy(model or config.model, tokenizer, alphabet=alphabet, seed=config.seed)
+        if self.dist.mode == "fsdp" and self.dist.enabled and not self._single_turn():
+            raise TrainerError('distributed="fsdp" supports single-turn envs; use distributed="ddp" for multi-turn')
+        policy, self.tokenizer = load_policy(model or config.model, tokenizer, alphabet=alphabet, seed=config.seed)
         if self.device.type == "cuda" and config.bf16:
-            self.model.to(torch.bfloat16)
-        self.model.to(self.device)
+            policy.to(torch.bfloat16)
+        policy.to(self.device)
         if config.gradient_checkpointing:
-            self.model.gradient_checkpointing_enable()
-        self.model.train()
+            policy.gradient_checkpointing_enable()
+            if config.lora_r:
+                policy.enable_input_require_grads()
         self.ref_model = None
-        if config.beta > 0:
-            self.ref_model = copy.deepcopy(self.model).eval()
+        if config.lora_r:
+            policy = apply_lora(policy, r=config.lora_r, alpha=config.lora_alpha, dropout=config.lora_dropout,
+                                targets=config.lora_target_modules)  # fmt: skip
+        elif config.beta > 0:
+            self.ref_model = copy.deepcopy(policy).eval()
             self.ref_model.requires_grad_(False)
+            if self.dist.mode == "fsdp":
+                self.ref_model = wrap(self.ref_model, self.dist, self.device)
+        policy.train()
+        self.model = wrap(policy, self.dist, self.device)
         self.optimizer = torch.optim.AdamW(
             [p for p in self.model.parameters() if p.requires_grad], lr=config.learning_rate,
             weight_decay=config.weight_decay,
@@ -105,36 +135,46 @@ class GRPOTrainer:
         self.run_dir = Path(config.output_dir)
         self.step_count = 0
         if resume:
-            found = latest_checkpoint(self.run_dir / "checkpoints")
-            if found is None:
-                raise TrainerError(f"--resume: no checkpoint in {self.run_dir / 'checkpoints'}")
-            state = load_checkpoint(found, model=self.model, optimizer=self.optimizer, scheduler=self.scheduler)
-            if state["config"] != config.to_dict():
-                raise TrainerError(f"--resume: {found} was written with another config; resume with the same one")
-            self.step_count = int(state["step"])
-            log.info("resumed from %s (step %d)", found, self.step_count)
+            self._resume()
         self.log = RunLog(self.run_dir, total_steps=config.steps, resume_step=self.step_count,
-                          show_progress=show_progress)  # fmt: skip
+                          show_progress=show_progress) if self.dist.main else None  # fmt: skip
 
     # -- set-up helpers --------------------------------------------------------------------------
-    def _env_factory(self, env: Any) -> Callable[..., gymnasium.Env[Any, Any]]:
-        kwargs = dict(self.config.env_kwargs)
-        if isinstance(env, str):
-            return lambda **extra: gymnasium.make(env, **{**kwargs, **extra})
-        if isinstance(env, gymnasium.Env):
-            first = [env]
+    def _rank_device(self, name: str) -> torch.device:
+        device = self.dist.device()
+        if name not in ("auto", "cpu") and device.type == "cpu":
+            raise TrainerError(f"device {name!r} was asked for but CUDA is not available; use --device cpu")
+        return device if name != "cpu" else torch.device("cpu")
 
-            def again(**extra: Any) -> gymnasium.Env[Any, Any]:
-                if first and not extra:
-                    return first.pop()
-                if env.spec is None:
-                    raise TrainerError("this env instance has no spec: pass an id or a factory to make more copies")
-                return gymnasium.make(env.spec, **extra)
-
-            return again
-        if callable(env):
-            return lambda **extra: env(**extra) if extra else env()
-        raise TrainerError(f"env must be an id, an Env or a factory, got {type(env).__name__}")
+    def _resume(self) -> None:
+        found = latest_checkpoint(self.run_dir / "checkpoints")
+        if found is None:
+            raise TrainerError(f"--resume: no checkpoint in {self.run_dir / 'checkpoints'}")
+        saved = read_checkpoint(found)
+        before, now = dict(saved["trainer_state"]["config"]), self.config.to_dict()
+        before.pop("steps", None), now.pop("steps", None)  # training longer is what resuming is for
+        if before != now:
+            changed = sorted(k for k in now if before.get(k) != now[k])
+            raise TrainerError(f"--resume: {found} was written with another config ({', '.join(changed)} differ); "
+                               "resume with the same one (only steps may change)")  # fmt: skip
+        base = unwrap(self.model)
+        if is_lora(base):
+            load_adapter(base, found / "model")
+            self.optimizer.load_state_dict(saved["state"]["optimizer"])
+        elif self.dist.mode == "fsdp" and self.dist.enabled:
+            load_full_state(self.model, self.optimizer, saved["weights"], saved["state"]["optimizer"], self.dist)
+        else:
+            missing, unexpected = base.load_state_dict(saved["weights"], strict=False)
+            if unexpected or [m for m in missing if not m.endswith("lm_head.weight")]:
+                raise TrainerError(f"checkpoint {found} does not match the model: missing {missing}, "
+                                   f"unexpected {unexpected}")  # fmt: skip
+            if missing:  # tied embeddings are saved once
+                base.tie_weights()
+            self.optimizer.load_state_dict(saved["state"]["optimizer"])
+        self.scheduler.load_state_dict(saved["state"]["scheduler"])
+        restore_rng(saved["state"])
+        self.step_count = int(saved["trainer_state"]["step"])
+        log.info("resumed from %s (step %d)", found, self.step_count)
 
     def _lr_factor(self, step: int) -> float:
         cfg = self.config
@@ -157,45 +197,27 @@ class GRPOTrainer:
 
     # -- rollouts and log-probs ------------------------------------------------------------------
     def _rollouts(self, seeds: list[int], envs: list[gymnasium.Env[Any, Any]]) -> list[list[Rollout]]:
+        """This rank's share of ``seeds`` rolled out; every rank gets all groups, in seed order."""
         cfg = self.config
-        return rollout(
-            self.model, self.tokenizer, envs, seeds, cfg.num_generations, max_new_tokens=cfg.max_new_tokens,
-            temperature=cfg.temperature, top_p=cfg.top_p, device=self.device, make_env=self.make_env,
+        mine = self.dist.shard(seeds)
+        groups = rollout(
+            unwrap(self.model), self.tokenizer, envs[: len(envs) * len(mine) // len(seeds)], mine,
+            cfg.num_generations, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
+            device=self.device, make_env=self.make_env,
         )  # fmt: skip
-
-    def _batch(self, rows: list[Rollout]) -> dict[str, torch.Tensor]:
-        pad = self.tokenizer.pad_token_id
-        width_p = max(len(r.prompt_ids) for r in rows)
-        width_c = max(max(len(r.ids) for r in rows), 1)
-        n = len(rows)
-        ids = torch.full((n, width_p + width_c), pad, dtype=torch.long)
-        attention = torch.zeros((n, width_p + width_c), dtype=torch.long)
-        completion = torch.full((n, width_c), pad, dtype=torch.long)
-        mask = torch.zeros((n, width_c), dtype=torch.float32)
-        for k, r in enumerate(rows):
-            p, c = len(r.prompt_ids), len(r.ids)
-            ids[k, width_p - p : width_p] = torch.tensor(r.prompt_ids)
-            attention[k, width_p - p : width_p + c] = 1
-            if c:
-                ids[k, width_p : width_p + c] = torch.tensor(r.ids)
-                completion[k, :c] = torch.tensor(r.ids)
-                mask[k, :c] = torch.tensor(r.mask, dtype=torch.float32)
-        positions = (attention.cumsum(-1) - 1).clamp(min=0)
-        return {"ids": ids, "attention": attention, "positions": positions, "completion": completion, "mask": mask}
+        return [g for part in self.dist.gather(groups) for g in part]
 
     def _logps(self, model: Any, batch: dict[str, torch.Tensor], rows: slice) -> torch.Tensor:
-        width_c = batch["completion"].shape[1]
-        inputs = {
-            "input_ids": batch["ids"][rows].to(self.device),
-            "attention_mask": batch["attention"][rows].to(self.device),
-            "position_ids": batch["positions"][rows].to(self.device),
-        }
-        try:
-            logits = model(**inputs, logits_to_keep=width_c + 1).logits
-        except TypeError:  # a model without logits_to_keep
-            logits = model(**inputs).logits[:, -(width_c + 1) :]
-        logits = logits[:, :-1] / self.config.temperature
-        return token_logprobs(logits, batch["completion"][rows].to(self.device))
+        return sequence_logps(model, batch, rows, device=self.device, temperature=self.config.temperature)
+
+    def _ref_logps(self, batch: dict[str, torch.Tensor], rows: slice) -> torch.Tensor | None:
+        base = unwrap(self.model)
+        if is_lora(base) and self.config.beta > 0:
+            with adapter_disabled(base):
+                return self._logps(self.model if self.dist.mode == "fsdp" else base, batch, rows)
+        if self.ref_model is not None:
+            return self._logps(self.ref_model, batch, rows)
+        return None
 
     # -- one step --------------------------------------------------------------------------------
     def step(self) -> dict[str, Any]:
@@ -204,50 +226,27 @@ class GRPOTrainer:
         step = self.step_count + 1
         seeds = [stable_seed(cfg.seed, "train", step, k) % (2**31) for k in range(cfg.prompts_per_step)]
         n_envs = cfg.prompts_per_step * (1 if self._single_turn() else cfg.num_generations)
+        if self.dist.enabled:  # each rank samples its own stream, reproducibly (resume included)
+            torch.manual_seed(stable_seed(cfg.seed, "sampling", step, self.dist.rank) % (2**31))
         started = time.perf_counter()
         groups = self._rollouts(seeds, self._pool(self._envs, n_envs))
         rolled = time.perf_counter()
-        update = self._update(groups)
+        update = self._update(self.dist.shard(groups))
         trained = time.perf_counter()
         self.step_count = step
-        metrics = {"step": step, **self._rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0]}
+        metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0]}
         generated = sum(r.generated for g in groups for r in g)
         perf = {
             "step": step, "time_rollout_s": rolled - started, "time_train_s": trained - rolled,
             "tokens_per_s": generated / max(rolled - started, 1e-9), "peak_memory_mb": _peak_memory_mb(self.device),
         }  # fmt: skip
-        self.log.step(metrics, perf)
+        if self.log is not None:
+            self.log.step(metrics, perf)
         return metrics
 
-    def _rollout_metrics(self, groups: list[list[Rollout]]) -> dict[str, Any]:
-        flat = [r for g in groups for r in g]
-        rewards = [r.reward for r in flat if r.reward is not None]
-        mean = sum(rewards) / max(1, len(rewards))
-        std = math.sqrt(sum((x - mean) ** 2 for x in rewards) / max(1, len(rewards)))
-        statuses = Counter(r.status for r in flat)
-        parts: dict[str, list[float]] = {}
-        for r in flat:
-            for name, value in r.components.items():
-                parts.setdefault(name, []).append(value)
-        zero_var = sum(len({r.reward for r in g}) == 1 for g in groups) / len(groups)
-        errors = [r.reason for r in flat if r.status in ("error", "timeout")][:3]
-        lengths = [r.generated for r in flat]
-        out: dict[str, Any] = {
-            "reward_mean": mean,
-            "reward_std": std,
-            "correct_rate": sum(r.correct is True for r in flat) / len(flat),
-            "completion_len_mean": sum(lengths) / len(lengths),
-            "completion_len_max": max(lengths),
-            "truncated_frac": sum(r.truncated for r in flat) / len(flat),
-            "zero_variance_frac": zero_var,
-            **{f"status/{s}": n for s, n in sorted(statuses.items())},
-            **{f"reward/{name}": sum(v) / len(v) for name, v in sorted(parts.items())},
-        }
-        if errors:
-            out["errors"] = errors
-        return out
-
     def _update(self, groups: list[list[Rollout]]) -> dict[str, float]:
+        """One policy update from this rank's ``groups``; with N ranks, normalised by global counts
+        (rows, tokens) and scaled by N against DDP/FSDP's gradient averaging."""
         cfg = self.config
         adv = group_advantages([[r.reward for r in g] for g in groups], scale=cfg.scale)
         rows: list[Rollout] = []
@@ -258,51 +257,69 @@ class GRPOTrainer:
             for j, r in enumerate(g):
                 rows.append(r)
                 advantages.append(float(adv[p, j]))
-        if not rows:  # every group had equal rewards: nothing to learn, the schedule still advances
+        n_local = len(rows)
+        n = int(self.dist.sum(n_local))
+        if not n:  # every group had equal rewards: nothing to learn, the schedule still advances
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # "scheduler.step() before optimizer.step()"
                 self.scheduler.step()
             return {"loss": 0.0, "kl": 0.0, "clip_low": 0.0, "clip_high": 0.0, "ratio": 1.0, "grad_norm": 0.0}
-        batch = self._batch(rows)
-        if cfg.mask_truncated_completions:
-            for k, r in enumerate(rows):
-                if r.truncated:
-                    batch["mask"][k] = 0.0
-        n = len(rows)
-        chunks = [slice(s, min(s + cfg.micro_batch_size, n)) for s in range(0, n, cfg.micro_batch_size)]
+        if not rows:  # other ranks learn: join their collectives with a row that weighs nothing
+            rows, advantages = [groups[0][0]], [0.0]
+        batch = make_batch(rows, self.tokenizer.pad_token_id)
+        for k, r in enumerate(rows):
+            if (cfg.mask_truncated_completions and r.truncated) or not n_local:
+                batch["mask"][k] = 0.0
+        chunks = [slice(s, min(s + cfg.micro_batch_size, len(rows))) for s in range(0, len(rows), cfg.micro_batch_size)]
+        real = len(chunks)
+        chunks += [chunks[-1]] * (self.dist.max(real) - real)  # equal backward counts on every rank
         adv_t = torch.tensor(advantages, dtype=torch.float32, device=self.device)
         mask = batch["mask"].to(self.device)
-        tokens = float(mask.sum().clamp(min=1.0))
-        old = ref = None
+        tokens = max(self.dist.sum(float(mask.sum())), 1.0)
+        scale = float(self.dist.world)  # DDP and FSDP average gradients over ranks; we want the sum
+        no_grad_model = self.model if self.dist.mode == "fsdp" else unwrap(self.model)
         with torch.no_grad():
-            if cfg.num_iterations > 1:
-                old = torch.cat([self._logps(self.model, batch, c) for c in chunks])
-            if self.ref_model is not None:
-                ref = torch.cat([self._logps(self.ref_model, batch, c) for c in chunks])
+            old = [self._logps(no_grad_model, batch, c) for c in chunks] if cfg.num_iterations > 1 else None
+            ref = [self._ref_logps(batch, c) for c in chunks]
         totals: dict[str, float] = dict.fromkeys(("loss", "kl", "clip_low", "clip_high", "ratio"), 0.0)
         grad_norm = 0.0
         for _ in range(cfg.num_iterations):
             self.optimizer.zero_grad(set_to_none=True)
-            for c in chunks:
-                logps = self._logps(self.model, batch, c)
-                normalizer = {"dapo": tokens, "dr_grpo": float(n * cfg.max_new_tokens)}.get(cfg.loss_type)
-                loss, metrics = grpo_loss(
-                    logps, old[c] if old is not None else logps.detach(), ref[c] if ref is not None else None,
-                    adv_t[c], mask[c], epsilon=cfg.epsilon, epsilon_high=cfg.epsilon_high, beta=cfg.beta,
-                    loss_type=cfg.loss_type, max_completion_length=cfg.max_new_tokens, normalizer=normalizer,
-                )  # fmt: skip
-                if cfg.loss_type == "grpo":
-                    loss = loss * (c.stop - c.start) / n
-                loss.backward()
-                weight = (c.stop - c.start) / (n * cfg.num_iterations)
-                totals["loss"] += float(loss.detach()) / cfg.num_iterations
-                for key, value in metrics.items():
-                    totals[key] += value * weight
+            for i, c in enumerate(chunks):
+                with self._grad_sync(last=i == len(chunks) - 1):
+                    logps = self._logps(self.model, batch, c)
+                    normalizer = {"dapo": tokens, "dr_grpo": float(n * cfg.max_new_tokens)}.get(cfg.loss_type)
+                    loss, metrics = grpo_loss(
+                        logps, old[i] if old is not None else logps.detach(), ref[i], adv_t[c], mask[c],
+                        epsilon=cfg.epsilon, epsilon_high=cfg.epsilon_high, beta=cfg.beta, loss_type=cfg.loss_type,
+                        max_completion_length=cfg.max_new_tokens, normalizer=normalizer,
+                    )  # fmt: skip
+                    if cfg.loss_type == "grpo":
+                        loss = loss * (c.stop - c.start) / n
+                    if i >= real or not n_local:
+                        loss = loss * 0.0
+                    (loss * scale).backward()
+                if i < real and n_local:
+                    weight = (c.stop - c.start) / (n * cfg.num_iterations)
+                    totals["loss"] += float(loss.detach()) / cfg.num_iterations
+                    for key, value in metrics.items():
+                        totals[key] += value * weight
             if cfg.max_grad_norm > 0:
-                grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm))
+                norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+                grad_norm = float(norm.full_tensor() if hasattr(norm, "full_tensor") else norm)
             self.optimizer.step()
         self.scheduler.step()
-        return {**{k: float(v) for k, v in totals.items()}, "grad_norm": grad_norm}
+        summed = {k: self.dist.sum(v) for k, v in totals.items()}  # each rank's share of the global mean
+        return {**summed, "grad_norm": grad_norm}
+
+    def _grad_sync(self, *, last: bool) -> contextlib.AbstractContextManager[Any]:
+        """Gradients are reduced over ranks only after the last micro-batch."""
+        if not self.dist.enabled:
+            return contextlib.nullcontext()
+        if self.dist.mode == "fsdp":
+            self.model.set_requires_gradient_sync(last)
+            return contextlib.nullcontext()
+        return contextlib.nullcontext() if last else self.model.no_sync()
 
     # -- evaluation ------------------------------------------------------------------------------
     def evaluate(self) -> dict[str, Any]:
@@ -314,7 +331,7 @@ class GRPOTrainer:
         n_envs = cfg.eval_prompts * (1 if self._single_turn() else g)
         envs = self._pool(self._eval_envs, n_envs, **split)
         with torch.random.fork_rng(devices=[self.device] if self.device.type == "cuda" else []):
-            torch.manual_seed(stable_seed(cfg.seed, "eval-sampling", self.step_count) % (2**31))
+            torch.manual_seed(stable_seed(cfg.seed, "eval-sampling", self.step_count, self.dist.rank) % (2**31))
             groups = self._rollouts(seeds, envs)
         correct = [[r.correct is True for r in grp] for grp in groups]
         flat_rewards = [r.reward or 0.0 for grp in groups for r in grp]
@@ -325,16 +342,40 @@ class GRPOTrainer:
             f"pass@{g}": sum(pass_at_k(g, sum(c), g) for c in correct) / len(correct),
             "reward_mean": sum(flat_rewards) / len(flat_rewards),
         }
-        self.log.eval(row)
+        if self.log is not None:
+            self.log.eval(row)
         return row
 
     # -- the run ---------------------------------------------------------------------------------
     def save(self) -> Path:
-        return save_checkpoint(
-            self.run_dir / "checkpoints", self.step_count, model=self.model, tokenizer=self.tokenizer,
-            optimizer=self.optimizer, scheduler=self.scheduler, config=self.config.to_dict(),
-            extra={"env": self.env_id}, keep=self.config.keep_checkpoints,
-        )  # fmt: skip
+        """Write a checkpoint (rank 0 writes; with FSDP every rank helps gather the weights)."""
+        path = self.run_dir / "checkpoints" / f"step-{self.step_count:06d}"
+        weights = optim = None
+        if self.dist.mode == "fsdp" and self.dist.enabled:
+            weights = full_state_dict(self.model, self.dist)
+            optim = full_optimizer_state(self.model, self.optimizer, self.dist)
+        if self.dist.main:
+            path = save_checkpoint(
+                self.run_dir / "checkpoints", self.step_count, model=unwrap(self.model), tokenizer=self.tokenizer,
+                optimizer=self.optimizer, scheduler=self.scheduler, config=self.config.to_dict(),
+                extra={"env": self.env_id, "world_size": self.dist.world}, keep=self.config.keep_checkpoints,
+                weights=weights, optimizer_state=optim,
+            )  # fmt: skip
+        self.dist.barrier()
+        return path
+
+    def save_final(self, directory: Path) -> None:
+        """A plain transformers model (LoRA merged in) and the tokenizer, loadable with from_pretrained."""
+        weights = full_state_dict(self.model, self.dist) if self.dist.mode == "fsdp" and self.dist.enabled else None
+        if self.dist.main:
+            base = unwrap(self.model)
+            if is_lora(base):
+                base.save_pretrained(directory / "adapter", safe_serialization=True, state_dict=weights)
+                base = merged_copy(base)
+                weights = None
+            base.save_pretrained(directory, safe_serialization=True, state_dict=weights)
+            self.tokenizer.save_pretrained(directory)
+        self.dist.barrier()
 
     def train(self) -> dict[str, Any]:
         """Run to ``config.steps``; checkpoint every ``save_every`` steps and on Ctrl-C."""
@@ -349,17 +390,19 @@ class GRPOTrainer:
                     self.save()
         except KeyboardInterrupt:
             log.warning("interrupted at step %d: saving a checkpoint", self.step_count)
-            self.save()
-            self.log.close()
+            if not self.dist.enabled:  # ranks interrupted at different points cannot agree on a save
+                self.save()
+            if self.log is not None:
+                self.log.close()
             raise
         final_eval = self.evaluate()
         self.save()
-        final = self.run_dir / "final"
-        self.model.save_pretrained(final, safe_serialization=True)
-        self.tokenizer.save_pretrained(final)
-        self.log.close()
-        table = self.log.finish()
-        print(table)
+        self.save_final(self.run_dir / "final")
+        table = ""
+        if self.log is not None:
+            self.log.close()
+            table = self.log.finish()
+            print(table)
         return {**last, "eval": final_eval, "summary": table}
 
 

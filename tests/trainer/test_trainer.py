@@ -17,6 +17,7 @@ import torch
 
 from grpo_envs import TextSpace
 from trainer import TrainerError
+from trainer._batch import make_batch
 from trainer.config import GRPOConfig, load_config
 from trainer.grpo import GRPOTrainer
 
@@ -87,7 +88,7 @@ def test_multi_turn_env_tokens_are_masked_out(tmp_path: Path) -> None:
     assert multi, "some rollout should have needed a second turn"
     r = multi[0]
     assert len(r.ids) == len(r.mask) and r.mask[0] == 1 and r.generated >= 2
-    batch = trainer._batch([r])
+    batch = make_batch([r], trainer.tokenizer.pad_token_id)
     assert batch["mask"].sum() == r.generated
 
 

@@ -1,0 +1,71 @@
+"""Run by tests/trainer/test_scale.py, alone or under torchrun: one GRPO update per case on a
+fixed global batch of rollouts; rank 0 writes the gradients and weights after the update."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+CASES: dict[str, dict[str, Any]] = {
+    # micro-batches of 3 over 8 rows per rank: gradient accumulation across no_sync passes
+    "grpo": {"loss_type": "grpo", "beta": 0.04, "micro_batch_size": 3},
+    # rank 1's groups all have equal rewards: it has no rows and joins with a zero-weight row
+    "dapo_skip": {"loss_type": "dapo", "beta": 0.0, "skip_zero_variance_groups": True, "micro_batch_size": 4},
+    "dr_grpo": {"loss_type": "dr_grpo", "beta": 0.04, "micro_batch_size": 16, "scale": "none"},
+}
+
+
+def groups(vocab: int, case: str) -> list[list[Any]]:
+    """4 groups x 4 completions of different lengths; the same on every rank."""
+    from trainer._rollout import Rollout
+
+    rng = random.Random(7)
+    out = []
+    for p in range(4):
+        prompt = [rng.randrange(4, vocab) for _ in range(rng.randint(2, 5))]
+        group = []
+        for _ in range(4):
+            ids = [rng.randrange(4, vocab) for _ in range(rng.randint(1, 4))]
+            reward = float(rng.random() < 0.5) if not (case == "dapo_skip" and p >= 2) else 1.0
+            group.append(Rollout(prompt_ids=prompt, ids=ids, mask=[1] * len(ids), reward=reward))
+        group[0].reward = 1.0 if case != "dapo_skip" or p < 2 else group[0].reward
+        group[1].reward = 0.0 if case != "dapo_skip" or p < 2 else group[1].reward
+        out.append(group)
+    return out
+
+
+def main(out_dir: str, mode: str, cases: list[str]) -> None:
+    import torch
+
+    from trainer._distributed import unwrap
+    from trainer.config import GRPOConfig
+    from trainer.grpo import GRPOTrainer
+
+    torch.set_num_threads(1)
+    for case in cases:
+        cfg = GRPOConfig(
+            steps=1, prompts_per_step=4, num_generations=4, max_new_tokens=4, learning_rate=1e-3, device="cpu",
+            output_dir=str(Path(out_dir) / f"run-{case}-{mode}"), save_every=0, distributed=mode, **CASES[case],
+        )  # fmt: skip
+        trainer = GRPOTrainer(cfg, env="grpo_envs/Digits-v0", show_progress=False)
+        batch = groups(len(trainer.tokenizer), case)
+        metrics = trainer._update(trainer.dist.shard(batch))
+        grads, weights = {}, {}
+        for name, param in unwrap(trainer.model).named_parameters():
+            grad, value = param.grad, param.detach()
+            if hasattr(value, "full_tensor"):  # FSDP: gather the shards (every rank takes part)
+                grad = grad.full_tensor() if grad is not None else None
+                value = value.full_tensor()
+            grads[name] = grad.clone() if grad is not None else None
+            weights[name] = value.clone()
+        if trainer.dist.main:
+            world = trainer.dist.world
+            torch.save({"grads": grads, "weights": weights}, Path(out_dir) / f"{case}-{mode}-{world}.pt")
+            (Path(out_dir) / f"{case}-{mode}-{world}.json").write_text(json.dumps(metrics))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3].split(","))

@@ -1,0 +1,166 @@
+"""LoRA (reference = adapter disabled) and torchrun data parallel (DDP, FSDP) on CPU with gloo."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from trainer import TrainerError
+from trainer._batch import make_batch
+from trainer._lora import adapter_disabled
+from trainer._model import demo_model
+from trainer.config import GRPOConfig
+from trainer.grpo import GRPOTrainer
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+WORKER = Path(__file__).with_name("_dist_worker.py")
+CASES = ["grpo", "dapo_skip", "dr_grpo"]
+
+
+def tiny(tmp_path: Path, **overrides: Any) -> GRPOConfig:
+    base = dict(
+        steps=2, prompts_per_step=4, num_generations=4, max_new_tokens=3, learning_rate=1e-2, beta=0.04,
+        output_dir=str(tmp_path / "run"), save_every=0, eval_prompts=4, device="cpu", lora_r=4,
+    )  # fmt: skip
+    base.update(overrides)
+    return GRPOConfig(**base)
+
+
+# -- LoRA ----------------------------------------------------------------------------------------
+def test_lora_reference_is_the_base_model_with_the_adapter_disabled(tmp_path: Path) -> None:
+    cfg = tiny(tmp_path)
+    trainer = GRPOTrainer(cfg, show_progress=False)
+    assert trainer.ref_model is None, "LoRA must not keep a second copy of the model"
+    trainable = [n for n, p in trainer.model.named_parameters() if p.requires_grad]
+    assert trainable and all("lora_" in n for n in trainable)
+    for _ in range(2):
+        metrics = trainer.step()
+    assert metrics["kl"] > 0, "after two updates the adapted policy differs from the reference"
+    groups = trainer._rollouts([11, 12], trainer._pool(trainer._envs, 2))
+    batch = make_batch([r for g in groups for r in g], trainer.tokenizer.pad_token_id)
+    rows = slice(0, batch["ids"].shape[0])
+    base = demo_model(len(trainer.tokenizer), seed=cfg.seed).eval()  # the same initial weights, never trained
+    trainer.model.eval()
+    with torch.no_grad():
+        expected = trainer._logps(base, batch, rows)
+        with adapter_disabled(trainer.model):
+            disabled = trainer._logps(trainer.model, batch, rows)
+        enabled = trainer._logps(trainer.model, batch, rows)
+        reference = trainer._ref_logps(batch, rows)
+    assert reference is not None
+    torch.testing.assert_close(disabled, expected, rtol=0, atol=1e-6)
+    torch.testing.assert_close(reference, expected, rtol=0, atol=1e-6)
+    assert (enabled - expected).abs().max() > 1e-4, "the adapter should have changed the policy"
+
+
+def test_lora_checkpoint_resume_and_final_model(tmp_path: Path) -> None:
+    from transformers import AutoModelForCausalLM
+
+    cfg = tiny(tmp_path, steps=2, save_every=1)
+    first = GRPOTrainer(cfg, show_progress=False)
+    first.train()
+    saved = tmp_path / "run" / "checkpoints" / "step-000002" / "model"
+    assert (saved / "adapter_model.safetensors").is_file(), "a LoRA checkpoint holds the adapter"
+    assert not list(saved.glob("model*.safetensors")), "not the frozen base weights"
+    resumed = GRPOTrainer(cfg, show_progress=False, resume=True)
+    assert resumed.step_count == 2
+    lora = {n: p for n, p in first.model.named_parameters() if "lora_" in n}
+    for name, param in resumed.model.named_parameters():
+        if name in lora:
+            torch.testing.assert_close(param, lora[name], rtol=0, atol=0)
+    assert any(p.abs().max() > 0 for n, p in lora.items() if "lora_B" in n), "lora_B starts at zero; it trained"
+    final = AutoModelForCausalLM.from_pretrained(tmp_path / "run" / "final").eval()
+    assert (tmp_path / "run" / "final" / "adapter" / "adapter_model.safetensors").is_file()
+    ids = torch.tensor([[5, 6, 7, 8]])
+    first.model.eval()
+    with torch.no_grad():
+        torch.testing.assert_close(final(ids).logits, first.model(input_ids=ids).logits, rtol=1e-4, atol=1e-5)
+
+
+def test_lora_bad_target_modules_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(TrainerError, match="lora_target_modules"):
+        GRPOTrainer(tiny(tmp_path, lora_target_modules="no_such_proj"), show_progress=False)
+
+
+# -- torchrun ------------------------------------------------------------------------------------
+def _env() -> dict[str, str]:
+    return {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
+
+
+def _torchrun(*args: str, nproc: int = 2, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc), *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=_env())
+    assert done.returncode == 0, done.stderr[-4000:]
+    return done
+
+
+@pytest.fixture(scope="module")
+def updates(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same global batch, updated by 1 process, by 2 DDP ranks and by 2 FSDP ranks."""
+    out = tmp_path_factory.mktemp("dist")
+    single = subprocess.run([sys.executable, str(WORKER), str(out), "ddp", ",".join(CASES)], capture_output=True,
+                            text=True, timeout=240, env=_env())  # fmt: skip
+    assert single.returncode == 0, single.stderr[-4000:]
+    _torchrun(str(WORKER), str(out), "ddp", ",".join(CASES))
+    _torchrun(str(WORKER), str(out), "fsdp", "grpo")
+    return out
+
+
+def _load(out: Path, name: str) -> dict[str, Any]:
+    return dict(torch.load(out / f"{name}.pt", weights_only=False))
+
+
+def _same_step(a: torch.Tensor, b: torch.Tensor, name: str) -> None:
+    """Adam divides by |grad|: where a gradient is ~0, rounding may flip a step of up to lr (1e-3)."""
+    gap = (a - b).abs()
+    assert float((gap <= 1e-6).float().mean()) > 0.999 and float(gap.max()) <= 2e-3, f"weights of {name}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES)
+def test_two_ddp_ranks_make_the_same_update_as_one_process(updates: Path, case: str) -> None:
+    one, two = _load(updates, f"{case}-ddp-1"), _load(updates, f"{case}-ddp-2")
+    assert one["grads"].keys() == two["grads"].keys()
+    moved = 0
+    for name, grad in one["grads"].items():
+        torch.testing.assert_close(two["grads"][name], grad, rtol=1e-4, atol=1e-7, msg=f"grad of {name}")
+        _same_step(two["weights"][name], one["weights"][name], name)
+        moved += int(grad.abs().max() > 0)
+    assert moved > len(one["grads"]) // 2, "the update must actually move the weights"
+    m1 = json.loads((updates / f"{case}-ddp-1.json").read_text())
+    m2 = json.loads((updates / f"{case}-ddp-2.json").read_text())
+    for key in ("loss", "kl", "ratio", "grad_norm"):
+        assert m2[key] == pytest.approx(m1[key], rel=1e-4, abs=1e-7), key
+
+
+@pytest.mark.slow
+def test_fsdp_makes_the_same_update_as_ddp(updates: Path) -> None:
+    ddp, fsdp = _load(updates, "grpo-ddp-2"), _load(updates, "grpo-fsdp-2")
+    for name, grad in ddp["grads"].items():
+        torch.testing.assert_close(fsdp["grads"][name], grad, rtol=1e-4, atol=1e-7, msg=f"grad of {name}")
+        _same_step(fsdp["weights"][name], ddp["weights"][name], name)
+
+
+@pytest.mark.slow
+def test_torchrun_training_run_logs_once_and_resumes(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    flags = ["-m", "trainer", "--env", "grpo_envs/Digits-v0", "--device", "cpu", "--prompts_per_step", "4",
+             "--num_generations", "4", "--max_new_tokens", "3", "--eval_prompts", "4", "--save_every", "1",
+             "--output_dir", str(run), "--no-progress", "--learning_rate", "1e-3"]  # fmt: skip
+    _torchrun(*flags, "--steps", "2")
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1, 2], "rank 0 alone writes one row per step"
+    assert all(r["completion_len_mean"] > 0 for r in rows)
+    state = json.loads((run / "checkpoints" / "step-000002" / "trainer_state.json").read_text())
+    assert state["world_size"] == 2
+    _torchrun(*flags, "--steps", "3", "--resume")
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1, 2, 3]
+    assert (run / "final" / "config.json").is_file()

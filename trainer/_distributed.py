@@ -1,0 +1,179 @@
+"""Data parallel training on torch.distributed: `torchrun` ranks, DDP or FSDP (``fully_shard``).
+
+Launched with ``torchrun --nproc_per_node N -m trainer ...`` (or ``--standalone``), every rank
+rolls out its own share of the step's tasks and the gradients are averaged by DDP (or reduced
+and sharded by FSDP); gloo on CPU, NCCL on GPU. Without torchrun (``WORLD_SIZE`` unset or 1)
+nothing here does anything.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from trainer.errors import TrainerError
+
+__all__ = ["Dist", "init_distributed"]
+
+log = logging.getLogger("trainer")
+
+
+@dataclass(frozen=True)
+class Dist:
+    """This process's place in the job (world 1: a plain single process)."""
+
+    rank: int = 0
+    world: int = 1
+    local_rank: int = 0
+    mode: str = "ddp"  # "ddp" or "fsdp"
+
+    @property
+    def enabled(self) -> bool:
+        return self.world > 1
+
+    @property
+    def main(self) -> bool:
+        return self.rank == 0
+
+    def shard(self, items: list[Any]) -> list[Any]:
+        """This rank's contiguous share of ``items`` (``len(items)`` must divide by the world)."""
+        if not self.enabled:
+            return items
+        if len(items) % self.world:
+            raise TrainerError(
+                f"{len(items)} tasks cannot be split evenly over {self.world} ranks; "
+                f"make prompts_per_step and eval_prompts multiples of {self.world}"
+            )
+        k = len(items) // self.world
+        return items[self.rank * k : (self.rank + 1) * k]
+
+    def gather(self, obj: Any) -> list[Any]:
+        """Every rank's ``obj``, in rank order (on every rank)."""
+        if not self.enabled:
+            return [obj]
+        import torch.distributed as dist
+
+        out: list[Any] = [None] * self.world
+        dist.all_gather_object(out, obj)
+        return out
+
+    def sum(self, value: float) -> float:
+        if not self.enabled:
+            return value
+        import torch.distributed as dist
+
+        t = torch.tensor([value], dtype=torch.float64, device=self.device())
+        dist.all_reduce(t)
+        return float(t.item())
+
+    def max(self, value: int) -> int:
+        if not self.enabled:
+            return value
+        import torch.distributed as dist
+
+        t = torch.tensor([value], dtype=torch.int64, device=self.device())
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        return int(t.item())
+
+    def device(self) -> torch.device:
+        if torch.cuda.is_available() and os.environ.get("GRPO_DIST_BACKEND", "") != "gloo":
+            return torch.device("cuda", self.local_rank)
+        return torch.device("cpu")
+
+    def barrier(self) -> None:
+        if self.enabled:
+            import torch.distributed as dist
+
+            dist.barrier()
+
+
+def init_distributed(mode: str, device: str) -> Dist:
+    """Join the torchrun job described by the environment (``RANK``, ``WORLD_SIZE``, ...)."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world <= 1:
+        return Dist(mode=mode)
+    import torch.distributed as dist
+
+    rank, local_rank = int(os.environ["RANK"]), int(os.environ.get("LOCAL_RANK", "0"))
+    cuda = device != "cpu" and torch.cuda.is_available()
+    if not dist.is_initialized():
+        backend = "nccl" if cuda else "gloo"
+        if cuda:
+            torch.cuda.set_device(local_rank)
+        dist.init_process_group(backend=backend)
+        log.info("rank %d/%d joined (%s, %s)", rank, world, backend, mode)
+    return Dist(rank=rank, world=world, local_rank=local_rank, mode=mode)
+
+
+def wrap(model: Any, dist_info: Dist, device: torch.device) -> Any:
+    """The module to train: ``model`` itself (one process), in DDP, or sharded by ``fully_shard``."""
+    if not dist_info.enabled:
+        return model
+    if dist_info.mode == "fsdp":
+        from torch.distributed.fsdp import fully_shard
+
+        for layer in _decoder_layers(model):
+            fully_shard(layer)
+        fully_shard(model)
+        return model
+    from torch.nn.parallel import DistributedDataParallel
+
+    ids = [device.index] if device.type == "cuda" else None
+    return DistributedDataParallel(model, device_ids=ids)
+
+
+def unwrap(model: Any) -> Any:
+    """The module under a DDP wrapper (FSDP shards in place: the module is the model)."""
+    return getattr(model, "module", model) if type(model).__name__ == "DistributedDataParallel" else model
+
+
+def _decoder_layers(model: Any) -> list[torch.nn.Module]:
+    """The transformer blocks: each becomes one FSDP unit (all-gathered just before its forward)."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.ModuleList) and len(module) and "Layer" in type(module[0]).__name__:
+            return list(module)
+    return []
+
+
+def full_state_dict(model: Any, dist_info: Dist) -> dict[str, torch.Tensor] | None:
+    """The whole model's weights on CPU on rank 0 (FSDP gathers the shards; a collective)."""
+    if dist_info.mode == "fsdp" and dist_info.enabled:
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+        sd = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+        return {k: v for k, v in sd.items() if isinstance(v, torch.Tensor)} if dist_info.main else None
+    return {k: v.detach().cpu() for k, v in unwrap(model).state_dict().items()} if dist_info.main else None
+
+
+def full_optimizer_state(model: Any, optimizer: Any, dist_info: Dist) -> dict[str, Any] | None:
+    """The optimizer's full state on rank 0 (FSDP gathers it; a collective)."""
+    if dist_info.mode == "fsdp" and dist_info.enabled:
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
+
+        sd = get_optimizer_state_dict(
+            model, optimizer, options=StateDictOptions(full_state_dict=True, cpu_offload=True)
+        )
+        return sd if dist_info.main else None
+    return optimizer.state_dict() if dist_info.main else None
+
+
+def load_full_state(model: Any, optimizer: Any, weights: dict[str, Any], optim_state: dict[str, Any],
+                    dist_info: Dist) -> None:  # fmt: skip
+    """Load full (unsharded) weights and optimizer state into a possibly sharded model."""
+    if dist_info.mode == "fsdp" and dist_info.enabled:
+        from torch.distributed.checkpoint.state_dict import (
+            StateDictOptions,
+            set_model_state_dict,
+            set_optimizer_state_dict,
+        )
+
+        options = StateDictOptions(full_state_dict=True, strict=False)  # tied lm_head is saved once
+        set_model_state_dict(model, weights, options=options)
+        set_optimizer_state_dict(model, optimizer, optim_state, options=options)
+        return
+    unwrap(model).load_state_dict(weights)
+    optimizer.load_state_dict(optim_state)

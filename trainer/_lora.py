@@ -1,0 +1,64 @@
+"""Optional LoRA (peft): train low-rank adapters; the reference policy is the adapter switched off.
+
+With ``lora_r > 0`` no second copy of the model is kept for the KL term: the reference
+log-probs are the same weights with the adapter disabled (the frozen base model).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from trainer.errors import TrainerError
+
+__all__ = ["adapter_disabled", "apply_lora", "is_lora", "load_adapter", "merged_copy"]
+
+
+def apply_lora(model: Any, *, r: int, alpha: int, dropout: float, targets: str) -> Any:
+    """Wrap ``model`` in a peft LoRA model (only the adapters train)."""
+    try:
+        from peft import LoraConfig, get_peft_model
+    except ImportError:
+        raise TrainerError("lora_r > 0 needs peft: pip install 'grpo-envs[lora]' (or lora_r=0)") from None
+    target: str | list[str] = targets if targets == "all-linear" else [t.strip() for t in targets.split(",") if t]
+    if not target:
+        raise TrainerError('lora_target_modules is empty: give module names ("q_proj,v_proj") or "all-linear"')
+    config = LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, target_modules=target, task_type="CAUSAL_LM")
+    try:
+        with warnings.catch_warnings():  # peft asks transformers 5 a deprecated question; not ours to fix
+            warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+            return get_peft_model(model, config)
+    except ValueError as exc:
+        raise TrainerError(f"LoRA: {exc} (check lora_target_modules against the model's module names)") from exc
+
+
+def is_lora(model: Any) -> bool:
+    return hasattr(model, "disable_adapter") and hasattr(model, "peft_config")
+
+
+@contextmanager
+def adapter_disabled(model: Any) -> Iterator[None]:
+    """Run ``model`` as its frozen base (the reference policy)."""
+    with model.disable_adapter():
+        yield
+
+
+def load_adapter(model: Any, directory: Path) -> None:
+    """Load adapter weights saved by ``model.save_pretrained`` (a checkpoint) into ``model``."""
+    from peft import set_peft_model_state_dict
+    from safetensors.torch import load_file
+
+    result = set_peft_model_state_dict(model, load_file(directory / "adapter_model.safetensors"))
+    unexpected = getattr(result, "unexpected_keys", [])
+    if unexpected:
+        raise TrainerError(f"checkpoint {directory} does not match the adapter: unexpected {unexpected[:5]}")
+
+
+def merged_copy(model: Any) -> Any:
+    """A plain transformers model with the adapter merged in (``model`` is left as it is)."""
+    import copy
+
+    return copy.deepcopy(model).merge_and_unload()
