@@ -1,4 +1,7 @@
-"""TRL: our environments as `trl.GRPOTrainer` reward functions and datasets.
+"""TRL: our environments as `trl.GRPOTrainer` reward functions, datasets and tool environments.
+
+Single-turn envs: `reward_function` + `dataset`. Multi-turn tool envs (PythonTool, CodeRepair):
+`environment_factory` + ``dataset(..., conversational=True)``.
 
 Example:
     >>> from grpo_envs.adapters import trl as adapter  # doctest: +SKIP
@@ -18,8 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from grpo_envs.adapters._common import Scorer, completion_text, reference_text, task_seeds
+from grpo_envs.adapters._trl_env import environment_factory
 
-__all__ = ["SUPPORTED_TRL", "dataset", "reward_function"]
+__all__ = ["SUPPORTED_TRL", "dataset", "environment_factory", "reward_function"]
 
 SUPPORTED_TRL = ">=1.14,<2"
 """The TRL versions the adapter is tested against (CI runs the real GRPOTrainer)."""
