@@ -30,6 +30,7 @@ class Dist:
     world: int = 1
     local_rank: int = 0
     mode: str = "ddp"  # "ddp" or "fsdp"
+    cuda: bool = False  # NCCL on this rank's GPU; else gloo on CPU
 
     @property
     def enabled(self) -> bool:
@@ -80,9 +81,8 @@ class Dist:
         return int(t.item())
 
     def device(self) -> torch.device:
-        if torch.cuda.is_available() and os.environ.get("GRPO_DIST_BACKEND", "") != "gloo":
-            return torch.device("cuda", self.local_rank)
-        return torch.device("cpu")
+        """This rank's device: its GPU (``LOCAL_RANK``) under NCCL, else the CPU."""
+        return torch.device("cuda", self.local_rank) if self.cuda else torch.device("cpu")
 
     def barrier(self) -> None:
         if self.enabled:
@@ -106,7 +106,7 @@ def init_distributed(mode: str, device: str) -> Dist:
             torch.cuda.set_device(local_rank)
         dist.init_process_group(backend=backend)
         log.info("rank %d/%d joined (%s, %s)", rank, world, backend, mode)
-    return Dist(rank=rank, world=world, local_rank=local_rank, mode=mode)
+    return Dist(rank=rank, world=world, local_rank=local_rank, mode=mode, cuda=cuda)
 
 
 def wrap(model: Any, dist_info: Dist, device: torch.device) -> Any:

@@ -141,10 +141,9 @@ class GRPOTrainer:
 
     # -- set-up helpers --------------------------------------------------------------------------
     def _rank_device(self, name: str) -> torch.device:
-        device = self.dist.device()
-        if name not in ("auto", "cpu") and device.type == "cpu":
+        if name.startswith("cuda") and not self.dist.cuda:
             raise TrainerError(f"device {name!r} was asked for but CUDA is not available; use --device cpu")
-        return device if name != "cpu" else torch.device("cpu")
+        return self.dist.device()
 
     def _resume(self) -> None:
         found = latest_checkpoint(self.run_dir / "checkpoints")
