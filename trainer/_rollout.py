@@ -1,4 +1,4 @@
-"""Rollouts: G completions per task, generated in batches and scored by the environment.
+"""Rollouts: G completions per task, sampled by a `Generator` and scored by the environment.
 
 Single-turn `ReasoningEnv`s are scored as a group (verified in parallel). Any other
 Gymnasium env with text observations and actions — multi-turn ones included — is stepped:
@@ -17,6 +17,8 @@ import gymnasium
 import torch
 
 from grpo_envs import ReasoningEnv, make_group
+from trainer._generation import Generator, Sample, TransformersGenerator
+from trainer.errors import TrainerError
 
 __all__ = ["Rollout", "generate", "rollout"]
 
@@ -47,35 +49,17 @@ def _context_ids(tokenizer: Any, observation: str, messages: Sequence[dict[str, 
     return list(tokenizer(observation, add_special_tokens=False)["input_ids"])
 
 
-@torch.no_grad()
 def generate(
     model: Any, tokenizer: Any, contexts: list[list[int]], *, max_new_tokens: int, temperature: float,
-    top_p: float, device: torch.device, batch_size: int = 256,
-) -> list[tuple[list[int], bool]]:  # fmt: skip
-    """Sample one continuation per context: (token ids up to and including EOS, truncated?)."""
-    eos, pad = tokenizer.eos_token_id, tokenizer.pad_token_id
-    out: list[tuple[list[int], bool]] = []
-    was_training = model.training
-    model.eval()
-    for start in range(0, len(contexts), batch_size):
-        chunk = contexts[start : start + batch_size]
-        width = max(len(c) for c in chunk)
-        ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-        attention = torch.zeros((len(chunk), width), dtype=torch.long)
-        for k, c in enumerate(chunk):
-            ids[k, width - len(c) :] = torch.tensor(c)
-            attention[k, width - len(c) :] = 1
-        generated = model.generate(
-            input_ids=ids.to(device), attention_mask=attention.to(device), do_sample=True, temperature=temperature,
-            top_p=top_p, top_k=0, max_new_tokens=max_new_tokens, pad_token_id=pad, eos_token_id=eos,
-        )[:, width:].cpu()  # fmt: skip
-        for row in generated.tolist():
-            if eos in row:
-                out.append((row[: row.index(eos) + 1], False))
-            else:
-                out.append((row, True))
-    model.train(was_training)
-    return out
+    top_p: float, device: torch.device, batch_size: int = 256, min_new_tokens: int = 0,
+) -> list[Sample]:  # fmt: skip
+    """Sample one continuation per context: (token ids up to and including EOS, truncated?).
+
+    A shortcut for ``TransformersGenerator(model, tokenizer, device, batch_size).generate(...)``.
+    """
+    return TransformersGenerator(model, tokenizer, device, batch_size).generate(
+        contexts, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens
+    )
 
 
 def rollout(
@@ -91,25 +75,38 @@ def rollout(
     device: torch.device,
     make_env: Callable[[], gymnasium.Env[Any, Any]],
     max_turns: int = 16,
+    min_new_tokens: int = 0,
+    generator: Generator | None = None,
 ) -> list[list[Rollout]]:
     """G rollouts for each seed; ``envs`` holds one env per seed (single-turn ReasoningEnv) or is
-    grown to one per rollout with ``make_env`` (any other env)."""
+    grown to one per rollout with ``make_env`` (any other env).
+
+    ``generator`` samples the completions (default: `TransformersGenerator` over ``model``); all
+    ``len(seeds) x group_size`` contexts of a turn go to it in one call."""
+    gen = generator if generator is not None else TransformersGenerator(model, tokenizer, device)
+
+    def sample(contexts: list[list[int]]) -> list[Sample]:
+        out = gen.generate(contexts, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
+                           min_new_tokens=min_new_tokens)  # fmt: skip
+        if len(out) != len(contexts):
+            name = type(gen).__name__
+            raise TrainerError(f"{name}.generate returned {len(out)} samples for {len(contexts)} contexts")
+        return out
+
     base = envs[0].unwrapped if envs else make_env().unwrapped
     single = isinstance(base, ReasoningEnv) and base.max_turns == 1
     if single:
-        return _single_turn(model, tokenizer, envs, seeds, group_size, max_new_tokens, temperature, top_p, device)
-    return _stepped(model, tokenizer, envs, seeds, group_size, max_new_tokens, temperature, top_p, device, max_turns)
+        return _single_turn(tokenizer, envs, seeds, group_size, sample)
+    return _stepped(tokenizer, envs, seeds, group_size, sample, max_turns)
 
 
 def _single_turn(
-    model: Any, tokenizer: Any, envs: Sequence[Any], seeds: Sequence[int], g: int, max_new_tokens: int,
-    temperature: float, top_p: float, device: torch.device,
-) -> list[list[Rollout]]:  # fmt: skip
+    tokenizer: Any, envs: Sequence[Any], seeds: Sequence[int], g: int, sample: Callable[[list[list[int]]], list[Sample]]
+) -> list[list[Rollout]]:
     groups = [make_group(env, seed, g) for env, seed in zip(envs, seeds, strict=True)]
     contexts = [_context_ids(tokenizer, grp.prompt, grp.messages) for grp in groups]
     flat = [ctx for ctx in contexts for _ in range(g)]
-    samples = generate(model, tokenizer, flat, max_new_tokens=max_new_tokens, temperature=temperature,
-                       top_p=top_p, device=device)  # fmt: skip
+    samples = sample(flat)
     out: list[list[Rollout]] = []
     for k, grp in enumerate(groups):
         rows = samples[k * g : (k + 1) * g]
@@ -127,8 +124,8 @@ def _single_turn(
 
 
 def _stepped(
-    model: Any, tokenizer: Any, envs: Sequence[Any], seeds: Sequence[int], g: int, max_new_tokens: int,
-    temperature: float, top_p: float, device: torch.device, max_turns: int,
+    tokenizer: Any, envs: Sequence[Any], seeds: Sequence[int], g: int,
+    sample: Callable[[list[list[int]]], list[Sample]], max_turns: int,
 ) -> list[list[Rollout]]:  # fmt: skip
     flat_envs = list(envs)
     rollouts: list[Rollout] = []
@@ -145,8 +142,7 @@ def _stepped(
     for _ in range(max_turns):
         if not active:
             break
-        samples = generate(model, tokenizer, [contexts[k] for k in active], max_new_tokens=max_new_tokens,
-                           temperature=temperature, top_p=top_p, device=device)  # fmt: skip
+        samples = sample([contexts[k] for k in active])
         still = []
         for k, (ids, truncated) in zip(active, samples, strict=True):
             r = rollouts[k]

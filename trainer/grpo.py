@@ -202,7 +202,7 @@ class GRPOTrainer:
         groups = rollout(
             unwrap(self.model), self.tokenizer, envs[: len(envs) * len(mine) // len(seeds)], mine,
             cfg.num_generations, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
-            device=self.device, make_env=self.make_env,
+            device=self.device, make_env=self.make_env, min_new_tokens=cfg.min_new_tokens,
         )  # fmt: skip
         return [g for part in self.dist.gather(groups) for g in part]
 

@@ -1,0 +1,185 @@
+"""The generation seam: how completions are sampled, behind one small `Generator` Protocol.
+
+`TransformersGenerator` (the default) calls ``model.generate`` with the KV cache on, all
+contexts in as few calls as ``batch_size`` allows (left padding; when there is more than one
+call, contexts are sorted by length so each call pads little), stopping a sequence at EOS and
+the whole call when every sequence has stopped. GRPO samples G completions of each prompt, so
+a call's contexts repeat: each distinct context is prefilled once and its KV cache copied to
+its repeats (``share_prefix``), which removes (G - 1) / G of the prefill — the larger part of
+generation when prompts are long. Anything else that samples token ids — a vLLM engine, a
+server, a scripted fake in tests — plugs into `rollout` by implementing `Generator`.
+
+No vLLM backend ships here: it could not be installed and tested on our machines.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import torch
+
+from trainer.errors import TrainerError
+
+__all__ = ["Generator", "Sample", "TransformersGenerator", "cut_at_eos"]
+
+Sample = tuple[list[int], bool]
+"""One continuation: (token ids up to and including the first EOS, truncated?). ``truncated`` is
+True when the continuation hit ``max_new_tokens`` without an EOS."""
+
+
+@runtime_checkable
+class Generator(Protocol):
+    """Samples one continuation per context; results are in the order of ``contexts``.
+
+    ``min_new_tokens`` forbids EOS before that many tokens (``min_new_tokens == max_new_tokens``
+    gives fixed-length continuations, for benchmarks).
+    """
+
+    def generate(
+        self,
+        contexts: list[list[int]],
+        *,
+        max_new_tokens: int,
+        temperature: float,
+        top_p: float,
+        min_new_tokens: int = 0,
+    ) -> list[Sample]: ...
+
+
+def cut_at_eos(row: Sequence[int], eos: frozenset[int]) -> Sample:
+    """``row`` up to and including its first EOS (not truncated), or all of it (truncated).
+
+    Example:
+        >>> cut_at_eos([5, 1, 0, 0], frozenset({1})), cut_at_eos([5, 6], frozenset({1}))
+        (([5, 1], False), ([5, 6], True))
+    """
+    for k, token in enumerate(row):
+        if token in eos:
+            return list(row[: k + 1]), False
+    return list(row), True
+
+
+class TransformersGenerator:
+    """`Generator` over a transformers causal LM's ``generate`` (the default backend).
+
+    Sampling is plain ancestral sampling at ``temperature`` with nucleus ``top_p`` (no top-k,
+    no repetition penalty: the log-probs of the loss must describe the sampled distribution).
+    The model is put in eval mode for the call and restored after. With ``share_prefix`` (the
+    default; ignored for models that cannot take a ``DynamicCache``), contexts that occur more
+    than once in a call are prefilled once (all but their last token) into a ``DynamicCache``
+    whose rows are then copied to every repeat; the samples are the same as without it, up to
+    floating-point rounding.
+
+    Example:
+        >>> from trainer._model import demo_model, demo_tokenizer
+        >>> tok = demo_tokenizer("0123456789")
+        >>> gen = TransformersGenerator(demo_model(len(tok)), tok, torch.device("cpu"))
+        >>> [len(ids) for ids, _ in gen.generate([[5, 6], [7]], max_new_tokens=3, temperature=1.0, top_p=1.0,
+        ...                                      min_new_tokens=3)]
+        [3, 3]
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        device: torch.device,
+        batch_size: int = 256,
+        *,
+        eos_token_ids: Sequence[int] | None = None,
+        share_prefix: bool = True,
+    ) -> None:
+        if batch_size < 1:
+            raise TrainerError(f"batch_size must be >= 1, got {batch_size}")
+        self.model, self.tokenizer, self.device, self.batch_size = model, tokenizer, device, batch_size
+        eos = list(eos_token_ids) if eos_token_ids is not None else [tokenizer.eos_token_id]
+        if not eos or any(e is None for e in eos):
+            raise TrainerError("the tokenizer has no eos_token_id: pass eos_token_ids")
+        self.eos = frozenset(int(e) for e in eos)
+        self._eos_arg: int | list[int] = eos[0] if len(eos) == 1 else [int(e) for e in eos]
+        pad = tokenizer.pad_token_id
+        self.pad = int(pad if pad is not None else eos[0])
+        base = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft
+        forward = getattr(base, "forward", None)
+        names = inspect.signature(forward).parameters if callable(forward) else {}
+        self._cache_kwarg = "cache" if "cache" in names else "past_key_values"  # transformers >= 5.2x: "cache"
+        self._logits_to_keep = "logits_to_keep" in names
+        dynamic = getattr(base, "_supports_default_dynamic_cache", None)  # False for xlnet, rwkv, ...
+        cacheable = self._cache_kwarg in names and (not callable(dynamic) or bool(dynamic()))
+        self.share_prefix = share_prefix and cacheable
+
+    def generate(
+        self,
+        contexts: list[list[int]],
+        *,
+        max_new_tokens: int,
+        temperature: float,
+        top_p: float,
+        min_new_tokens: int = 0,
+    ) -> list[Sample]:
+        if not 0 <= min_new_tokens <= max_new_tokens:
+            raise TrainerError(f"need 0 <= min_new_tokens <= max_new_tokens, got {min_new_tokens}, {max_new_tokens}")
+        if not contexts:
+            return []
+        if any(not c for c in contexts):
+            raise TrainerError("every context needs at least one token")
+        order = list(range(len(contexts)))
+        if len(contexts) > self.batch_size:  # several calls: group similar lengths to pad less
+            order.sort(key=lambda k: len(contexts[k]))
+        out: list[Sample | None] = [None] * len(contexts)
+        sampling = {"temperature": temperature, "top_p": top_p, "top_k": 0, "min_new_tokens": min_new_tokens}
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with torch.inference_mode():
+                for start in range(0, len(order), self.batch_size):
+                    chunk = order[start : start + self.batch_size]
+                    rows = self._call([contexts[k] for k in chunk], max_new_tokens, sampling)
+                    for k, row in zip(chunk, rows, strict=True):
+                        out[k] = cut_at_eos(row, self.eos)
+        finally:
+            self.model.train(was_training)
+        assert all(s is not None for s in out)
+        return [s for s in out if s is not None]
+
+    def _call(self, chunk: list[list[int]], max_new_tokens: int, sampling: dict[str, Any]) -> list[list[int]]:
+        width = max(len(c) for c in chunk)
+        ids = torch.full((len(chunk), width), self.pad, dtype=torch.long)
+        attention = torch.zeros((len(chunk), width), dtype=torch.long)
+        for k, c in enumerate(chunk):
+            ids[k, width - len(c) :] = torch.tensor(c, dtype=torch.long)
+            attention[k, width - len(c) :] = 1
+        ids, attention = ids.to(self.device), attention.to(self.device)
+        extra: dict[str, Any] = {}
+        if self.share_prefix and width > 1:
+            distinct: dict[tuple[int, ...], int] = {}
+            row_of = [distinct.setdefault(tuple(c), len(distinct)) for c in chunk]
+            if len(distinct) < len(chunk):
+                extra[self._cache_kwarg] = self._prefill(ids, attention, row_of)
+        generated = self.model.generate(
+            input_ids=ids, attention_mask=attention, do_sample=True, max_new_tokens=max_new_tokens,
+            pad_token_id=self.pad, eos_token_id=self._eos_arg, use_cache=True, **sampling, **extra,
+        )  # fmt: skip
+        rows: list[list[int]] = generated[:, width:].cpu().tolist()
+        return rows
+
+    def _prefill(self, ids: torch.Tensor, attention: torch.Tensor, row_of: list[int]) -> Any:
+        """A KV cache of every row's context but its last token, computed once per distinct context
+        (``row_of[k]``: the distinct context of row k, numbered in order of first occurrence)."""
+        from transformers import DynamicCache
+
+        first: list[int] = []  # the first row of each distinct context
+        for k, r in enumerate(row_of):
+            if r == len(first):
+                first.append(k)
+        rows = torch.tensor(first, device=ids.device)
+        prefix, mask = ids[rows, :-1], attention[rows, :-1]
+        positions = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 0)  # as generate() computes them
+        cache = DynamicCache(config=self.model.config)
+        extra = {"logits_to_keep": 1} if self._logits_to_keep else {}
+        self.model(input_ids=prefix, attention_mask=mask, position_ids=positions, use_cache=True,
+                   **{self._cache_kwarg: cache}, **extra)  # fmt: skip
+        cache.batch_select_indices(torch.tensor(row_of, device=ids.device))
+        return cache
