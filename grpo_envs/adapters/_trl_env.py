@@ -19,7 +19,7 @@ import gymnasium
 
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._task import Task
-from grpo_envs.adapters._common import reference_text
+from grpo_envs.adapters._common import Scorer, reference_text
 from grpo_envs.errors import GrpoEnvsError
 
 __all__ = ["CodeRepairTools", "PythonToolTools", "ToolEnvironment", "environment_factory"]
@@ -43,7 +43,7 @@ class ToolEnvironment:
     def __init__(self) -> None:
         if not self.env_id:
             raise GrpoEnvsError(f"{type(self).__name__} has no env; build the class with environment_factory(env_id)")
-        self._envs: dict[str, ReasoningEnv] = {}
+        self._scorer = Scorer(self.env_id, **self.env_kwargs)
         self._env: ReasoningEnv | None = None
         self.task: Task | None = None
         self.steps: list[dict[str, Any]] = []
@@ -101,12 +101,7 @@ class ToolEnvironment:
         raise NotImplementedError
 
     def _make(self, split: str) -> ReasoningEnv:
-        if split not in self._envs:
-            made = gymnasium.make(self.env_id, split=split, **self.env_kwargs).unwrapped
-            if not isinstance(made, ReasoningEnv):
-                raise GrpoEnvsError(f"{self.env_id} is not a ReasoningEnv; the adapters need one")
-            self._envs[split] = made
-        return self._envs[split]
+        return self._scorer.env(split)
 
     def _step(self, tool: str, argument: str, value: Any, action: str | None = None) -> str:
         """One ``env.step`` for a tool call; what the tool returns to the model."""

@@ -29,6 +29,7 @@ from typing import Any
 
 from hypothesis import reject
 
+from verifiers.result import _CORRECT as STATUS_CORRECT
 from verifiers.result import VerifyResult
 
 __all__ = [
@@ -76,19 +77,11 @@ class Judged:
         return f"{said}; reason: {self.reason}" if self.reason else said
 
 
-_CORRECT = {
-    "correct": True,
-    "incorrect": False,
-    "no_answer": False,
-    "unparseable": False,
-    "timeout": None,
-    "error": None,
-}
 
 
 def _normalize(value: Any, top: float) -> Judged:
     if isinstance(value, VerifyResult):
-        consistent = _CORRECT.get(value.status, "?") is value.correct
+        consistent = STATUS_CORRECT.get(value.status, "?") is value.correct
         return Judged(value.correct, float(value.reward), value.status, value.reason, consistent=consistent)
     if isinstance(value, bool):
         return Judged(value, float(value), None, "")
