@@ -77,8 +77,6 @@ class Judged:
         return f"{said}; reason: {self.reason}" if self.reason else said
 
 
-
-
 def _normalize(value: Any, top: float) -> Judged:
     if isinstance(value, VerifyResult):
         consistent = STATUS_CORRECT.get(value.status, "?") is value.correct
