@@ -6,16 +6,18 @@ from typing import Any
 
 import torch
 
+from trainer._generation import CacheSupport, cache_support
 from trainer._math import token_logprobs
 from trainer._rollout import Rollout
 
 __all__ = ["make_batch", "sequence_logps"]
 
 
-def make_batch(rows: list[Rollout], pad: int) -> dict[str, torch.Tensor]:
-    """Left-padded prompts followed by right-padded completions, with masks and positions."""
+def make_batch(rows: list[Rollout], pad: int, *, completion_width: int = 1) -> dict[str, torch.Tensor]:
+    """Left-padded prompts followed by right-padded completions (at least ``completion_width``
+    columns), with masks and positions."""
     width_p = max(len(r.prompt_ids) for r in rows)
-    width_c = max(max(len(r.ids) for r in rows), 1)
+    width_c = max(max(len(r.ids) for r in rows), completion_width, 1)
     n = len(rows)
     ids = torch.full((n, width_p + width_c), pad, dtype=torch.long)
     attention = torch.zeros((n, width_p + width_c), dtype=torch.long)
@@ -34,9 +36,43 @@ def make_batch(rows: list[Rollout], pad: int) -> dict[str, torch.Tensor]:
 
 
 def sequence_logps(
-    model: Any, batch: dict[str, torch.Tensor], rows: slice, *, device: torch.device, temperature: float
+    model: Any,
+    batch: dict[str, torch.Tensor],
+    rows: slice,
+    *,
+    device: torch.device,
+    temperature: float,
+    share_prefix: bool = False,
+    force: bool = False,
 ) -> torch.Tensor:
-    """Log-probs of each completion token under ``model`` (logits divided by ``temperature``)."""
+    """Log-probs of each completion token under ``model`` (logits divided by ``temperature``).
+
+    With ``share_prefix``, rows whose prompts are equal (the G completions of a GRPO group) run
+    their prompt through the model once: a first forward fills a ``DynamicCache`` with each
+    distinct prompt, its rows are copied to every repeat, and a second forward runs only the
+    completions on top (gradients flow through both). That saves (G - 1) / G of the prompt's
+    compute; the log-probs equal the single-forward ones up to floating-point rounding. It is
+    used only where it helps and is safe: prompts repeat in ``rows``, the model takes a cache
+    (`cache_support`) and, when gradients are on, gradient checkpointing is off (it drops the
+    cache in training). ``force`` takes it even without repeats, so that the ranks of an FSDP job
+    (whose forwards are collectives) all run the same forwards; they must then also agree on
+    the completion width of ``batch``.
+
+    Example:
+        >>> from trainer._model import demo_model
+        >>> from trainer._rollout import Rollout
+        >>> lm = demo_model(12)
+        >>> batch = make_batch([Rollout([3, 4], [5, 6], [1, 1]), Rollout([3, 4], [7], [1])], pad=0)
+        >>> a = sequence_logps(lm, batch, slice(0, 2), device=torch.device("cpu"), temperature=1.0)
+        >>> b = sequence_logps(lm, batch, slice(0, 2), device=torch.device("cpu"), temperature=1.0,
+        ...                    share_prefix=True)
+        >>> bool(torch.allclose(a, b, atol=1e-5)), tuple(a.shape)
+        (True, (2, 2))
+    """
+    if share_prefix:
+        support = _shareable(model, batch, rows, force=force)
+        if support is not None:
+            return _shared_prefix_logps(model, batch, rows, support, device=device, temperature=temperature)
     width_c = batch["completion"].shape[1]
     inputs = {
         "input_ids": batch["ids"][rows].to(device),
@@ -49,3 +85,55 @@ def sequence_logps(
         logits = model(**inputs).logits[:, -(width_c + 1) :]
     logits = logits[:, :-1] / temperature
     return token_logprobs(logits, batch["completion"][rows].to(device))
+
+
+def _inner(model: Any) -> Any:
+    """The module under a DDP wrapper (the prompt forward must not be a second DDP forward)."""
+    return model.module if type(model).__name__ == "DistributedDataParallel" else model
+
+
+def _shareable(model: Any, batch: dict[str, torch.Tensor], rows: slice, *, force: bool) -> CacheSupport | None:
+    """How to share prompts in ``rows``, or None when it would not help or is not possible."""
+    inner = _inner(model)
+    checkpointed = any(getattr(m, "gradient_checkpointing", False) is True for m in inner.modules())
+    if checkpointed and inner.training and torch.is_grad_enabled():
+        return None  # checkpointed layers drop the cache in training
+    width_c = batch["completion"].shape[1]
+    prompts = batch["ids"][rows, : batch["ids"].shape[1] - width_c]
+    if not force and (prompts.shape[0] < 2 or torch.unique(prompts, dim=0).shape[0] == prompts.shape[0]):
+        return None
+    return cache_support(inner)
+
+
+def _shared_prefix_logps(
+    model: Any, batch: dict[str, torch.Tensor], rows: slice, support: CacheSupport, *, device: torch.device,
+    temperature: float,
+) -> torch.Tensor:  # fmt: skip
+    from transformers import DynamicCache
+
+    width_c = batch["completion"].shape[1]
+    width_p = batch["ids"].shape[1] - width_c
+    ids, attention, positions = (batch[k][rows].to(device) for k in ("ids", "attention", "positions"))
+    completion = batch["completion"][rows].to(device)
+    prompts, row_of = torch.unique(ids[:, :width_p], dim=0, return_inverse=True)
+    first = torch.zeros(prompts.shape[0], dtype=torch.long, device=device).scatter_reduce(
+        0, row_of, torch.arange(len(row_of), device=device), reduce="amin", include_self=False
+    )  # a row of each distinct prompt
+    inner = _inner(model)
+    cache = DynamicCache(config=inner.config)
+    keep = {"logits_to_keep": 1} if support.logits_to_keep else {}
+    first_pass = model if width_c == 1 else inner  # one DDP forward per backward: the last one
+    out = first_pass(
+        input_ids=prompts, attention_mask=attention[first, :width_p], position_ids=positions[first, :width_p],
+        use_cache=True, **{support.kwarg: cache}, **keep,
+    )  # fmt: skip
+    head = out.logits[:, -1:][row_of] / temperature  # predicts each row's first completion token
+    logps = token_logprobs(head, completion[:, :1])
+    if width_c == 1:
+        return logps
+    cache.batch_select_indices(row_of)
+    logits = model(
+        input_ids=completion[:, :-1], attention_mask=attention[:, :-1], position_ids=positions[:, width_p:-1],
+        use_cache=True, **{support.kwarg: cache},
+    ).logits  # fmt: skip
+    return torch.cat([logps, token_logprobs(logits / temperature, completion[:, 1:])], dim=1)

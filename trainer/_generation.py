@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import torch
 
 from trainer.errors import TrainerError
 
-__all__ = ["Generator", "Sample", "TransformersGenerator", "cut_at_eos"]
+__all__ = ["CacheSupport", "Generator", "Sample", "TransformersGenerator", "cache_support", "cut_at_eos"]
 
 Sample = tuple[list[int], bool]
 """One continuation: (token ids up to and including the first EOS, truncated?). ``truncated`` is
@@ -48,6 +49,28 @@ class Generator(Protocol):
     ) -> list[Sample]: ...
 
 
+@dataclass(frozen=True)
+class CacheSupport:
+    """How a model takes a KV cache: the keyword of its ``forward`` (``past_key_values``, or
+    ``cache`` in newer transformers) and whether it accepts ``logits_to_keep``."""
+
+    kwarg: str
+    logits_to_keep: bool
+
+
+def cache_support(model: Any) -> CacheSupport | None:
+    """How ``model`` (a transformers causal LM, possibly under peft) takes a ``DynamicCache``,
+    or None when it cannot (no cache keyword, or a model such as xlnet or rwkv)."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft
+    forward = getattr(base, "forward", None)
+    names = inspect.signature(forward).parameters if callable(forward) else {}
+    kwarg = "cache" if "cache" in names else "past_key_values"
+    dynamic = getattr(base, "_supports_default_dynamic_cache", None)  # False for xlnet, rwkv, ...
+    if kwarg not in names or (callable(dynamic) and not dynamic()):
+        return None
+    return CacheSupport(kwarg=kwarg, logits_to_keep="logits_to_keep" in names)
+
+
 def cut_at_eos(row: Sequence[int], eos: frozenset[int]) -> Sample:
     """``row`` up to and including its first EOS (not truncated), or all of it (truncated).
 
@@ -70,7 +93,10 @@ class TransformersGenerator:
     default; ignored for models that cannot take a ``DynamicCache``), contexts that occur more
     than once in a call are prefilled once (all but their last token) into a ``DynamicCache``
     whose rows are then copied to every repeat; the samples are the same as without it, up to
-    floating-point rounding.
+    floating-point rounding. ``synced`` is for models whose forward is a collective (FSDP): every
+    rank keeps stepping (``synced_gpus``) until all ranks' sequences have stopped, and ranks with
+    the same number of contexts make the same number of forwards (under ``no_grad``, not
+    ``inference_mode``: FSDP reuses the buffers it all-gathers into, and training needs them).
 
     Example:
         >>> from trainer._model import demo_model, demo_tokenizer
@@ -90,6 +116,7 @@ class TransformersGenerator:
         *,
         eos_token_ids: Sequence[int] | None = None,
         share_prefix: bool = True,
+        synced: bool = False,
     ) -> None:
         if batch_size < 1:
             raise TrainerError(f"batch_size must be >= 1, got {batch_size}")
@@ -101,14 +128,11 @@ class TransformersGenerator:
         self._eos_arg: int | list[int] = eos[0] if len(eos) == 1 else [int(e) for e in eos]
         pad = tokenizer.pad_token_id
         self.pad = int(pad if pad is not None else eos[0])
-        base = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft
-        forward = getattr(base, "forward", None)
-        names = inspect.signature(forward).parameters if callable(forward) else {}
-        self._cache_kwarg = "cache" if "cache" in names else "past_key_values"  # transformers >= 5.2x: "cache"
-        self._logits_to_keep = "logits_to_keep" in names
-        dynamic = getattr(base, "_supports_default_dynamic_cache", None)  # False for xlnet, rwkv, ...
-        cacheable = self._cache_kwarg in names and (not callable(dynamic) or bool(dynamic()))
-        self.share_prefix = share_prefix and cacheable
+        support = cache_support(model)
+        self._cache_kwarg = support.kwarg if support else "past_key_values"
+        self._logits_to_keep = support.logits_to_keep if support else False
+        self.share_prefix = share_prefix and support is not None
+        self.synced = synced
 
     def generate(
         self,
@@ -133,7 +157,8 @@ class TransformersGenerator:
         was_training = self.model.training
         self.model.eval()
         try:
-            with torch.inference_mode():
+            # FSDP keeps its all-gathered weight buffers: made under inference_mode, training could not use them
+            with torch.no_grad() if self.synced else torch.inference_mode():
                 for start in range(0, len(order), self.batch_size):
                     chunk = order[start : start + self.batch_size]
                     rows = self._call([contexts[k] for k in chunk], max_new_tokens, sampling)
@@ -146,6 +171,8 @@ class TransformersGenerator:
 
     def _call(self, chunk: list[list[int]], max_new_tokens: int, sampling: dict[str, Any]) -> list[list[int]]:
         width = max(len(c) for c in chunk)
+        if self.synced:  # width >= 2 on every rank: the shared-prefix forward happens on all or none
+            width = max(width, 2)
         ids = torch.full((len(chunk), width), self.pad, dtype=torch.long)
         attention = torch.zeros((len(chunk), width), dtype=torch.long)
         for k, c in enumerate(chunk):
@@ -160,7 +187,8 @@ class TransformersGenerator:
                 extra[self._cache_kwarg] = self._prefill(ids, attention, row_of)
         generated = self.model.generate(
             input_ids=ids, attention_mask=attention, do_sample=True, max_new_tokens=max_new_tokens,
-            pad_token_id=self.pad, eos_token_id=self._eos_arg, use_cache=True, **sampling, **extra,
+            pad_token_id=self.pad, eos_token_id=self._eos_arg, use_cache=True, synced_gpus=self.synced, **sampling,
+            **extra,
         )  # fmt: skip
         rows: list[list[int]] = generated[:, width:].cpu().tolist()
         return rows

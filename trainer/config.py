@@ -69,6 +69,7 @@ class GRPOConfig:
     device: str = _f("auto", '"auto", "cpu", "cuda" or "cuda:N"')
     bf16: bool = _f(True, "bfloat16 weights and compute on GPU (ignored on CPU)")
     gradient_checkpointing: bool = _f(False, "trade compute for activation memory")
+    share_prefix: bool = _f(True, "run each group's shared prompt through the model once (generation and loss)")
     distributed: str = _f("ddp", 'under torchrun: "ddp" (replicas) or "fsdp" (sharded weights, single-turn envs)')
     # LoRA (peft): the reference policy is the adapter disabled, not a second model
     lora_r: int = _f(0, "LoRA rank (0: full fine-tuning)")

@@ -55,6 +55,7 @@ from trainer._distributed import (
     wrap,
 )
 from trainer._envs import env_factory
+from trainer._generation import TransformersGenerator
 from trainer._logging import RunLog, rollout_metrics
 from trainer._lora import adapter_disabled, apply_lora, is_lora, load_adapter, merged_copy
 from trainer._math import group_advantages, grpo_loss, pass_at_k
@@ -113,7 +114,8 @@ class GRPOTrainer:
             policy.to(torch.bfloat16)
         policy.to(self.device)
         if config.gradient_checkpointing:
-            policy.gradient_checkpointing_enable()
+            enable = getattr(policy, "activation_checkpointing_enable", None)  # transformers >= 5.2x
+            (enable or policy.gradient_checkpointing_enable)()
             if config.lora_r:
                 policy.enable_input_require_grads()
         self.ref_model = None
@@ -203,11 +205,19 @@ class GRPOTrainer:
             unwrap(self.model), self.tokenizer, envs[: len(envs) * len(mine) // len(seeds)], mine,
             cfg.num_generations, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
             device=self.device, make_env=self.make_env, min_new_tokens=cfg.min_new_tokens,
+            generator=TransformersGenerator(unwrap(self.model), self.tokenizer, self.device,
+                                            share_prefix=cfg.share_prefix, synced=self._fsdp),
         )  # fmt: skip
         return [g for part in self.dist.gather(groups) for g in part]
 
     def _logps(self, model: Any, batch: dict[str, torch.Tensor], rows: slice) -> torch.Tensor:
-        return sequence_logps(model, batch, rows, device=self.device, temperature=self.config.temperature)
+        return sequence_logps(model, batch, rows, device=self.device, temperature=self.config.temperature,
+                              share_prefix=self.config.share_prefix, force=self._fsdp)  # fmt: skip
+
+    @property
+    def _fsdp(self) -> bool:
+        """Sharded over ranks: every forward is a collective, so all ranks must run the same ones."""
+        return self.dist.enabled and self.dist.mode == "fsdp"
 
     def _ref_logps(self, batch: dict[str, torch.Tensor], rows: slice) -> torch.Tensor | None:
         base = unwrap(self.model)
@@ -265,7 +275,8 @@ class GRPOTrainer:
             return {"loss": 0.0, "kl": 0.0, "clip_low": 0.0, "clip_high": 0.0, "ratio": 1.0, "grad_norm": 0.0}
         if not rows:  # other ranks learn: join their collectives with a row that weighs nothing
             rows, advantages = [groups[0][0]], [0.0]
-        batch = make_batch(rows, self.tokenizer.pad_token_id)
+        width = self.dist.max(max(len(r.ids) for r in rows)) if self.dist.mode == "fsdp" else 1
+        batch = make_batch(rows, self.tokenizer.pad_token_id, completion_width=width)
         for k, r in enumerate(rows):
             if (cfg.mask_truncated_completions and r.truncated) or not n_local:
                 batch["mask"][k] = 0.0

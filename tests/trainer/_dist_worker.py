@@ -67,5 +67,47 @@ def main(out_dir: str, mode: str, cases: list[str]) -> None:
             (Path(out_dir) / f"{case}-{mode}-{world}.json").write_text(json.dumps(metrics))
 
 
+def generate_fsdp(out_dir: str) -> None:
+    """Train 3 steps with FSDP and variable-length sampling: a model that often says EOS, so the
+    ranks' generations stop at different lengths (each rank records its own)."""
+    import torch
+
+    from trainer import _generation
+    from trainer._model import demo_model, demo_tokenizer
+    from trainer.config import GRPOConfig
+    from trainer.grpo import GRPOTrainer
+
+    torch.set_num_threads(1)
+    tok = demo_tokenizer("0123456789csmp=")
+    model = demo_model(len(tok), seed=1)
+    with torch.no_grad():  # tied embeddings: a long EOS row makes EOS likely after many contexts
+        emb = model.get_input_embeddings().weight
+        emb[tok.eos_token_id] = emb[tok.eos_token_id] / emb[tok.eos_token_id].norm() * 5
+    lengths: list[int] = []
+    real = _generation.TransformersGenerator._call
+
+    def record(self: Any, chunk: list[list[int]], max_new_tokens: int, sampling: dict[str, Any]) -> list[list[int]]:
+        rows = real(self, chunk, max_new_tokens, sampling)
+        stopped = [next((k + 1 for k, t in enumerate(r) if t in self.eos), len(r)) for r in rows]
+        lengths.append(max(stopped))
+        return rows
+
+    _generation.TransformersGenerator._call = record  # type: ignore[method-assign]
+    cfg = GRPOConfig(
+        steps=3, prompts_per_step=4, num_generations=4, max_new_tokens=24, learning_rate=1e-3, device="cpu",
+        output_dir=str(Path(out_dir) / "run-fsdp-generate"), save_every=0, distributed="fsdp", beta=0.04,
+        eval_prompts=4,
+    )  # fmt: skip
+    trainer = GRPOTrainer(cfg, model=model, tokenizer=tok, env="grpo_envs/Digits-v0", show_progress=False)
+    for _ in range(cfg.steps):
+        trainer.step()
+    trainer.evaluate()
+    rank = trainer.dist.rank
+    (Path(out_dir) / f"fsdp-generate-{rank}.json").write_text(json.dumps(lengths))
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3].split(","))
+    if sys.argv[2] == "fsdp-generate":
+        generate_fsdp(sys.argv[1])
+    else:
+        main(sys.argv[1], sys.argv[2], sys.argv[3].split(","))

@@ -109,7 +109,7 @@ def updates(tmp_path_factory: pytest.TempPathFactory) -> Path:
                             text=True, timeout=240, env=_env())  # fmt: skip
     assert single.returncode == 0, single.stderr[-4000:]
     _torchrun(str(WORKER), str(out), "ddp", ",".join(CASES))
-    _torchrun(str(WORKER), str(out), "fsdp", "grpo")
+    _torchrun(str(WORKER), str(out), "fsdp", "grpo,dapo_skip")
     return out
 
 
@@ -141,11 +141,25 @@ def test_two_ddp_ranks_make_the_same_update_as_one_process(updates: Path, case: 
 
 
 @pytest.mark.slow
-def test_fsdp_makes_the_same_update_as_ddp(updates: Path) -> None:
-    ddp, fsdp = _load(updates, "grpo-ddp-2"), _load(updates, "grpo-fsdp-2")
+@pytest.mark.parametrize("case", ["grpo", "dapo_skip"])  # dapo_skip: rank 1 has no rows and a padding row
+def test_fsdp_makes_the_same_update_as_ddp(updates: Path, case: str) -> None:
+    ddp, fsdp = _load(updates, f"{case}-ddp-2"), _load(updates, f"{case}-fsdp-2")
     for name, grad in ddp["grads"].items():
         torch.testing.assert_close(fsdp["grads"][name], grad, rtol=1e-4, atol=1e-7, msg=f"grad of {name}")
         _same_step(fsdp["weights"][name], ddp["weights"][name], name)
+
+
+@pytest.mark.slow
+def test_fsdp_generation_keeps_ranks_in_step_when_they_stop_at_different_lengths(tmp_path: Path) -> None:
+    """Under FSDP every forward is a collective: a rank whose sequences all stopped must keep
+    stepping until the others stop (``synced_gpus``), or the job hangs."""
+    _torchrun(str(WORKER), str(tmp_path), "fsdp-generate", timeout=180)
+    ranks = [json.loads((tmp_path / f"fsdp-generate-{r}.json").read_text()) for r in (0, 1)]
+    assert len(ranks[0]) == len(ranks[1]) == 4, "3 training steps and one evaluation, one call each"
+    assert ranks[0] != ranks[1], f"the ranks should stop at different lengths to test this: {ranks}"
+    assert min(map(min, ranks)) < 24, "generations stop at EOS, before max_new_tokens"
+    rows = (tmp_path / "run-fsdp-generate" / "metrics.jsonl").read_text().splitlines()
+    assert len(rows) == 3
 
 
 @pytest.mark.slow
