@@ -23,7 +23,9 @@ Scale: ``lora_r > 0`` trains LoRA adapters (peft) and takes the reference log-pr
 same weights with the adapter disabled. Under ``torchrun`` each rank rolls out its share of
 the step's tasks and DDP (or FSDP's ``fully_shard``, ``distributed="fsdp"``) averages the
 gradients; the loss is normalised by global counts so N ranks make the same update as one
-process with the same global batch.
+process with the same global batch. ``share_prefix`` (default on) runs each group's prompt
+through the model once, in generation and in every loss forward (policy, old, reference), and
+copies its KV cache to the G rows.
 """
 
 from __future__ import annotations
