@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from trainer._generation import CacheSupport, cache_support
+from trainer._generation import CacheSupport, cache_support, prompt_cache
 from trainer._math import token_logprobs
 from trainer._rollout import Rollout
 
@@ -69,11 +69,12 @@ def sequence_logps(
         >>> bool(torch.allclose(a, b, atol=1e-5)), tuple(a.shape)
         (True, (2, 2))
     """
-    if share_prefix:
-        support = _shareable(model, batch, rows, force=force)
-        if support is not None:
-            return _shared_prefix_logps(model, batch, rows, support, device=device, temperature=temperature)
     width_c = batch["completion"].shape[1]
+    support = _cache_for_sharing(model) if share_prefix else None
+    if support is not None:
+        prompts = batch["ids"][rows, : batch["ids"].shape[1] - width_c]
+        if force or torch.unique(prompts, dim=0).shape[0] < prompts.shape[0]:
+            return _shared_prefix_logps(model, batch, rows, support, device=device, temperature=temperature)
     inputs = {
         "input_ids": batch["ids"][rows].to(device),
         "attention_mask": batch["attention"][rows].to(device),
@@ -92,16 +93,12 @@ def _inner(model: Any) -> Any:
     return model.module if type(model).__name__ == "DistributedDataParallel" else model
 
 
-def _shareable(model: Any, batch: dict[str, torch.Tensor], rows: slice, *, force: bool) -> CacheSupport | None:
-    """How to share prompts in ``rows``, or None when it would not help or is not possible."""
+def _cache_for_sharing(model: Any) -> CacheSupport | None:
+    """How ``model`` takes a prompt cache, or None when it cannot here."""
     inner = _inner(model)
     checkpointed = any(getattr(m, "gradient_checkpointing", False) is True for m in inner.modules())
     if checkpointed and inner.training and torch.is_grad_enabled():
         return None  # checkpointed layers drop the cache in training
-    width_c = batch["completion"].shape[1]
-    prompts = batch["ids"][rows, : batch["ids"].shape[1] - width_c]
-    if not force and (prompts.shape[0] < 2 or torch.unique(prompts, dim=0).shape[0] == prompts.shape[0]):
-        return None
     return cache_support(inner)
 
 
@@ -109,29 +106,17 @@ def _shared_prefix_logps(
     model: Any, batch: dict[str, torch.Tensor], rows: slice, support: CacheSupport, *, device: torch.device,
     temperature: float,
 ) -> torch.Tensor:  # fmt: skip
-    from transformers import DynamicCache
-
     width_c = batch["completion"].shape[1]
     width_p = batch["ids"].shape[1] - width_c
     ids, attention, positions = (batch[k][rows].to(device) for k in ("ids", "attention", "positions"))
     completion = batch["completion"][rows].to(device)
-    prompts, row_of = torch.unique(ids[:, :width_p], dim=0, return_inverse=True)
-    first = torch.zeros(prompts.shape[0], dtype=torch.long, device=device).scatter_reduce(
-        0, row_of, torch.arange(len(row_of), device=device), reduce="amin", include_self=False
-    )  # a row of each distinct prompt
     inner = _inner(model)
-    cache = DynamicCache(config=inner.config)
-    keep = {"logits_to_keep": 1} if support.logits_to_keep else {}
     first_pass = model if width_c == 1 else inner  # one DDP forward per backward: the last one
-    out = first_pass(
-        input_ids=prompts, attention_mask=attention[first, :width_p], position_ids=positions[first, :width_p],
-        use_cache=True, **{support.kwarg: cache}, **keep,
-    )  # fmt: skip
-    head = out.logits[:, -1:][row_of] / temperature  # predicts each row's first completion token
-    logps = token_logprobs(head, completion[:, :1])
+    cache, head = prompt_cache(first_pass, inner.config, support, ids[:, :width_p], attention[:, :width_p],
+                               positions[:, :width_p])  # fmt: skip
+    logps = token_logprobs(head / temperature, completion[:, :1])  # each row's first completion token
     if width_c == 1:
         return logps
-    cache.batch_select_indices(row_of)
     logits = model(
         input_ids=completion[:, :-1], attention_mask=attention[:, :-1], position_ids=positions[:, width_p:-1],
         use_cache=True, **{support.kwarg: cache},

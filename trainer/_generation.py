@@ -23,7 +23,15 @@ import torch
 
 from trainer.errors import TrainerError
 
-__all__ = ["CacheSupport", "Generator", "Sample", "TransformersGenerator", "cache_support", "cut_at_eos"]
+__all__ = [
+    "CacheSupport",
+    "Generator",
+    "Sample",
+    "TransformersGenerator",
+    "cache_support",
+    "cut_at_eos",
+    "prompt_cache",
+]
 
 Sample = tuple[list[int], bool]
 """One continuation: (token ids up to and including the first EOS, truncated?). ``truncated`` is
@@ -69,6 +77,28 @@ def cache_support(model: Any) -> CacheSupport | None:
     if kwarg not in names or (callable(dynamic) and not dynamic()):
         return None
     return CacheSupport(kwarg=kwarg, logits_to_keep="logits_to_keep" in names)
+
+
+def prompt_cache(
+    forward: Any, config: Any, support: CacheSupport, ids: torch.Tensor, attention: torch.Tensor,
+    positions: torch.Tensor,
+) -> tuple[Any, torch.Tensor]:  # fmt: skip
+    """Each distinct row of ``ids`` (left-padded prompts) run once through ``forward`` (a causal LM
+    with this ``config``) into a ``DynamicCache`` whose rows are then copied to every row of
+    ``ids``. Returns the cache and each row's last-position logits ``[rows, 1, vocab]``.
+    Gradients flow through both when they are on."""
+    from transformers import DynamicCache
+
+    prompts, row_of = torch.unique(ids, dim=0, return_inverse=True)
+    first = torch.zeros(prompts.shape[0], dtype=torch.long, device=ids.device).scatter_reduce(
+        0, row_of, torch.arange(len(row_of), device=ids.device), reduce="amin", include_self=False
+    )  # a row of each distinct prompt: its mask and positions
+    cache = DynamicCache(config=config)
+    keep = {"logits_to_keep": 1} if support.logits_to_keep else {}
+    out = forward(input_ids=prompts, attention_mask=attention[first], position_ids=positions[first], use_cache=True,
+                  **{support.kwarg: cache}, **keep)  # fmt: skip
+    cache.batch_select_indices(row_of)
+    return cache, out.logits[:, -1:][row_of]
 
 
 def cut_at_eos(row: Sequence[int], eos: frozenset[int]) -> Sample:
@@ -128,10 +158,8 @@ class TransformersGenerator:
         self._eos_arg: int | list[int] = eos[0] if len(eos) == 1 else [int(e) for e in eos]
         pad = tokenizer.pad_token_id
         self.pad = int(pad if pad is not None else eos[0])
-        support = cache_support(model)
-        self._cache_kwarg = support.kwarg if support else "past_key_values"
-        self._logits_to_keep = support.logits_to_keep if support else False
-        self.share_prefix = share_prefix and support is not None
+        self._support = cache_support(model)
+        self.share_prefix = share_prefix and self._support is not None
         self.synced = synced
 
     def generate(
@@ -180,11 +208,12 @@ class TransformersGenerator:
             attention[k, width - len(c) :] = 1
         ids, attention = ids.to(self.device), attention.to(self.device)
         extra: dict[str, Any] = {}
-        if self.share_prefix and width > 1:
-            distinct: dict[tuple[int, ...], int] = {}
-            row_of = [distinct.setdefault(tuple(c), len(distinct)) for c in chunk]
-            if len(distinct) < len(chunk):
-                extra[self._cache_kwarg] = self._prefill(ids, attention, row_of)
+        if self._support is not None and self.share_prefix and width > 1 and len(set(map(tuple, chunk))) < len(chunk):
+            # every row's context but its last token, computed once per distinct context
+            mask = attention[:, :-1]
+            positions = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 0)  # as generate() computes them
+            cache, _ = prompt_cache(self.model, self.model.config, self._support, ids[:, :-1], mask, positions)
+            extra[self._support.kwarg] = cache
         generated = self.model.generate(
             input_ids=ids, attention_mask=attention, do_sample=True, max_new_tokens=max_new_tokens,
             pad_token_id=self.pad, eos_token_id=self._eos_arg, use_cache=True, synced_gpus=self.synced, **sampling,
@@ -192,22 +221,3 @@ class TransformersGenerator:
         )  # fmt: skip
         rows: list[list[int]] = generated[:, width:].cpu().tolist()
         return rows
-
-    def _prefill(self, ids: torch.Tensor, attention: torch.Tensor, row_of: list[int]) -> Any:
-        """A KV cache of every row's context but its last token, computed once per distinct context
-        (``row_of[k]``: the distinct context of row k, numbered in order of first occurrence)."""
-        from transformers import DynamicCache
-
-        first: list[int] = []  # the first row of each distinct context
-        for k, r in enumerate(row_of):
-            if r == len(first):
-                first.append(k)
-        rows = torch.tensor(first, device=ids.device)
-        prefix, mask = ids[rows, :-1], attention[rows, :-1]
-        positions = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 0)  # as generate() computes them
-        cache = DynamicCache(config=self.model.config)
-        extra = {"logits_to_keep": 1} if self._logits_to_keep else {}
-        self.model(input_ids=prefix, attention_mask=mask, position_ids=positions, use_cache=True,
-                   **{self._cache_kwarg: cache}, **extra)  # fmt: skip
-        cache.batch_select_indices(torch.tensor(row_of, device=ids.device))
-        return cache

@@ -277,7 +277,7 @@ class GRPOTrainer:
             return {"loss": 0.0, "kl": 0.0, "clip_low": 0.0, "clip_high": 0.0, "ratio": 1.0, "grad_norm": 0.0}
         if not rows:  # other ranks learn: join their collectives with a row that weighs nothing
             rows, advantages = [groups[0][0]], [0.0]
-        width = self.dist.max(max(len(r.ids) for r in rows)) if self.dist.mode == "fsdp" else 1
+        width = self.dist.max(max(len(r.ids) for r in rows)) if self._fsdp else 1
         batch = make_batch(rows, self.tokenizer.pad_token_id, completion_width=width)
         for k, r in enumerate(rows):
             if (cfg.mask_truncated_completions and r.truncated) or not n_local:
