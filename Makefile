@@ -61,7 +61,7 @@ $(DEMO_STAMP): $(STAMP)
 	touch $@
 
 demo: setup $(DEMO_STAMP)
-	$(BIN)/grpo-envs train --config configs/demo.toml --no-progress
+	$(BIN)/grpo-envs train --config configs/demo.toml --no-progress --overwrite
 	$(BIN)/python scripts/check_demo.py runs/demo
 
 clean:

@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["latest_checkpoint", "read_checkpoint", "restore_rng", "save_checkpoint"]
+from trainer.errors import TrainerError
+
+__all__ = ["checkpoints", "read_checkpoint", "restore_rng", "save_checkpoint"]
 
 PREFIX = "step-"
 
@@ -46,15 +48,20 @@ def _fsync_dir(path: Path) -> None:
 
 def save_checkpoint(
     root: Path, step: int, *, model: Any, tokenizer: Any, optimizer: Any, scheduler: Any, config: dict[str, Any],
-    extra: dict[str, Any], keep: int, weights: dict[str, Any] | None = None, optimizer_state: Any = None,
+    extra: dict[str, Any], keep: int, run_id: str | None, weights: dict[str, Any] | None = None,
+    optimizer_state: Any = None,
 ) -> Path:  # fmt: skip
-    """Write ``root/step-NNNNNN`` atomically and keep the newest ``keep`` checkpoints.
+    """Write ``root/step-NNNNNN`` atomically and keep the newest ``keep`` checkpoints of run ``run_id``
+    (checkpoints of other runs are never pruned nor replaced).
 
     ``weights`` / ``optimizer_state`` replace ``model.state_dict()`` / ``optimizer.state_dict()``
     (gathered full states of a sharded model). A peft model saves its adapter only.
     """
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"{PREFIX}{step:06d}"
+    if final.exists() and _run_of(final) != run_id:
+        raise TrainerError(f"{final} belongs to run {_run_of(final)}, not to this run ({run_id}); "
+                           "it is left as it is: move it out of the way to save this step")  # fmt: skip
     tmp = root / f".tmp-{PREFIX}{step:06d}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
@@ -62,7 +69,9 @@ def save_checkpoint(
     tokenizer.save_pretrained(tmp / "model")
     optim = optimizer_state if optimizer_state is not None else optimizer.state_dict()
     torch.save({"optimizer": optim, "scheduler": scheduler.state_dict(), "rng": _rng_state()}, tmp / "state.pt")
-    (tmp / "trainer_state.json").write_text(json.dumps({"step": step, "config": config, **extra}, indent=1))
+    (tmp / "trainer_state.json").write_text(
+        json.dumps({"step": step, "run_id": run_id, "config": config, **extra}, indent=1)
+    )
     for path in tmp.rglob("*"):
         if path.is_file():
             with open(path, "rb") as f:
@@ -71,16 +80,32 @@ def save_checkpoint(
         shutil.rmtree(final)
     os.rename(tmp, final)  # atomic: a reader sees the whole checkpoint or none
     _fsync_dir(root)
-    for old in sorted(p for p in root.glob(f"{PREFIX}*") if p.is_dir())[:-keep]:
+    for old in [p for p in checkpoints(root) if _run_of(p) == run_id][:-keep]:
         shutil.rmtree(old, ignore_errors=True)
     for stale in root.glob(f".tmp-{PREFIX}*"):
         shutil.rmtree(stale, ignore_errors=True)  # left by a killed run: never loaded
     return final
 
 
-def latest_checkpoint(root: Path) -> Path | None:
-    found = sorted(p for p in root.glob(f"{PREFIX}*") if (p / "trainer_state.json").is_file())
-    return found[-1] if found else None
+def _step_of(path: Path) -> int:
+    try:
+        return int(path.name[len(PREFIX) :])
+    except ValueError:
+        return -1
+
+
+def checkpoints(root: Path) -> list[Path]:
+    """The complete checkpoints in ``root`` (those with a ``trainer_state.json``), oldest step first."""
+    found = [p for p in root.glob(f"{PREFIX}*") if _step_of(p) >= 0 and (p / "trainer_state.json").is_file()]
+    return sorted(found, key=_step_of)
+
+
+def _run_of(path: Path) -> str | None:
+    try:
+        value = json.loads((path / "trainer_state.json").read_text()).get("run_id")
+    except (OSError, ValueError, AttributeError):
+        return "(unreadable)"
+    return None if value is None else str(value)
 
 
 def read_checkpoint(path: Path) -> dict[str, Any]:

@@ -25,16 +25,19 @@ def _truncate(path: Path, steps: int) -> None:
 
 
 class RunLog:
-    def __init__(self, run_dir: Path, *, total_steps: int, resume_step: int = 0, show_progress: bool = True) -> None:
+    def __init__(
+        self, run_dir: Path, *, total_steps: int, resume_step: int = 0, run_id: str | None = None,
+        show_progress: bool = True,
+    ) -> None:  # fmt: skip
+        """A fresh run's directory holds no logs (`trainer._rundir`); a resumed run's logs are cut
+        back to its checkpoint's step. The first row of ``metrics.jsonl`` carries ``run_id``."""
         self.dir = run_dir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.metrics_path = run_dir / "metrics.jsonl"
         self.perf_path = run_dir / "perf.jsonl"
         for path in (self.metrics_path, self.perf_path, run_dir / "eval.jsonl"):
-            if resume_step:
-                _truncate(path, resume_step)
-            elif path.exists():
-                path.unlink()
+            _truncate(path, resume_step)
+        self.run_id = run_id
         self.skipped: list[str] = []
         self.tb: Any = None
         try:
@@ -54,7 +57,8 @@ class RunLog:
             f.write(json.dumps(row, sort_keys=True) + "\n")
 
     def step(self, metrics: dict[str, Any], perf: dict[str, Any]) -> None:
-        self._append(self.metrics_path, metrics)
+        first = not self.metrics_path.exists() or self.metrics_path.stat().st_size == 0
+        self._append(self.metrics_path, {**metrics, "run_id": self.run_id} if first else metrics)
         self._append(self.perf_path, perf)
         if self.tb is not None:
             for key, value in {**metrics, **perf}.items():

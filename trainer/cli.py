@@ -19,7 +19,9 @@ def parser(prog: str = "grpo-envs train") -> argparse.ArgumentParser:
         description="Train a causal LM with GRPO on a grpo_envs environment. Precedence: preset < --config < flags.",
     )
     add_config_flags(p)
-    p.add_argument("--resume", action="store_true", help="continue from the newest checkpoint in output_dir")
+    p.add_argument("--resume", action="store_true", help="continue this output_dir's run from its newest checkpoint")
+    p.add_argument("--overwrite", action="store_true",
+                   help="output_dir holds a run: move it aside (NAME.old-<timestamp>) and start afresh")  # fmt: skip
     p.add_argument("--no-progress", action="store_true", help="no tqdm bar (logs only)")
     return p
 
@@ -31,7 +33,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "grpo-envs train") -> in
         config = config_from_args(args)
         from trainer.grpo import GRPOTrainer
 
-        trainer = GRPOTrainer(config, resume=args.resume, show_progress=not args.no_progress)
+        trainer = GRPOTrainer(config, resume=args.resume, overwrite=args.overwrite, show_progress=not args.no_progress)
         trainer.train()
     except TrainerError as exc:
         print(f"grpo-envs train: error: {exc}", file=sys.stderr)

@@ -46,7 +46,7 @@ import torch
 from grpo_envs import ReasoningEnv
 from grpo_envs._task import stable_seed
 from trainer._batch import make_batch, sequence_logps
-from trainer._checkpoint import latest_checkpoint, read_checkpoint, restore_rng, save_checkpoint
+from trainer._checkpoint import read_checkpoint, restore_rng, save_checkpoint
 from trainer._distributed import (
     Dist,
     full_optimizer_state,
@@ -63,6 +63,7 @@ from trainer._lora import adapter_disabled, apply_lora, is_lora, load_adapter, m
 from trainer._math import group_advantages, grpo_loss, pass_at_k
 from trainer._model import load_policy, pick_device
 from trainer._rollout import Rollout, rollout
+from trainer._rundir import RunPlan, open_run
 from trainer.config import GRPOConfig
 from trainer.errors import TrainerError
 
@@ -76,9 +77,11 @@ class GRPOTrainer:
     """GRPO for a causal LM on any Gymnasium env with text observations and actions.
 
     ``model`` may be a hub name, a local path, a module (then pass ``tokenizer``) or "demo";
-    ``env`` an id, an instance or a factory (default: ``config.env``). ``resume=True``
-    continues from the newest checkpoint in ``config.output_dir``. Launched by ``torchrun``,
-    every rank builds a trainer with the same config; rank 0 writes the run directory.
+    ``env`` an id, an instance or a factory (default: ``config.env``). A run never overwrites
+    another: an ``output_dir`` that holds a run is refused unless ``resume=True`` (continue from
+    this run's newest checkpoint, same config, ``steps`` may grow) or ``overwrite=True`` (move
+    the old run aside to ``NAME.old-<timestamp>`` first). Launched by ``torchrun``, every rank
+    builds a trainer with the same config; rank 0 writes the run directory.
 
     Example:
         >>> from trainer.config import GRPOConfig
@@ -95,10 +98,13 @@ class GRPOTrainer:
         env: EnvLike = None,
         *,
         resume: bool = False,
+        overwrite: bool = False,
         show_progress: bool = True,
     ) -> None:
         self.config = config
         self.dist: Dist = init_distributed(config.distributed, config.device)
+        self.run_dir = Path(config.output_dir)
+        self.run: RunPlan = self._open_run(resume=resume, overwrite=overwrite)
         self.device = pick_device(config.device) if not self.dist.enabled else self._rank_device(config.device)
         torch.manual_seed(config.seed)
         if self.device.type == "cpu":
@@ -136,11 +142,10 @@ class GRPOTrainer:
             weight_decay=config.weight_decay,
         )  # fmt: skip
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
-        self.run_dir = Path(config.output_dir)
         self.step_count = 0
-        if resume:
-            self._resume()
-        self.log = RunLog(self.run_dir, total_steps=config.steps, resume_step=self.step_count,
+        if self.run.checkpoint is not None:
+            self._resume(self.run.checkpoint)
+        self.log = RunLog(self.run_dir, total_steps=config.steps, resume_step=self.step_count, run_id=self.run.run_id,
                           show_progress=show_progress) if self.dist.main else None  # fmt: skip
 
     # -- set-up helpers --------------------------------------------------------------------------
@@ -149,17 +154,24 @@ class GRPOTrainer:
             raise TrainerError(f"device {name!r} was asked for but CUDA is not available; use --device cpu")
         return self.dist.device()
 
-    def _resume(self) -> None:
-        found = latest_checkpoint(self.run_dir / "checkpoints")
-        if found is None:
-            raise TrainerError(f"--resume: no checkpoint in {self.run_dir / 'checkpoints'}")
+    def _open_run(self, *, resume: bool, overwrite: bool) -> RunPlan:
+        """Rank 0 applies the run directory's rules (`trainer._rundir`); every rank gets its verdict."""
+        verdict: RunPlan | TrainerError | None = None
+        if self.dist.main:
+            try:
+                verdict = open_run(self.run_dir, config=self.config.to_dict(), resume=resume, overwrite=overwrite)
+            except TrainerError as exc:
+                verdict = exc
+        verdict = self.dist.gather(verdict)[0]
+        if isinstance(verdict, TrainerError):
+            raise verdict
+        assert isinstance(verdict, RunPlan)
+        if verdict.moved_to is not None:
+            log.info("--overwrite: the old run in %s was moved to %s", self.run_dir, verdict.moved_to)
+        return verdict
+
+    def _resume(self, found: Path) -> None:
         saved = read_checkpoint(found)
-        before, now = dict(saved["trainer_state"]["config"]), self.config.to_dict()
-        before.pop("steps", None), now.pop("steps", None)  # training longer is what resuming is for
-        if before != now:
-            changed = sorted(k for k in now if before.get(k) != now[k])
-            raise TrainerError(f"--resume: {found} was written with another config ({', '.join(changed)} differ); "
-                               "resume with the same one (only steps may change)")  # fmt: skip
         base = unwrap(self.model)
         if is_lora(base):
             load_adapter(base, found / "model")
@@ -371,7 +383,7 @@ class GRPOTrainer:
                 self.run_dir / "checkpoints", self.step_count, model=unwrap(self.model), tokenizer=self.tokenizer,
                 optimizer=self.optimizer, scheduler=self.scheduler, config=self.config.to_dict(),
                 extra={"env": self.env_id, "world_size": self.dist.world}, keep=self.config.keep_checkpoints,
-                weights=weights, optimizer_state=optim,
+                run_id=self.run.run_id, weights=weights, optimizer_state=optim,
             )  # fmt: skip
         self.dist.barrier()
         return path

@@ -94,10 +94,11 @@ def _env() -> dict[str, str]:
     return {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
 
 
-def _torchrun(*args: str, nproc: int = 2, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+def _torchrun(*args: str, nproc: int = 2, timeout: float = 240, ok: bool = True) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc), *args]
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=_env())
-    assert done.returncode == 0, done.stderr[-4000:]
+    if ok:
+        assert done.returncode == 0, done.stderr[-4000:]
     return done
 
 
@@ -178,3 +179,15 @@ def test_torchrun_training_run_logs_once_and_resumes(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [1, 2, 3]
     assert (run / "final" / "config.json").is_file()
+    # the run directory's rules hold under torchrun too: every rank stops, none hangs
+    run_id = json.loads((run / "run.json").read_text())["run_id"]
+    assert rows[0]["run_id"] == run_id and state["run_id"] == run_id
+    refused = _torchrun(*flags, "--steps", "2", ok=False, timeout=120)
+    assert refused.returncode != 0 and "already holds a run" in refused.stderr and "--overwrite" in refused.stderr
+    below = _torchrun(*flags, "--steps", "2", "--resume", ok=False, timeout=120)
+    assert below.returncode != 0 and "--steps 2 is below the checkpoint's step 3" in below.stderr
+    _torchrun(*flags, "--steps", "1", "--overwrite")
+    moved = [p for p in tmp_path.iterdir() if p.name.startswith("run.old-")]
+    assert len(moved) == 1 and len((moved[0] / "metrics.jsonl").read_text().splitlines()) == 3
+    fresh = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in fresh] == [1] and fresh[0]["run_id"] not in (None, run_id)

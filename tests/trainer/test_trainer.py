@@ -183,7 +183,10 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run_bit_for_bit(tmp_path: 
     resumed = subprocess.run(_train_cmd(killed, steps, "--resume"), capture_output=True, text=True, env=env,
                              timeout=300)  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr
-    assert rows(killed / "metrics.jsonl") == rows(straight / "metrics.jsonl")
+    a_rows, b_rows = rows(straight / "metrics.jsonl"), rows(killed / "metrics.jsonl")
+    assert b_rows[0].pop("run_id") == json.loads((killed / "run.json").read_text())["run_id"], "the run kept its id"
+    assert a_rows[0].pop("run_id") != json.loads((killed / "run.json").read_text())["run_id"]
+    assert b_rows == a_rows
     a, b = _weights(straight / "final"), _weights(killed / "final")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
