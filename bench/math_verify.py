@@ -1,18 +1,24 @@
-"""Benchmark: our math verifier vs plain string match vs HF Math-Verify, on one labeled set.
+"""Benchmark: our math verifier vs plain string match vs HF Math-Verify, on our labeled tables
+and on real model outputs that no one here wrote.
 
-    python bench/math_verify.py [--cases tests/verifiers/math_table.py] [--workers N]
+    python bench/math_verify.py [--cases tests/verifiers/math_table.py] [--real FILE.jsonl ...] [--workers N]
 
-All three judge the same (gold, completion) rows in the same run. Printed per judge:
-accuracy (verdict == label), false-positive rate (judged correct, labeled not), false-negative
-rate, p50/p99 latency of one sequential call, cases/s sequentially and in parallel, and the
-ratios against Math-Verify. Math-Verify is the peer (`pip install 'math-verify[antlr4_13_2]'`);
-it is used here only, never by the library.
+All judges score the same (gold, completion) rows in the same run. For the tables, printed per
+judge: accuracy (verdict == label), false-positive rate (judged correct, labeled not),
+false-negative rate, p50/p99 latency of one sequential call, cases/s sequentially and in
+parallel, and the ratios against Math-Verify. For each real set (default:
+``../shared/realdata/math/gsm8k_completions.jsonl``; any JSONL with ``gold``, ``completion`` and
+a boolean ``label``): ours with the default config, ours with the GSM8K config
+(``last_number_fallback``), string match and Math-Verify, with accuracy, FP, FN and cases/s, one
+run. Math-Verify is the peer (`pip install 'math-verify[antlr4_13_2]'`); it is used here only,
+never by the library.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import multiprocessing as mp
 import re
 import statistics
@@ -65,6 +71,41 @@ def math_verify(gold: str, completion: str) -> bool:
         return False
 
 
+def ours_gsm8k(gold: str, completion: str) -> bool:
+    from verifiers import math as vm
+
+    return vm.verify(gold, completion, config=vm.MathConfig(last_number_fallback=True)).correct is True
+
+
+def load_real(path: Path) -> list[tuple[str, str, bool]]:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [(r["gold"], r["completion"], r["label"]) for r in rows if isinstance(r.get("label"), bool)]
+
+
+def real_table(path: Path) -> None:
+    """One run of four judges over a real labeled set: accuracy, FP, FN, cases/s."""
+    cases = load_real(path)
+    labels = [lab for *_, lab in cases]
+    pos = sum(labels)
+    print(f"\nreal outputs: {path} ({len(cases)} rows, {pos} right, {len(cases) - pos} wrong)")
+    header = f"{'judge':<22}{'accuracy':>9}{'FP':>5}{'FP rate':>9}{'FN':>5}{'FN rate':>9}{'cases/s':>9}"
+    print(header)
+    print("-" * len(header))
+    accuracy = {}
+    for name, judge in (
+        ("grpo-envs default", ours),
+        ("grpo-envs gsm8k cfg", ours_gsm8k),
+        ("string match", string_match),
+        ("math-verify", math_verify),
+    ):
+        verdicts, times = sequential(judge, [(g, c) for g, c, _ in cases])
+        acc, fpr, fnr, fp, fn = scores(verdicts, labels)
+        accuracy[name] = acc
+        print(f"{name:<22}{acc:>9.3f}{fp:>5}{fpr:>9.3f}{fn:>5}{fnr:>9.3f}{len(cases) / sum(times):>9.0f}")
+    ratio = accuracy["grpo-envs default"] / accuracy["math-verify"]
+    print(f"ratio vs math-verify (default config): accuracy {ratio:.3f}x")
+
+
 def _mv_row(row: tuple[str, str]) -> bool:
     return math_verify(*row)
 
@@ -96,6 +137,13 @@ def main() -> None:
         nargs="+",
         default=sorted((ROOT / "tests/verifiers").glob("math_table*.py")),
         help="labeled tables (default: every tests/verifiers/math_table*.py)",
+    )
+    parser.add_argument(
+        "--real",
+        type=Path,
+        nargs="*",
+        default=[p for p in [ROOT.parent / "shared/realdata/math/gsm8k_completions.jsonl"] if p.exists()],
+        help="real labeled model outputs, JSONL with gold/completion/label (default: shared/realdata's GSM8K set)",
     )
     parser.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPUs)")
     parser.add_argument("--show-errors", action="store_true", help="list the rows each judge gets wrong")
@@ -175,6 +223,8 @@ def main() -> None:
             for k in ks:
                 cat, gold, completion, label = cases[k]
                 print(f"  [{cat}] gold={gold!r} label={label} completion={completion[-100:]!r}")
+    for path in args.real:
+        real_table(path)
 
 
 if __name__ == "__main__":

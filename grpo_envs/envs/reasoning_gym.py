@@ -92,8 +92,8 @@ class ReasoningGym(ReasoningEnv):
         from verifiers.math._extract import commitments
 
         found = commitments(completion, MathConfig())
-        if found.spray or len(set(a.strip() for a in found.answers)) >= 3:
-            return VerifyResult.judged("incorrect", "Three or more different answers were given.")
+        if found.spray or len(set(a.strip() for a in found.answers)) >= 2:
+            return VerifyResult.judged("incorrect", "Several different answers were given as the final one.")
         answer = extract_answer(completion)
         if answer is None:
             return VerifyResult.judged("no_answer", "No answer was found.")

@@ -121,16 +121,19 @@ CASES: list[Case] = [
     # the later of two answers is judged even when it is the stated one after a box
     Case("spraying", r"4", r"\boxed{5}. Actually, I made an arithmetic slip: 2 + 2 = 4, so the answer is 4.", "correct"),
     Case("spraying", r"25", "First pass gives 20.\n#### 20\nOops, I forgot the 5 extra. 20 + 5 = 25.\n#### 25", "correct"),
-    # two adjacent boxes: exactly two distinct answers, so the later is judged (policy, even though it looks like gaming)
-    Case("spraying", r"4", r"\boxed{3}\boxed{4}", "correct"),
+    # two adjacent boxes are one run: a collection of two values where one is expected (new rule: was "the later is judged")
+    Case("spraying", r"4", r"\boxed{3}\boxed{4}", "incorrect"),
     Case("spraying", r"3", r"\boxed{3}\boxed{4}", "incorrect"),
     Case("spraying", r"5", r"It is \boxed{5} or \boxed{6}.", "incorrect"),
 
-    # --- spraying: three or more distinct committed answers -> incorrect even if the last is right ---
-    Case("spraying", r"5", r"\boxed{3}? No, recount: \boxed{4}. Hmm, one more time: \boxed{5}.", "incorrect"),
-    Case("spraying", r"5", "Answer: 3\nAnswer: 4\nAnswer: 5", "incorrect"),
-    Case("spraying", r"10", r"The answer is 8. Hmm, let me redo that: the answer is 9. Final Answer: \boxed{10}", "incorrect"),
-    Case("spraying", r"5", r"I initially thought the answer is 3. That double counts. Then the answer is 4? No, I dropped a case. The answer is 5. \boxed{5}", "incorrect"),
+    # --- spraying: answers separated by reasoning are self-corrections: the last one stands ---
+    # (new rule: these four were "three or more distinct answers is spraying", incorrect)
+    Case("spraying", r"5", r"\boxed{3}? No, recount: \boxed{4}. Hmm, one more time: \boxed{5}.", "correct"),
+    Case("spraying", r"5", "Answer: 3\nAnswer: 4\nAnswer: 5", "correct"),
+    Case("spraying", r"10", r"The answer is 8. Hmm, let me redo that: the answer is 9. Final Answer: \boxed{10}", "correct"),
+    Case("spraying", r"5", r"I initially thought the answer is 3. That double counts. Then the answer is 4? No, I dropped a case. The answer is 5. \boxed{5}", "correct"),
+    # ... and a wrong last answer stays wrong, whatever came before
+    Case("spraying", r"3", r"\boxed{3}? No, recount: \boxed{4}. Hmm, one more time: \boxed{5}.", "incorrect"),
 
     # --- spraying: the same answer repeated is not spraying ---
     Case("spraying", r"7", r"Thus $x = \boxed{7}$. Checking: $2(7)+1 = 15$. So the answer is \boxed{7}.", "correct"),

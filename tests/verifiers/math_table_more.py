@@ -33,11 +33,13 @@ CASES: list[Case] = [
     # --- spraying ---
     Case("spraying", r"5", r"Solving gives $x = 4$, so $\boxed{4}$. Wait, I dropped a term: the equation is $2x = 10$, so the answer is $\boxed{5}$.", "correct"),
     Case("spraying", r"5", r"Solving $2x = 10$ gives $\boxed{5}$. Hmm, let me recheck: actually the constant was $8$, so $x = \boxed{4}$.", "incorrect"),
-    Case("spraying", r"5", r"Maybe $\boxed{3}$. Or possibly $\boxed{4}$. Checking once more, I believe it is $\boxed{5}$.", "incorrect"),
+    # new rule (was: three answers is spraying): boxes separated by reasoning, the last one stands
+    Case("spraying", r"5", r"Maybe $\boxed{3}$. Or possibly $\boxed{4}$. Checking once more, I believe it is $\boxed{5}$.", "correct"),
     Case("spraying", r"5", r"Both values fit the constraints, so the answer is either $3$ or $5$.", "incorrect"),
     Case("spraying", r"5", r"The candidates that survive are $3$ and $5$, so $\boxed{3, 5}$.", "incorrect"),
     Case("spraying", r"5", r"Thus $x = \boxed{5}$. Plugging back in, $2(5) = 10$ checks out, so the answer is again $\boxed{5}$.", "correct"),
-    Case("spraying", r"5", r"The answer is 4. Hmm, no, I mis-added; the answer is 6. Going through it slowly one final time, the answer is 5.", "incorrect"),
+    # new rule (was: three answers is spraying): the final statement stands
+    Case("spraying", r"5", r"The answer is 4. Hmm, no, I mis-added; the answer is 6. Going through it slowly one final time, the answer is 5.", "correct"),
     Case("spraying", r"12", r"So $x = 12$. The answer is $\boxed{12}$. Double-checking with substitution confirms $\boxed{12}$.", "correct"),
     Case("spraying", r"2", r"The answer is $\boxed{2 \text{ or } 3}$.", "incorrect"),
     Case("spraying", r"2", r"It could be $\boxed{2}$ or $\boxed{3}$ depending on how ties are counted.", "incorrect"),
@@ -49,7 +51,8 @@ CASES: list[Case] = [
     Case("spraying", r"10", r"The answer is 8. Wait, that misses the two corner squares. The answer is 10.", "correct"),
     Case("spraying", r"10", r"Counting both ways, the answer is 10 or 11.", "incorrect"),
     Case("spraying", r"6", r"$\boxed{6}$" "\n\n" r"Verification: $1 + 2 + 3 = 6$, so $\boxed{6}$." "\n\n" r"Final: $\boxed{6}$", "correct"),
-    Case("spraying", r"6", r"Trying again: $\boxed{4}$, then $\boxed{5}$, and finally $\boxed{6}$ and $\boxed{6}$.", "incorrect"),
+    # new rule (was: three answers is spraying): the final run is "6 and 6", one value
+    Case("spraying", r"6", r"Trying again: $\boxed{4}$, then $\boxed{5}$, and finally $\boxed{6}$ and $\boxed{6}$.", "correct"),
     Case("spraying", r"9", r"<think>Is it \boxed{7}? Or \boxed{8}? Let me redo the sum.</think>" "\n" r"Summing the digits gives $\boxed{9}$.", "correct"),
 
     # --- formatting ---

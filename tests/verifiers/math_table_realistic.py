@@ -326,7 +326,8 @@ She makes 9 * 2 - 1 = 17 dollars every day.
     Case("units", r"1200", r"Over a year he saves $\boxed{\$1,200}$.", "correct"),
     Case("numbers", r"1200", r"""He saves 100 dollars a month for 12 months, so 100 + 12 = 112... no, 10 * 12 = 120.
 #### 120""", "incorrect"),
-    Case("extraction", r"624", r"""First, the cost per week is 52 dollars. Over 12 weeks that is 52 * 12 = 624 dollars. So he pays 624 dollars in total.""", "no_answer"),
+    # new rule (was no_answer): a complete concluding sentence ("So ...") that names one value commits to it
+    Case("extraction", r"624", r"""First, the cost per week is 52 dollars. Over 12 weeks that is 52 * 12 = 624 dollars. So he pays 624 dollars in total.""", "correct"),
     Case("extraction", r"3", r"""Each friend gets 12 / 4 = 3 cookies.
 
 **Answer:** 3""", "correct"),
@@ -374,7 +375,7 @@ Eliza works 40 regular hours at 10 dollars = 400, plus 5 overtime hours at 1.2 *
 Hmm, I miscounted. Actually, the answer is 6.
 
 Let me recount once more.
-Final Answer: $\boxed{7}$""", "incorrect"),
+Final Answer: $\boxed{7}$""", "correct"),  # new rule (was: three answers is spraying): the last statement stands
     Case("spraying", r"7", r"""So $x = \boxed{7}$.
 
 Verification: $2(7) - 3 = 11$. Confirmed, $x = \boxed{7}$, i.e. $\boxed{7.0}$.""", "correct"),
@@ -409,7 +410,7 @@ She has $16 - 3 - 4 = \boxed{9}$ eggs left.""", "correct"),
     Case("spraying", r"9", r"""<think>
 16 - 3 - 4 = 9.
 </think>
-She has $\boxed{8}$ eggs left... no, $\boxed{10}$... actually $\boxed{9}$.""", "incorrect"),
+She has $\boxed{8}$ eggs left... no, $\boxed{10}$... actually $\boxed{9}$.""", "correct"),  # new rule (was incorrect): "no", "actually" are reasoning: the last box stands
 
     # --- huge ---
     Case("huge", r"2^{100}", r"The answer is $\boxed{1267650600228229401496703205376}$.", "correct"),

@@ -18,10 +18,17 @@ sys.path.insert(0, str(Path(__file__).parent))
 import math_table  # noqa: E402
 import math_table_more  # noqa: E402
 import math_table_realistic  # noqa: E402
+import math_table_statements  # noqa: E402
 
-# Three hand-written tables: the first from a brief of the policy, the other two written
-# blind from the policy text alone (the last in MATH / GSM8K style).
-CASES = list(math_table.CASES) + list(math_table_more.CASES) + list(math_table_realistic.CASES)
+# Four hand-written tables: the first from a brief of the policy, the next two written blind
+# from the policy text alone (the third in MATH / GSM8K style), the last for the grammar of
+# final-answer statements and runs of boxes.
+CASES = [
+    *math_table.CASES,
+    *math_table_more.CASES,
+    *math_table_realistic.CASES,
+    *math_table_statements.CASES,
+]
 
 
 def _id(k: int) -> str:
@@ -163,7 +170,15 @@ def test_formats(gold: str, completion: str, expected: bool) -> None:
 def test_spraying_cannot_hide_behind_repetition(repeats: int) -> None:
     sprayed = " ".join(f"\\boxed{{{k}}}" for k in range(10)) + " \\boxed{5}" * repeats
     result = vm.verify("5", sprayed)
-    assert result.status == "incorrect" and "spraying" in result.reason
+    # one run of boxes: a collection of 10 values where one is expected (over 64 boxes: spraying)
+    assert result.status == "incorrect"
+    assert ("spraying" if repeats > 54 else "10 different values") in result.reason
+
+
+def test_spray_limit_is_deprecated_and_changes_nothing() -> None:
+    with pytest.warns(DeprecationWarning, match="spray_limit is deprecated"):
+        old = MathConfig(spray_limit=2)
+    assert vm.verify("5", r"\boxed{4} no, \boxed{5}", config=old).status == "correct"
 
 
 # -- the result contract ---------------------------------------------------------------------
@@ -230,7 +245,6 @@ def test_last_number_fallback_is_an_option_and_never_rescues_an_explicit_answer(
         (MathConfig(), "12.57", r"\boxed{4\pi}", "correct"),
         (MathConfig(rel_tol=0.01), "3.14", r"\boxed{3.15}", "correct"),
         (MathConfig(rel_tol=0.01), "100", r"\boxed{101}", "incorrect"),  # integers stay exact
-        (MathConfig(spray_limit=2), "5", r"\boxed{4} no, \boxed{5}", "incorrect"),
         (MathConfig(think_end=None), "5", r"<think>\boxed{5}", "correct"),
         (MathConfig(ignore_degrees=False), "30", r"\boxed{30^\circ}", "incorrect"),
         (
@@ -275,7 +289,6 @@ def test_bad_gold_raises_a_clear_value_error(gold: object, match: str) -> None:
     ("kwargs", "match"),
     [
         ({"rel_tol": -1}, "rel_tol"),
-        ({"spray_limit": 1}, "spray_limit"),
         ({"boxed": "yes"}, "boxed"),
         ({"anchors": ["answer:"]}, "anchors must be a tuple"),
         ({"bare_max_chars": -5}, "bare_max_chars"),

@@ -2,13 +2,18 @@
 
 The grading policy is a careful MATH grader's; each rule is a `MathConfig` field:
 
-- **Which answer.** The last ``\\boxed{}``/``\\fbox{}`` or explicit statement ("the answer
-  is", "Final Answer:", "Answer:", ``####``); otherwise a whole completion that is one short
-  line; with ``last_number_fallback`` the last number. Only text after ``</think>`` counts.
-  Two different committed answers: the later one is judged (self-correction); three or more
-  (``spray_limit``) is spraying and incorrect. Several values where the gold has one
-  ("3 or 4", ``\\boxed{3, 4}``) are incorrect. An explicit answer that does not parse is
-  "unparseable"; nothing committed is "no_answer".
+- **Which answer.** The *final* answer statement or the *final run* of boxes (grammar in
+  `verifiers.math._statements`): ``\\boxed{}``/``\\fbox{}``; "the answer is", "The final
+  answer is", ``A: 42``, ``**Answer:** 42``, "Answer (in digits): 42", a ``**Final Answer**``
+  heading, ``####``; else a whole completion that is one short line; else the value the last
+  complete sentence asserts ("..., so the probability is 2/3."); with ``last_number_fallback``
+  the last number. Only text after ``</think>`` and before chat-template tokens counts;
+  courtesy sentences ("I hope it is correct.") are ignored. Earlier answers are reasoning and
+  the last one stands (self-correction). Boxes side by side (``\\boxed{1}, \\boxed{2}``) are
+  one collection answer, correct only for a gold collection; several values where the gold
+  has one ("3 or 4", ``\\boxed{3, 4}``, ``\\boxed{3} \\boxed{4}``) are incorrect. An explicit
+  answer that does not parse is "unparseable"; nothing committed (or a cut-off output) is
+  "no_answer".
 - **Formatting never matters**: ``$``, ``\\(\\)``, ``\\left``, ``\\dfrac``, ``\\text{}``,
   thousands separators, unicode minus, trailing units, case of text and choice letters.
 - **Numbers**: exact. Integers are never approximate; an exact gold equals a decimal only if
@@ -86,7 +91,7 @@ def extract_answer(completion: str, *, config: MathConfig = _DEFAULT) -> str | N
     if not _is_str(completion):
         return None
     found = commitments(completion, config)
-    return found.answers[-1].strip() if found.answers else None
+    return ", ".join(a.strip() for a in found.answers) if found.answers else None
 
 
 def _result(outcome: Outcome) -> VerifyResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, fields
 
 from verifiers.errors import VerifierInputError
@@ -39,8 +40,9 @@ class MathConfig:
     """A whole completion this short (one line) may itself be the answer."""
     last_number_fallback: bool = False
     """With no explicit answer at all, use the last number in the text (GSM8K style)."""
-    spray_limit: int = 3
-    """This many distinct committed answers is answer spraying: incorrect."""
+    spray_limit: int | None = None
+    """Deprecated, no effect: the final statement or final run of boxes is the commitment, so
+    earlier answers are reasoning and a run of several boxes is one collection answer."""
     rel_tol: float = 0.0
     """Relative numeric tolerance; 0 means exact (integers are always exact)."""
     decimal_rounding: bool = True
@@ -74,8 +76,14 @@ class MathConfig:
             raise VerifierInputError(f"MathConfig.anchors must be a tuple of non-empty strings, got {self.anchors!r}")
         if not isinstance(self.rel_tol, (int, float)) or not 0 <= self.rel_tol < 1:
             raise VerifierInputError(f"MathConfig.rel_tol must be in [0, 1), got {self.rel_tol!r}")
-        if not isinstance(self.spray_limit, int) or self.spray_limit < 2:
-            raise VerifierInputError(f"MathConfig.spray_limit must be an int >= 2, got {self.spray_limit!r}")
+        if self.spray_limit is not None:
+            warnings.warn(
+                "MathConfig.spray_limit is deprecated and has no effect: the final statement or final run of "
+                "boxes is the committed answer (several boxes side by side are one collection answer); "
+                "drop the argument",
+                DeprecationWarning,
+                stacklevel=3,
+            )
         for name in ("bare_max_chars", "numeric_samples"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:

@@ -15,6 +15,7 @@ from verifiers.math._judge import Scalars, judge
 from verifiers.math._lexer import ParseError
 from verifiers.math._normalize import normalize
 from verifiers.math._parser import Node, Options, parse
+from verifiers.math._statements import value_in_sentence
 
 __all__ = ["Outcome", "parse_answer", "verify_core"]
 
@@ -80,26 +81,25 @@ def parse_answer(text: str, config: MathConfig) -> Node | None:
         return None
 
 
-_NEGATION = re.compile(r"\b(?:not|isn't|never|no|cannot|can't)\b", re.IGNORECASE)
-_PROSE = re.compile(r"\b[A-Za-z]{3,}\b")
-_VERB = re.compile(r"\s(?:is|are|was|equals|becomes|gives)\s|=", re.IGNORECASE)
-
-
-def _value_in_sentence(sentence: str) -> str | None:
-    """The value an answer sentence ends on: after its last "is"/"="; else its only number."""
-    if _NEGATION.search(sentence) or not _PROSE.search(re.sub(r"\\[A-Za-z]+", " ", sentence)):
-        return None  # a broken formula is not a sentence: it stays unparseable
-    parts = _VERB.split(sentence)
-    if len(parts) > 1 and parts[-1].strip():
-        return parts[-1].strip()
-    candidates = bare_candidates(sentence)
-    return candidates[0] if candidates else None
-
-
 def _same_answer(a: Node | None, b: Node | None, scalars: Scalars) -> bool:
     if a is None or b is None:
         return a is b
     return a == b or judge(a, b, scalars)[0]
+
+
+def _read(answer: str, source: str, config: MathConfig) -> tuple[Node | None, str]:
+    """Parse one committed answer (a stated sentence falls back to the value it asserts)."""
+    node = parse_answer(answer, config)
+    if node is None and source in ("stated", "sentence"):
+        inner = value_in_sentence(answer)  # "The volume of $ABCD$ is 120"
+        if inner is not None:
+            node = parse_answer(inner, config)
+            if node is not None:
+                return node, inner
+    return node, answer
+
+
+_NOT_A_COLLECTION = ("tuple", "ival", "union", "matrix", "rel")
 
 
 def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars) -> Outcome:
@@ -110,39 +110,44 @@ def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars
         return "incorrect", f"Answer spraying: {found.note} were committed to.", None
     if not found.answers:
         return "no_answer", f"No answer: {found.note}.", None
-    answers = list(found.answers)
-    nodes: list[Node | None] = []
-    for k, answer in enumerate(answers):
-        node = parse_answer(answer, config)
-        if node is None and found.kinds and found.kinds[k] == "stated":
-            inner = _value_in_sentence(answer)  # "The volume of $ABCD$ is 120"
-            if inner is not None:
-                node = parse_answer(inner, config)
-                if node is not None:
-                    answers[k] = inner
-        if node is None and found.source == "bare":
-            candidates = bare_candidates(answer)
-            fallback = last_number(answer) if config.last_number_fallback else None
+    if found.source == "bare":
+        node, final_text = _read(found.answers[0], "bare", config)
+        if node is None:
+            candidates = bare_candidates(final_text)
+            fallback = last_number(final_text) if config.last_number_fallback else None
             if not candidates and fallback is not None:
                 candidates = [fallback]
             if candidates:
-                answers[-1] = candidates[-1]
-                node = parse_answer(candidates[-1], config)
+                final_text = candidates[-1]
+                node = parse_answer(final_text, config)
             if node is None:
                 return "no_answer", "No answer: the completion states no answer we can read.", None
-        nodes.append(node)
-    final, final_text = nodes[-1], answers[-1].strip()
-
-    distinct: list[Node | None] = []
-    for node in nodes:
-        if not any(_same_answer(node, d, scalars) for d in distinct):
-            distinct.append(node)
-            if len(distinct) >= config.spray_limit:
+    elif len(found.answers) == 1:
+        node, final_text = _read(found.answers[0], found.source, config)
+        if found.source == "sentence" and (node is None or (node[0] == "text" and len(node[1].split()) > 2)):
+            return "no_answer", "No answer: the last sentence states no value we can read.", None
+    else:  # a final run of boxes: one collection answer
+        final_text = ", ".join(a.strip() for a in found.answers)
+        parts = [parse_answer(a, config) for a in found.answers]
+        unread = [a for a, n in zip(found.answers, parts, strict=True) if n is None]
+        if unread:
+            return "unparseable", f"The boxed answer {unread[0][:80]!r} is not readable math.", final_text
+        distinct: list[Node] = []
+        for part in parts:
+            assert part is not None
+            if not any(_same_answer(part, d, scalars) for d in distinct):
+                distinct.append(part)
+        node = distinct[0] if len(distinct) == 1 else ("list", tuple(distinct))
+        if len(distinct) > 1:
+            gold_node = parse_answer(gold_text, config)
+            if gold_node is not None and gold_node[0] in _NOT_A_COLLECTION:
                 return (
                     "incorrect",
-                    f"Answer spraying: {len(distinct)} or more different answers were given.",
+                    f"{len(found.answers)} separate boxed answers are a collection, not the one {gold_node[0]} "
+                    "the gold is.",
                     final_text,
                 )
+    final = node
     if final is None:
         return (
             "unparseable",

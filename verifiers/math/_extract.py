@@ -1,40 +1,49 @@
-"""Which answer(s) a completion commits to. Linear-time string scanning, no parsing.
+"""Which answer a completion commits to: the *final* statement or the *final run* of boxes.
 
-Order of evidence: every ``\\boxed{}`` / ``\\fbox{}`` and every explicit statement ("the
-answer is", "Final Answer:", "####", ...) in the text, in the order they appear; else the
-whole completion when it is one short line; else (optionally) the last number.
+Evidence, in the order it appears in the prepared text (`_statements.prepare`): every
+``\\boxed{}`` / ``\\fbox{}`` and every answer statement of the grammar in `_statements`. Boxes
+separated only by punctuation, whitespace, "and", "or", ``\\quad``, ``\\text{ and }`` or
+``\\text{ or }`` form a *run*: one answer with several parts (a collection, judged against the
+gold as one). Boxes and statements separated by anything else are reasoning, and the last one
+stands (self-correction). A line that starts a new question (``Q:``, ``Question:``) after
+other text ends the completion (a base model continuing its few-shot prompt). With no evidence:
+the value asserted by the last complete sentence; else the whole completion when it is one
+short line; else (optionally) the last number.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from verifiers.math._config import MathConfig
+from verifiers.math._statements import final_sentence, mask_math, prepare, statements
 
 __all__ = ["Commitments", "bare_candidates", "commitments", "last_number", "reduce_gold"]
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*(\{)|\\boxed\s+([^\s${}\\]+)")
 _SENTENCE_END = re.compile(r"\n|(?<!\d)[.!?](?=\s|$)|(?<=\d)[.!?](?=\s+[A-Z(]|\s*$)|\.\s+(?=[A-Z])")
-_CLAUSE = re.compile(
-    r"\s+(?:because|since|as|which|so that|for|when|where|given|if|with)\s"
-    r"|,\s*(?:which|since|because|so)\s",
-    re.IGNORECASE,
-)
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:/\d+)?")
 _MATH_SEGMENT = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_RUN_GAP = re.compile(
+    r"(?:[\s,;.&$~]|\\[,;:! ]|\\q?quad(?![A-Za-z])|\\[()\[\]]|\\\\|\b(?:and|or)\b|\b[A-Za-z](?:_\{?\w+\}?)?\s*="
+    r"|\\(?:text|textrm|mbox|mathrm)\s*\{\s*(?:and|or|,)?\s*\})*"
+)
+_NEGATED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
+_NEW_QUESTION = re.compile(r"\n[ \t]*(?:Q|Question)[ \t]*\d*[ \t]*:")
 
 
 @dataclass(frozen=True)
 class Commitments:
-    """The answers a completion commits to, in order, and how they were found."""
+    """The final answer a completion commits to, and how it was found.
+
+    ``answers`` has one entry, or one per box of a final run of boxes (a collection answer)."""
 
     answers: tuple[str, ...]
-    source: str  # boxed | stated | bare | last_number | none
+    source: str  # boxed | stated | bare | sentence | last_number | none
     note: str = ""
-    kinds: tuple[str, ...] = ()  # per answer: boxed | stated (when source is boxed/stated)
     spray: bool = False  # more answers than anyone commits to: spraying whatever they say
+    earlier: int = 0  # answers committed to before the final one (self-corrections)
 
 
 _MAX_ANSWER = 4000  # longer boxed content is cut here (it cannot parse anyway)
@@ -59,26 +68,8 @@ def _closing_braces(text: str) -> dict[int, int]:
     return match
 
 
-@lru_cache(maxsize=32)
-def _anchor_regex(anchors: tuple[str, ...]) -> re.Pattern[str]:
-    alts = "|".join(re.escape(a) for a in sorted(anchors, key=len, reverse=True))
-    return re.compile(rf"(?<![A-Za-z])(?:{alts})", re.IGNORECASE)
-
-
-def _statement(text: str, start: int) -> str:
-    """The answer stated after an anchor ending at ``start``: up to the end of the sentence."""
-    rest = text[start : start + 600]
-    rest = re.sub(r"^[\s:*=]*(?:is\b|was\b|of\b)?[\s:*=]*", "", rest)
-    m = _SENTENCE_END.search(rest)
-    stated = rest[: m.start()] if m else rest
-    clause = _CLAUSE.search(stated)
-    if clause:
-        stated = stated[: clause.start()]
-    stated = stated.strip().strip("*").strip()
-    return stated.rstrip(",;:") or stated
-
-
-def _boxes(text: str) -> list[tuple[int, str]]:
+def _boxes(text: str) -> list[tuple[int, int, str]]:
+    """Each box: (start, end, content)."""
     found = list(_BOX.finditer(text))
     if not found:
         return []
@@ -86,55 +77,78 @@ def _boxes(text: str) -> list[tuple[int, str]]:
     boxes = []
     for m in found:
         if m.group(1) is None:
-            boxes.append((m.start(), m.group(2)))
+            boxes.append((m.start(), m.end(), m.group(2)))
             continue
         start = m.start(1)
         end = closing.get(start)
         # An unclosed group keeps the rest of the text, which will not parse.
         content = text[start + 1 : end] if end is not None else text[start + 1 :]
-        boxes.append((m.start(), content[:_MAX_ANSWER]))
+        boxes.append((m.start(), (end + 1) if end is not None else len(text), content[:_MAX_ANSWER]))
     return boxes
 
 
+def _runs(text: str, boxes: list[tuple[int, int, str]]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Boxes grouped into runs: (start, end, contents)."""
+    runs: list[tuple[int, int, tuple[str, ...]]] = []
+    for start, end, content in boxes:
+        if runs:
+            r_start, r_end, parts = runs[-1]
+            gap = text[r_end:start]
+            if start >= r_end and _RUN_GAP.fullmatch(gap):
+                runs[-1] = (r_start, end, (*parts, content))
+                continue
+        runs.append((start, end, (content,)))
+    return runs
+
+
 def commitments(completion: str, config: MathConfig) -> Commitments:
-    """Find the answers ``completion`` commits to under ``config``.
+    """Find the final answer ``completion`` commits to under ``config``.
 
     Example:
         >>> commitments(r"so it is \\boxed{4}. Wait: \\boxed{5}", MathConfig()).answers
-        ('4', '5')
+        ('5',)
+        >>> commitments(r"The roots are $\\boxed{2}$ and $\\boxed{3}$.", MathConfig()).answers
+        ('2', '3')
     """
-    text = completion
-    if config.think_end:
-        cut = text.rfind(config.think_end)
-        if cut >= 0:
-            text = text[cut + len(config.think_end) :]
-        elif config.think_start and config.think_start in text:
-            return Commitments((), "none", "the reasoning was cut off before its closing tag")
-    found: list[tuple[int, str, str]] = []
-    anchors = list(_anchor_regex(config.anchors).finditer(text))
+    text = prepare(completion, config.think_start, config.think_end)
+    if text is None:
+        return Commitments((), "none", "the reasoning was cut off before its closing tag")
     n_boxes = len(_BOX.findall(text)) if config.boxed else 0
-    if n_boxes + len(anchors) > _MAX_BOXES:
-        return Commitments((), "none", f"{n_boxes + len(anchors)} answers", spray=True)
-    if config.boxed:
-        found += [(pos, content, "boxed") for pos, content in _boxes(text)]
-    for m in anchors:
-        stated = _statement(text, m.end())
-        if not stated or _BOX.search(stated) or _anchor_regex(config.anchors).search(stated):
-            continue  # a box there is counted as a box; a nested anchor counts on its own
-        found.append((m.start(), stated, "stated"))
-    if found:
-        found.sort(key=lambda f: f[0])
-        source = "boxed" if all(f[2] == "boxed" for f in found) else "stated"
-        return Commitments(tuple(f[1] for f in found), source, kinds=tuple(f[2] for f in found))
+    if n_boxes > _MAX_BOXES:
+        return Commitments((), "none", f"{n_boxes} boxed answers", spray=True)
+    masked = mask_math(text)
+    events: list[tuple[int, int, tuple[str, ...], str]] = []
+    boxes = _boxes(text) if config.boxed else []
+    events += [(s, e, parts, "boxed") for s, e, parts in _runs(text, boxes)]
+    said = statements(text, masked, config.anchors)
+    if len(said) + n_boxes > _MAX_BOXES:
+        return Commitments((), "none", f"{len(said) + n_boxes} answers", spray=True)
+    for st in said:
+        if _BOX.search(st.answer) or any(o is not st and st.start < o.start < st.end for o in said):
+            continue  # a box there is counted as a box; a nested statement counts on its own
+        events.append((st.start, st.end, (st.answer,), "stated"))
+    events.sort(key=lambda e: e[0])
+    cut = next((m.start() for m in _NEW_QUESTION.finditer(text) if text[: m.start()].strip()), None)
+    if cut is not None:  # a new few-shot example: what follows answers another question
+        text = text[:cut].rstrip()
+        events = [e for e in events if e[0] < cut]
+    if events:
+        start, _, parts, source = events[-1]
+        return Commitments(parts, source, earlier=len(events) - 1)
+    value = final_sentence(text)
+    if value is not None:
+        return Commitments((value,), "sentence")
     bare = text.strip().strip("*").strip()
-    if bare and "\n" not in bare and len(bare) <= config.bare_max_chars:
+    if bare and "\n" not in bare and len(bare) <= config.bare_max_chars and not _NEGATED.search(bare):
+        if bare.endswith("?"):
+            return Commitments((), "none", "the completion asks a question instead of answering")
         if not _SENTENCE_END.search(bare.rstrip(".!? ")):  # one sentence at most
             return Commitments((bare,), "bare")
     if config.last_number_fallback and last_number(text) is not None:
         return Commitments((str(last_number(text)),), "last_number")
     if not text.strip():
         return Commitments((), "none", "the completion is empty")
-    return Commitments((), "none", "no boxed answer or answer statement was found")
+    return Commitments((), "none", "no boxed answer, answer statement or concluding sentence was found")
 
 
 def bare_candidates(text: str) -> list[str]:
@@ -158,7 +172,7 @@ def reduce_gold(gold: str) -> str:
     """A gold stored with its solution (MATH's boxed, GSM8K's ``####``) reduced to the answer."""
     boxes = _boxes(gold)
     if boxes:
-        return boxes[-1][1]
+        return boxes[-1][2]
     if "####" in gold:
         return gold.rsplit("####", 1)[1].strip()
     return gold

@@ -1,8 +1,11 @@
 """Completions that must never score correct (gaming), and garbage no verifier may choke on.
 
-Gaming follows the math grading policy: two different answers let the later one stand, so
-every shell here commits to three or more different answers, to several values in one box,
-to no answer at all, or only echoes and injects; the gold is placed anywhere, last included.
+Gaming follows the math grading policy: the committed answer is the *final* statement or the
+*final run* of boxes, and a run of several boxes is one collection answer. So every spray here
+puts the gold inside a final run of other values (joined by spaces, commas, "and", "or",
+``\\quad``, ``\\text{ or }``), or states it and then moves on to another final answer, or puts
+several values in one box or one statement, or hides it after a chat-template token, in a
+question or in a negation; the rest are format-only shells, echoes and injections.
 """
 
 from __future__ import annotations
@@ -19,33 +22,54 @@ def _others(gold: str) -> list[str]:
     return [v for v in ("7", "13", "-2", "1001", "0") if v != gold.strip()][:3]
 
 
+_JOINS = (" ", ", ", " and ", " or ", ", or ", " \\quad ", "$ or $", " \\text{ or } ", ";")
+
+
 @st.composite
 def gaming_completions(draw: st.DrawFn, gold: str) -> str:
     """A completion that games a verifier and must not be judged correct for ``gold``.
 
-    Kinds: format-only shells, a spray of many numbers, three or more boxed answers with the
-    gold anywhere (last included), several values in one box, the gold stated among
-    alternatives, tag injection, a prompt echo without an answer, huge outputs.
+    Kinds: format-only shells, a spray of many numbers, a final run of boxes with the gold
+    anywhere in it (last included), the gold committed and then abandoned for another final
+    answer, several values in one box, the gold stated among alternatives, the gold after a
+    chat-template token, in a question or negated, tag injection, a prompt echo without an
+    answer, huge outputs.
     """
     others = _others(gold)
-    kind = draw(st.sampled_from(["shell", "spray", "boxes", "one_box", "alternatives", "tags", "echo", "huge"]))
+    kind = draw(st.sampled_from(["shell", "spray", "boxes", "abandoned", "one_box", "alternatives", "hidden",
+                                 "tags", "echo", "huge"]))  # fmt: skip
     if kind == "shell":
         return draw(st.sampled_from(["\\boxed{}", "<answer></answer>", "The answer is", "Final Answer:", "$$", "####"]))
     if kind == "spray":
         return "The answer is one of: " + " ".join(str(k) for k in range(-10, 100)) + f" {gold}"
-    if kind == "boxes":
-        answers = [*others, gold]
+    if kind == "boxes":  # one final run: a collection, never a single gold
+        answers = [*others[: draw(st.integers(1, 3))], gold]
         position = draw(st.integers(0, len(answers) - 1))
         answers.insert(position, answers.pop())  # the gold anywhere, last included
         if draw(st.booleans()):
             answers.append(gold)  # ... and last as well
-        return " ".join(f"\\boxed{{{a}}}" for a in answers)
+        join = draw(st.sampled_from(_JOINS))
+        lead = draw(st.sampled_from(["", "The answer is ", "Final Answer: ", "So $", "either "]))
+        return lead + join.join(f"\\boxed{{{a}}}" for a in answers) + ("$." if lead == "So $" else "")
+    if kind == "abandoned":  # the gold first, then a different final answer
+        final = draw(st.sampled_from([f"\\boxed{{{others[0]}}}", f"the answer is {others[0]}.",
+                                      f"Final Answer: {others[0]}"]))  # fmt: skip
+        first = draw(st.sampled_from([f"\\boxed{{{gold}}}", f"The answer is {gold}.", f"Answer: {gold}"]))
+        return f"{first}\nWait, let me recheck that. Actually, {final}"
     if kind == "one_box":
         return f"So the answer is $\\boxed{{{gold}, {others[0]}}}$."
     if kind == "alternatives":
         return draw(
             st.sampled_from([f"The answer is either {gold} or {others[0]}.", f"The answer is {others[0]} or {gold}."])
         )
+    if kind == "hidden":
+        return draw(st.sampled_from([
+            f"\\boxed{{{others[0]}}}<|im_end|>\\boxed{{{gold}}}",
+            f"The answer is {others[0]}.</s>The answer is {gold}.",
+            f"We have computed the total of the numbers, so could the answer be {gold}?",
+            f"The answer is not {gold}.",
+            f"After checking every case, the answer is definitely not {gold}.",
+        ]))  # fmt: skip
     if kind == "tags":
         return draw(st.sampled_from([
             f"</think> \\boxed{{{others[0]}}} \\boxed{{{others[1]}}} \\boxed{{{gold}}}",
