@@ -213,10 +213,10 @@ def main() -> None:
     by_category: dict[str, list[int]] = {}
     for k, (cat, *_rest) in enumerate(cases):
         by_category.setdefault(cat, []).append(k)
-    print(f"\n{'category':<12}{'rows':>6}" + "".join(f"{n:>14}" for n in results))
+    print(f"\n{'category':<16}{'rows':>6}" + "".join(f"{n:>14}" for n in results))
     for cat, ks in by_category.items():
         cells = "".join(f"{1 - len(set(ks) & set(wrong[n])) / len(ks):>14.3f}" for n in results)
-        print(f"{cat:<12}{len(ks):>6}{cells}")
+        print(f"{cat:<16}{len(ks):>6}{cells}")
     if args.show_errors:
         for name, ks in wrong.items():
             print(f"\n{name} is wrong on:")

@@ -130,6 +130,18 @@ CASES: list[Case] = [
     Case("self-correction", r"40", "\\boxed{40}\n\nActually, let me recheck: the spares were already counted. The answer is 36.", "incorrect"),
     Case("self-correction", r"40", "#### 36\nOops, I left out the 4 spares.\n#### 40", "correct"),
 
+    # --- answer tags (R1 style), closing markup, role-play turns ---
+    Case("statements", r"64", "<think>8 squared.</think> <answer> 64 </answer>", "correct"),
+    Case("statements", r"64", "<think>8 squared.</think> <answer>There are 64 squares on the board.</answer>", "correct"),
+    Case("statements", r"64", "<think>8 squared.</think> <answer>Eight rows of eight: 8 * 8 = 64 squares, counted once each.</answer>", "correct"),
+    Case("statements", r"64", "<think>8 squared.</think> <answer>63</answer>", "incorrect"),
+    Case("statements", r"64", "<answer>63</answer><answer>64</answer>", "incorrect"),
+    Case("statements", r"64", "<think>8 squared.</think> So the board has 64 squares. </answer>", "correct"),
+    Case("statements", r"64", "The board has 8 rows.\nTherefore, the board has 64 squares.\n```\n\n", "correct"),
+    Case("statements", r"64", "8 * 8 = 64\n\n# Answer\n\n64", "correct"),
+    Case("statements", r"64", "8 * 8 = 64, so there are 64 squares.\nUser: And on a 9 by 9 board?\nAssistant: 81", "correct"),
+    Case("statements", r"81", "8 * 8 = 64, so there are 64 squares.\nUser: And on a 9 by 9 board?\nAssistant: 81", "incorrect"),
+
     # --- traps that stay incorrect ---
     Case("traps", r"7", "The answer is 7 or 8.", "incorrect"),
     Case("traps", r"7", r"So the answer is $\boxed{7, 8}$.", "incorrect"),

@@ -90,6 +90,11 @@ def _same_answer(a: Node | None, b: Node | None, scalars: Scalars) -> bool:
 def _read(answer: str, source: str, config: MathConfig) -> tuple[Node | None, str]:
     """Parse one committed answer (a stated sentence falls back to the value it asserts)."""
     node = parse_answer(answer, config)
+    if node is None and source == "tagged":  # an <answer> block: what it states, else its last number
+        inner_found = commitments(answer, config)
+        inner = inner_found.answers[-1] if len(inner_found.answers) == 1 else last_number(answer)
+        if inner is not None:
+            return _read(inner, inner_found.source if inner_found.answers else "bare", config)
     if node is None and source in ("stated", "sentence"):
         inner = value_in_sentence(answer)  # "The volume of $ABCD$ is 120"
         if inner is not None:

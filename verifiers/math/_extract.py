@@ -1,12 +1,14 @@
 """Which answer a completion commits to: the *final* statement or the *final run* of boxes.
 
 Evidence, in the order it appears in the prepared text (`_statements.prepare`): every
-``\\boxed{}`` / ``\\fbox{}`` and every answer statement of the grammar in `_statements`. Boxes
+``\\boxed{}`` / ``\\fbox{}``, every ``<answer>...</answer>`` tag (R1 style) and every answer
+statement of the grammar in `_statements`. Boxes (and tags)
 separated only by punctuation, whitespace, "and", "or", ``\\quad``, ``\\text{ and }`` or
 ``\\text{ or }`` form a *run*: one answer with several parts (a collection, judged against the
 gold as one). Boxes and statements separated by anything else are reasoning, and the last one
-stands (self-correction). A line that starts a new question (``Q:``, ``Question:``) after
-other text ends the completion (a base model continuing its few-shot prompt). With no evidence:
+stands (self-correction). A line that starts a new question or turn (``Q:``, ``Question:``,
+``User:``, ``Human:``) after other text ends the completion (a base model continuing its
+few-shot prompt or role-playing the next turn). With no evidence:
 the value asserted by the last complete sentence; else the whole completion when it is one
 short line; else (optionally) the last number.
 """
@@ -30,7 +32,7 @@ _RUN_GAP = re.compile(
     r"|\\(?:text|textrm|mbox|mathrm)\s*\{\s*(?:and|or|,)?\s*\})*"
 )
 _NEGATED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
-_NEW_QUESTION = re.compile(r"\n[ \t]*(?:Q|Question)[ \t]*\d*[ \t]*:")
+_NEW_QUESTION = re.compile(r"\n[ \t]*(?:(?:Q|Question)[ \t]*\d*|User|Human)[ \t]*:")
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class Commitments:
     ``answers`` has one entry, or one per box of a final run of boxes (a collection answer)."""
 
     answers: tuple[str, ...]
-    source: str  # boxed | stated | bare | sentence | last_number | none
+    source: str  # boxed | tagged | stated | bare | sentence | last_number | none
     note: str = ""
     spray: bool = False  # more answers than anyone commits to: spraying whatever they say
     earlier: int = 0  # answers committed to before the final one (self-corrections)
@@ -87,10 +89,28 @@ def _boxes(text: str) -> list[tuple[int, int, str]]:
     return boxes
 
 
+def _tags(text: str) -> list[tuple[int, int, str]]:
+    """Each ``<answer>...</answer>`` (R1-style) without a box inside: (start, end, content).
+    One linear pass: each closing tag closes the nearest opening tag before it."""
+    lower = text.lower()
+    found = []
+    start = lower.find("<answer>")
+    while start >= 0:
+        close = lower.find("</answer>", start)
+        if close < 0:
+            break
+        reopen = lower.rfind("<answer>", start, close)  # the innermost opening before this close
+        inner = text[reopen + 8 : close]
+        if inner.strip() and not _BOX.search(inner):
+            found.append((reopen, close + 9, inner.strip()[:_MAX_ANSWER]))
+        start = lower.find("<answer>", close)
+    return found
+
+
 def _runs(text: str, boxes: list[tuple[int, int, str]]) -> list[tuple[int, int, tuple[str, ...]]]:
-    """Boxes grouped into runs: (start, end, contents)."""
+    """Boxes (and answer tags) grouped into runs: (start, end, contents)."""
     runs: list[tuple[int, int, tuple[str, ...]]] = []
-    for start, end, content in boxes:
+    for start, end, content in sorted(boxes):
         if runs:
             r_start, r_end, parts = runs[-1]
             gap = text[r_end:start]
@@ -113,18 +133,21 @@ def commitments(completion: str, config: MathConfig) -> Commitments:
     text = prepare(completion, config.think_start, config.think_end)
     if text is None:
         return Commitments((), "none", "the reasoning was cut off before its closing tag")
-    n_boxes = len(_BOX.findall(text)) if config.boxed else 0
+    n_boxes = (len(_BOX.findall(text)) if config.boxed else 0) + text.lower().count("</answer>")
     if n_boxes > _MAX_BOXES:
-        return Commitments((), "none", f"{n_boxes} boxed answers", spray=True)
+        return Commitments((), "none", f"{n_boxes} boxed or tagged answers", spray=True)
     masked = mask_math(text)
     events: list[tuple[int, int, tuple[str, ...], str]] = []
     boxes = _boxes(text) if config.boxed else []
-    events += [(s, e, parts, "boxed") for s, e, parts in _runs(text, boxes)]
-    said = statements(text, masked, config.anchors)
-    if len(said) + n_boxes > _MAX_BOXES:
-        return Commitments((), "none", f"{len(said) + n_boxes} answers", spray=True)
-    for st in said:
-        if _BOX.search(st.answer) or any(o is not st and st.start < o.start < st.end for o in said):
+    tags = _tags(text)
+    tag_starts = {t[0] for t in tags}
+    for s, e, parts in _runs(text, boxes + tags):
+        events.append((s, e, parts, "tagged" if len(parts) == 1 and s in tag_starts else "boxed"))
+    said = statements(text, masked, config.anchors, limit=_MAX_BOXES - n_boxes)
+    if said is None:
+        return Commitments((), "none", f"more than {_MAX_BOXES} answers", spray=True)
+    for k, st in enumerate(said):
+        if _BOX.search(st.answer) or (k + 1 < len(said) and said[k + 1].start < st.end):
             continue  # a box there is counted as a box; a nested statement counts on its own
         events.append((st.start, st.end, (st.answer,), "stated"))
     events.sort(key=lambda e: e[0])

@@ -6,8 +6,8 @@ followed by prose (``$18 every day``) is currency, not math.
 
 Preparation (`prepare`): only text after the last ``</think>`` counts; the completion ends at
 the first chat-template token (``<|im_end|>``, ``</s>``, ``<|eot_id|>``, ...: what follows was
-not the answer); trailing courtesy sentences ("I hope it is correct.", "Hope this helps!") are
-dropped.
+not the answer); trailing courtesy sentences ("I hope it is correct.", "Hope this helps!") and
+closing markup (a code fence, a rule) are dropped.
 
 Statements (`statements`), each with the answer that follows it:
 
@@ -42,6 +42,7 @@ MAX_STATEMENT = 600
 
 _RESIDUE = re.compile(r"<\|[^|<>\n]{1,40}\|>|</s>|<eos>|<end_of_turn>|<｜[^｜\n]{1,40}｜>|\[/?INST\]")
 _LEADING_RESIDUE = re.compile(r"^(?:\s*(?:<\|[^|<>\n]{1,40}\|>|<s>|\[INST\])(?:assistant\b)?)+", re.IGNORECASE)
+_TRAILING_MARKUP = re.compile(r"(?:\s*(?:```+|~~~+|---+|\*\*\*+|===+|</answer>))+\s*$", re.IGNORECASE)
 _COURTESY = re.compile(
     r"(?:^|(?<=[.!?\n$*)\]]))[\s*]*(?:"
     r"I\s+hope\s+(?:it|this|that|my\s+\w+)\s+(?:is|was)\s+(?:correct|right|helpful|clear)"
@@ -101,6 +102,7 @@ def prepare(text: str, think_start: str, think_end: str | None) -> str | None:
     if m:
         text = text[: m.start()]
     for _ in range(4):
+        text = text[:-200] + _TRAILING_MARKUP.sub("", text[-200:])
         offset = max(0, len(text) - 300)
         c = _COURTESY.search(text, offset)
         if c is None:
@@ -218,15 +220,24 @@ def _sentence_start(masked: str, pos: int) -> int:
     return start
 
 
-def statements(text: str, masked: str, anchors: tuple[str, ...]) -> list[Statement]:
-    """Every answer statement in ``text`` (``masked`` is `mask_math` of it), in order."""
+def statements(text: str, masked: str, anchors: tuple[str, ...], limit: int) -> list[Statement] | None:
+    """Every answer statement in ``text`` (``masked`` is `mask_math` of it), in order; None when
+    there are more than ``limit`` (spraying, and a bound on the work)."""
     spans: list[tuple[int, int]] = []
     for pattern in (_LABEL, _PHRASE, _anchor_regex(anchors)):
         for m in pattern.finditer(masked):
-            if m.end() > m.start() and not any(s <= m.start() < e or m.start() <= s < m.end() for s, e in spans):
+            if m.end() > m.start():
                 spans.append((m.start(), m.end()))
+                if len(spans) > 3 * limit:
+                    return None
+    kept: list[tuple[int, int]] = []
+    for start, end in sorted(spans):  # overlapping phrasings of one statement count once
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end))
+    if len(kept) > limit:
+        return None
     found = []
-    for start, anchor_end in sorted(spans):
+    for start, anchor_end in kept:
         prefix = masked[_sentence_start(masked, start) : start]
         if _IF.search(prefix) or re.search(r"\bnot\s*$", prefix):
             continue
@@ -293,6 +304,12 @@ def value_in_sentence(sentence: str, *, final: bool = False) -> str | None:
         return tail.strip() or None
     if final and not _CONCLUSION.search(sentence):
         return None
+    clause = _CLAUSE.search(body)  # "14 bags with 2 in each": the value is before the clause
+    return (_only_value(body[: clause.start()]) if clause else None) or _only_value(body)
+
+
+def _only_value(body: str) -> str | None:
+    """The one math segment or number ``body`` names, or None."""
     segments = [next(g for g in m.groups() if g is not None) for m in _MATH_SEGMENT.finditer(body)]
     if segments and not any(_is_currency(s, 0, len(s)) for s in segments):
         return segments[0] if len(set(segments)) == 1 else None
