@@ -60,6 +60,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--latency", type=float, default=3.0, help="seconds a call may take (default 3)")
     check.add_argument("--reward-range", type=float, nargs=2, default=(0.0, 1.0), metavar=("LOW", "HIGH"))
     check.add_argument("--law", action="append", dest="laws", default=None, help="run only this law (repeatable)")
+    check.add_argument("--golds", default=None, metavar="FILE.jsonl",
+                       help="also check that each gold in this dataset equals itself (reflexivity)")  # fmt: skip
+    check.add_argument("--gold-key", default="answer", help="the JSONL field that holds the gold (default: answer)")
+    check.add_argument("--gold-from", choices=("gsm8k", "boxed"), default=None,
+                       help="the field is a full solution: its answer after #### or in its last \\boxed{}")  # fmt: skip
     return parser
 
 
@@ -83,6 +88,33 @@ def _load(target: str, what: str) -> object:
     return obj
 
 
+def _golds(path: str, key: str, reduce: str | None) -> list[str]:
+    """A JSONL column of gold answers (reduced from full solutions with ``reduce``)."""
+    import json
+
+    from verifiers.math._extract import reduce_gold
+
+    golds = []
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise LookupError(f"{path}:{number} is not JSON ({exc})") from exc
+            if not isinstance(row, dict) or key not in row:
+                fields = sorted(row) if isinstance(row, dict) else type(row).__name__
+                raise LookupError(f"{path}:{number} has no field {key!r} (fields: {fields}); pass --gold-key")
+            gold = str(row[key])
+            if reduce == "gsm8k" and "####" not in gold:
+                raise LookupError(f"{path}:{number}: --gold-from gsm8k needs '#### ANSWER' in {key!r}")
+            golds.append(reduce_gold(gold) if reduce else gold)
+    if not golds:
+        raise LookupError(f"{path} holds no rows")
+    return golds
+
+
 def _check_verifier(args: argparse.Namespace) -> int:
     from verifiers.errors import VerifierInputError
     from verifiers.testing import Domain, check_verifier
@@ -94,12 +126,18 @@ def _check_verifier(args: argparse.Namespace) -> int:
             raise LookupError(f"{args.target} is a {type(verify).__name__}, not a function")
         if not isinstance(domain, (str, Domain)):
             raise LookupError(f"--domain {args.domain} is a {type(domain).__name__}, not a verifiers.testing.Domain")
+        golds = _golds(args.golds, args.gold_key, args.gold_from) if args.golds else []
         report = check_verifier(verify, domain, max_examples=args.examples, latency_s=args.latency,
-                                reward_range=tuple(args.reward_range), laws=args.laws)  # fmt: skip
-    except (LookupError, VerifierInputError) as exc:
+                                reward_range=tuple(args.reward_range), laws=args.laws, golds=golds)  # fmt: skip
+    except (LookupError, VerifierInputError, OSError) as exc:
         print(f"grpo-envs check-verifier: error: {exc}", file=sys.stderr)
         return 2
     print(report.table())
+    for law in report.laws:
+        if law.failures:
+            print(f"\n{len(law.failures)} of your golds fail {law.law}:")
+            for gold, completion, detail in law.failures:
+                print(f"  gold={gold[:80]!r} as {completion[:60]!r}: {detail[:160]}")
     failed = [r.law for r in report.laws if not r.ok]
     print(
         f"\n{len(report.laws) - len(failed)}/{len(report.laws)} laws held"

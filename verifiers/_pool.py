@@ -206,6 +206,18 @@ def default_pool(size: int | None = None) -> WorkerPool:
         return _default
 
 
+def _forget_in_child() -> None:
+    """A forked child (the laws' worker, a user's) starts its own pool: the parent's workers,
+    threads and lock are not its to use."""
+    global _default, _default_lock
+    _default = None
+    _default_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def cpu_count() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import threading
@@ -94,6 +95,29 @@ def out_of_range(reference: str, completion: str) -> float:
     return 2.0 if vm.verify(reference, completion).correct else -0.5
 
 
+def rejects_interval_unions(reference: str, completion: str) -> VerifyResult:
+    """Not reflexive on one structure: any gold with a union of intervals is never matched."""
+    if "\\cup" in reference:
+        return VerifyResult.judged("incorrect", "unions are not supported")
+    return vm.verify(reference, completion)
+
+
+def reads_only_boxes(reference: str, completion: str) -> VerifyResult:
+    """Reads ``\\boxed{}`` and nothing else: misses every other final-answer statement."""
+    boxes = re.findall(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}", completion)
+    if not boxes:
+        return VerifyResult.judged("no_answer", "no box")
+    return vm.verify(reference, f"\\boxed{{{boxes[-1]}}}")
+
+
+def spins_on_long_input(reference: str, completion: str) -> VerifyResult:
+    """Hangs on the CPU (a busy loop, which no watchdog thread can stop) on long completions."""
+    if len(completion) > 200:
+        while True:
+            pass
+    return vm.verify(reference, completion)
+
+
 PLANTED = [
     (exact_string, "rendering_invariance"),
     (always_true, "discrimination"),
@@ -106,6 +130,9 @@ PLANTED = [
     (nondeterministic, "determinism"),
     (inconsistent, "consistency"),
     (out_of_range, "reward_range"),
+    (rejects_interval_unions, "reflexivity"),
+    (reads_only_boxes, "rendering_invariance"),
+    (reads_only_boxes, "reflexivity"),
 ]
 
 
@@ -124,6 +151,49 @@ def test_a_verifier_slow_on_long_input_breaks_latency_quickly(n: int) -> None:
     report = check_verifier(sleeps_above(n), "math", laws=["latency"], latency_s=1.0)
     assert not report.ok and "longer than 1 s" in report.laws[0].detail
     assert time.monotonic() - start < 10  # no long shrinking of a 30 s sleep
+
+
+@pytest.mark.parametrize("slow", [sleeps_above(200), spins_on_long_input], ids=["sleeps", "spins"])
+def test_a_slow_verifier_fails_fast_and_no_law_passes_on_abandoned_calls(slow: Any) -> None:
+    """A verifier that sleeps 30 s (or spins on the CPU) on completions over 200 characters, at
+    max_examples=200: latency fails, every law that lost calls says "not checked", and the whole
+    run stays within the documented bound (a fast verifier's time plus ~4 x latency_s)."""
+    start = time.monotonic()
+    report = check_verifier(slow, "math", max_examples=200)
+    took = time.monotonic() - start
+    assert took < 60, f"the run took {took:.0f} s"
+    by_law = {r.law: r for r in report.laws}
+    assert not report.ok and not by_law["latency"].ok and by_law["latency"].checked
+    assert "longer than 3 s" in by_law["latency"].detail
+    for r in report.laws:
+        if r.law != "latency":
+            assert not r.ok and not r.checked and r.detail.startswith("not checked"), report.table()
+    assert "passed" not in report.table()
+    assert "after 2, inputs of >= " in report.note and "no more calls were made" in report.note
+
+
+def test_after_two_abandoned_calls_long_inputs_are_skipped_and_short_ones_still_checked() -> None:
+    """Slow only on huge inputs: the laws that never met one still pass; the others say why not."""
+    report = check_verifier(sleeps_above(50_000), "math", max_examples=40, latency_s=1.0)
+    by_law = {r.law: r for r in report.laws}
+    assert not by_law["latency"].ok
+    assert by_law["rendering_invariance"].ok and by_law["discrimination"].ok and by_law["reflexivity"].ok
+    assert not by_law["totality"].ok and not by_law["totality"].checked, report.table()
+    assert "skipped" in by_law["totality"].detail
+
+
+def test_reflexivity_over_a_users_golds_lists_every_gold_that_fails() -> None:
+    golds = ["42", "\\frac{1}{2}", "[0, 1) \\cup (2, 3]", "(1, 2)", "(0, 5) \\cup [7, 9]"]
+    report = check_verifier(rejects_interval_unions, "math", laws=["reflexivity"], max_examples=5, golds=golds)
+    (result,) = report.laws
+    assert not result.ok and result.checked
+    failed = {gold for gold, _, _ in result.failures}
+    assert {"[0, 1) \\cup (2, 3]", "(0, 5) \\cup [7, 9]"} <= failed and "42" not in failed
+    assert check_verifier(vm.verify, "math", laws=["reflexivity"], max_examples=5, golds=golds).ok
+    with pytest.raises(VerifierInputError, match="golds must be a list"):
+        check_verifier(vm.verify, "math", golds="42")
+    with pytest.raises(VerifierInputError, match="does not apply"):
+        check_verifier(vm.verify, "code", laws=["reflexivity"])
 
 
 def test_every_planted_bug_is_caught_by_a_full_check() -> None:
@@ -242,7 +312,7 @@ def test_check_verifier_cli_prints_the_table_and_exits_by_the_verdict(
 
     assert cli(["check-verifier", "user_rewards:good", "--examples", "10"]) == 0
     out = capsys.readouterr().out
-    assert "8/8 laws held" in out and out.count("passed") == 8
+    assert f"{len(LAWS)}/{len(LAWS)} laws held" in out and out.count("passed") == len(LAWS)
 
     assert (
         cli(["check-verifier", "user_rewards:string_match", "--examples", "20", "--law", "rendering_invariance"]) == 1
@@ -256,6 +326,43 @@ def test_check_verifier_cli_prints_the_table_and_exits_by_the_verdict(
         assert message in capsys.readouterr().err
     assert cli(["check-verifier", "user_rewards:good", "--law", "speed"]) == 2
     assert "unknown laws" in capsys.readouterr().err
+
+
+def test_check_verifier_cli_checks_a_datasets_golds(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "user_golds.py").write_text(USER_MODULE + UNION_BLIND)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.path", [p for p in __import__("sys").path if p not in ("", str(tmp_path))])
+    rows = [{"answer": "42"}, {"answer": "[0, 1) \\cup (2, 3]"}, {"answer": "\\frac{3}{4}"}]
+    (tmp_path / "golds.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    solutions = [{"answer": "2 + 2 = 4\n#### 4"}, {"answer": "5 * 7 = 35\n#### 35"}]
+    (tmp_path / "gsm8k.jsonl").write_text("".join(json.dumps(r) + "\n" for r in solutions))
+
+    flags = ["--examples", "5", "--law", "reflexivity"]
+    assert cli(["check-verifier", "user_golds:good", *flags, "--golds", "golds.jsonl"]) == 0
+    assert "1/1 laws held" in capsys.readouterr().out
+    assert cli(["check-verifier", "user_golds:union_blind", *flags, "--golds", "golds.jsonl"]) == 1
+    out = capsys.readouterr().out
+    assert "1 of your golds fail reflexivity" in out and "[0, 1) \\\\cup (2, 3]" in out and "unions" in out
+    assert cli(["check-verifier", "user_golds:good", *flags, "--golds", "gsm8k.jsonl", "--gold-from", "gsm8k"]) == 0
+    capsys.readouterr()
+    assert cli(["check-verifier", "user_golds:good", *flags, "--golds", "golds.jsonl", "--gold-key", "gold"]) == 2
+    assert "has no field 'gold'" in capsys.readouterr().err
+    assert cli(["check-verifier", "user_golds:good", *flags, "--golds", "golds.jsonl", "--gold-from", "gsm8k"]) == 2
+    assert "needs '#### ANSWER'" in capsys.readouterr().err
+    assert cli(["check-verifier", "user_golds:good", *flags, "--golds", "missing.jsonl"]) == 2
+    assert "missing.jsonl" in capsys.readouterr().err
+
+
+UNION_BLIND = """
+from verifiers import VerifyResult
+
+def union_blind(reference, completion):
+    if "\\\\cup" in reference:
+        return VerifyResult.judged("incorrect", "unions are not supported")
+    return vm.verify(reference, completion)
+"""
 
 
 def test_check_verifier_console_script(tmp_path: Any) -> None:

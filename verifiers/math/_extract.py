@@ -97,12 +97,12 @@ def _tags(text: str) -> list[tuple[int, int, str]]:
     start = lower.find("<answer>")
     while start >= 0:
         close = lower.find("</answer>", start)
-        if close < 0:
-            break
+        if close < 0:  # the last tag left open (cut off, or its closing tag was markup): to the end
+            close = len(text)
         reopen = lower.rfind("<answer>", start, close)  # the innermost opening before this close
         inner = text[reopen + 8 : close]
         if inner.strip() and not _BOX.search(inner):
-            found.append((reopen, close + 9, inner.strip()[:_MAX_ANSWER]))
+            found.append((reopen, min(len(text), close + 9), inner.strip()[:_MAX_ANSWER]))
         start = lower.find("<answer>", close)
     return found
 

@@ -44,7 +44,7 @@ _RESIDUE = re.compile(r"<\|[^|<>\n]{1,40}\|>|</s>|<eos>|<end_of_turn>|<｜[^｜\
 _LEADING_RESIDUE = re.compile(r"^(?:\s*(?:<\|[^|<>\n]{1,40}\|>|<s>|\[INST\])(?:assistant\b)?)+", re.IGNORECASE)
 _TRAILING_MARKUP = re.compile(r"(?:\s*(?:```+|~~~+|---+|\*\*\*+|===+|</answer>))+\s*$", re.IGNORECASE)
 _COURTESY = re.compile(
-    r"(?:^|(?<=[.!?\n$*)\]]))[\s*]*(?:"
+    r"(?:^|(?<=[.!?\n$*)\]\s]))[\s*]*(?:"
     r"I\s+hope\s+(?:it|this|that|my\s+\w+)\s+(?:is|was)\s+(?:correct|right|helpful|clear)"
     r"|I\s+hope\s+(?:this|it|that)\s+helps|(?:I\s+)?hope\s+(?:this|it|that)\s+helps"
     r"|let\s+me\s+know\s+if[^.!?\n]{0,120}|feel\s+free\s+to[^.!?\n]{0,120}"

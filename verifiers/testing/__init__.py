@@ -3,8 +3,11 @@
 Reward bugs silently ruin training runs: a verifier that rejects ``0.5`` for ``1/2`` starves
 learning; one that accepts any superset teaches the model to spray answers. The laws:
 
-- determinism, reward in range, totality (never raises), latency (every call under a watchdog);
-- rendering invariance (equivalent forms all score correct), discrimination (near misses do
+- determinism, reward in range, totality (never raises), latency (every call killed at a bound;
+  a slow verifier is reported within a few bounds, and laws that lost calls are "not checked");
+- rendering invariance (equivalent forms, in the final-answer statements real models write,
+  all score correct), reflexivity (the gold itself, stated as the answer, and every gold of
+  ``check_verifier(..., golds=[...])``, is correct), discrimination (near misses do
   not), gaming resistance (format-only shells, sprays, several values in one box, tag
   injection, huge outputs never score correct), consistency (``correct`` agrees with ``status``).
 
@@ -24,6 +27,7 @@ Strategies compose with your own tests: ``math_problems()`` draws a `Problem` (a
 with ``renderings`` and ``near_misses`` strategies); ``numbers()``, ``expression_problems()``,
 ``answer_sets()``, ``intervals()``, ``matrices()``, ``pairs()`` draw one kind;
 ``expressions``/``renderings``/``near_misses`` work on sympy expressions;
+``answer_statements(answer)`` and ``as_the_answer(gold)`` state an answer the ways models do;
 ``gaming_completions(gold)``, ``garbage()`` and ``unbalanced_latex()`` draw hostile
 completions; ``programs_with_known_output()``, ``wrong_programs(n, k)``, ``test_suites(n, k)``
 and ``code_problems()`` are the code counterparts.
@@ -32,6 +36,7 @@ and ``code_problems()`` are the code counterparts.
 from __future__ import annotations
 
 from verifiers.testing import laws
+from verifiers.testing._answers import answer_statements, as_the_answer
 from verifiers.testing._check import (
     LAWS,
     Domain,
@@ -64,6 +69,8 @@ __all__ = [
     "Problem",
     "VerifierReport",
     "answer_sets",
+    "answer_statements",
+    "as_the_answer",
     "assert_verifier_laws",
     "check_verifier",
     "code_problems",

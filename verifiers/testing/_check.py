@@ -1,8 +1,12 @@
 """`check_verifier`: every law of `verifiers.testing.laws`, each run by Hypothesis on its own
-kinds of examples (renderings, near misses, gaming completions, garbage), into a report.
+kinds of examples (renderings, the gold as the answer, near misses, gaming completions,
+garbage), into a report.
 
-A call that times out counts against the latency law only (the other laws skip that example);
-a latency failure is reported without shrinking, so a verifier that sleeps cannot eat the budget.
+Every call goes through one `Guard` for the whole run (`_runner`): killed at ``latency_s`` in a
+forked worker process, and once the verifier has been abandoned twice, inputs as long as the
+shortest one that timed out are no longer sent; after four, nothing is. A call that times out
+fails the latency law; any other law that lost calls to the bound reports "not checked", never
+"passed". A latency failure is reported without shrinking.
 """
 
 from __future__ import annotations
@@ -15,13 +19,15 @@ from typing import Any
 
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-from hypothesis.errors import Flaky, HypothesisWarning
+from hypothesis.errors import Flaky, HypothesisWarning, Unsatisfiable, UnsatisfiedAssumption
 
 from verifiers.errors import VerifierInputError
 from verifiers.testing import laws as _laws
+from verifiers.testing._answers import as_the_answer
 from verifiers.testing._code import CODE_GAMING, code_problems
 from verifiers.testing._gaming import HUGE, gaming_completions, garbage
 from verifiers.testing._problems import Problem, math_problems
+from verifiers.testing._runner import STOP_AFTER, Abandon, Guard
 
 __all__ = [
     "LAWS",
@@ -47,6 +53,10 @@ class Domain:
     garbage: st.SearchStrategy[str]
     reference: Callable[[str], Any] = lambda gold: gold
     default_examples: int = 60
+    as_answer: Callable[[str], st.SearchStrategy[str]] | None = as_the_answer
+    """The gold stated as the answer, for the reflexivity law (None: the law does not apply)."""
+    isolation: str = "process"
+    """How `check_verifier` bounds each call: "process" (killable) or "thread" (see `Guard`)."""
 
 
 def _domain(domain: str | Domain) -> Domain:
@@ -57,7 +67,7 @@ def _domain(domain: str | Domain) -> Domain:
     if domain == "code":
         return Domain("code", code_problems(), lambda gold: st.sampled_from(CODE_GAMING),
                       st.one_of(st.text(max_size=100), st.sampled_from(["", "x" * HUGE, "```python\n" * 50])),
-                      reference=json.loads, default_examples=8)  # fmt: skip
+                      reference=json.loads, default_examples=8, as_answer=None, isolation="thread")  # fmt: skip
     raise VerifierInputError(f"domain must be 'math', 'code' or a verifiers.testing.Domain, got {domain!r}")
 
 
@@ -70,6 +80,10 @@ class LawResult:
     examples: int
     counterexample: tuple[str, str] | None = None
     detail: str = ""
+    checked: bool = True
+    """False when calls were lost to the latency bound: the law was not checked (and not ok)."""
+    failures: tuple[tuple[str, str, str], ...] = ()
+    """Every (gold, completion, detail) that failed, for laws run over a list (``golds=``)."""
 
 
 @dataclass(frozen=True)
@@ -78,15 +92,22 @@ class VerifierReport:
 
     ok: bool
     laws: tuple[LawResult, ...] = field(default_factory=tuple)
+    note: str = ""
+    """What the run's budget did to a slow verifier (empty when nothing was abandoned)."""
 
     def table(self) -> str:
-        lines = [f"{'law':<22}{'examples':>9}  {'result':<7} counterexample / detail"]
+        lines = [f"{'law':<22}{'examples':>9}  {'result':<11} counterexample / detail"]
         for r in self.laws:
-            line = f"{r.law:<22}{r.examples:>9}  {'passed' if r.ok else 'FAILED':<7}"
-            if not r.ok:
+            verdict = "passed" if r.ok else ("FAILED" if r.checked else "NOT CHECKED")
+            line = f"{r.law:<22}{r.examples:>9}  {verdict:<11}"
+            if not r.checked:
+                line += f" {r.detail[:200]}"
+            elif not r.ok:
                 ref, comp = r.counterexample or ("", "")
                 line += f" reference={ref[:60]!r} completion={comp[:80]!r}: {r.detail[:200]}"
             lines.append(line.rstrip())
+        if self.note:
+            lines.append(self.note)
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -134,6 +155,8 @@ def _run_law(
     except _laws.LawBroken:
         gold, completion, problem = failures[-1]
         return LawResult(law, False, seen["n"], (gold, completion), problem)
+    except (Unsatisfiable, Abandon):  # calls lost to the latency bound: `check_verifier` says why
+        return LawResult(law, False, seen["n"], checked=False, detail="not checked: no call finished in time")
     return LawResult(law, True, seen["n"])
 
 
@@ -148,6 +171,7 @@ def _cases(d: Domain, kinds: Sequence[str]) -> st.SearchStrategy[tuple[str, Any,
                 "near_miss": problem.near_misses,
                 "gaming": d.gaming(problem.gold),
                 "garbage": d.garbage,
+                "gold": d.as_answer(problem.gold) if d.as_answer is not None else st.nothing(),
             }[kind]  # fmt: skip
         )
         return problem.gold, d.reference(problem.gold), completion
@@ -166,12 +190,22 @@ def check_verifier(
     latency_s: float = 3.0,
     reward_range: tuple[float, float] = (0.0, 1.0),
     laws: Sequence[str] | None = None,
+    golds: Sequence[str] = (),
+    isolation: str | None = None,
 ) -> VerifierReport:
     """Run the laws on ``verify(reference, completion)``; returns a `VerifierReport`.
 
     Laws: ``determinism``, ``reward_range``, ``totality``, ``latency``, ``rendering_invariance``,
-    ``discrimination``, ``gaming_resistance``, ``consistency`` (see `LAWS`). ``domain`` is
-    "math", "code" or a `Domain` of your own strategies.
+    ``reflexivity``, ``discrimination``, ``gaming_resistance``, ``consistency`` (see `LAWS`).
+    ``domain`` is "math", "code" or a `Domain` of your own strategies. ``golds``: your own
+    dataset's gold answers; reflexivity then also checks each of them, stated as the answer, and
+    the report lists every one that fails.
+
+    Bounded: each call is killed at ``latency_s`` (``isolation="process"``, the math default: a
+    forked worker, so a busy loop is stopped too; ``"thread"`` abandons it instead), and a slow
+    verifier costs at most about ``4 x latency_s`` more than a fast one: after two abandoned
+    calls, inputs at least as long as the shortest that timed out are skipped, after four the
+    remaining laws make no call; laws that lost calls say "not checked".
 
     Example:
         >>> from verifiers import math as vm
@@ -181,36 +215,124 @@ def check_verifier(
     """
     d = _domain(domain)
     n = d.default_examples if max_examples is None else max_examples
-    chosen = list(laws or LAWS)
+    chosen = list(laws or [law for law in LAWS if law != "reflexivity" or d.as_answer is not None])
+    if golds and "reflexivity" not in chosen:
+        chosen.append("reflexivity")
+    _validate(d, chosen, reward_range, n, golds, isolation or d.isolation)
+    guard = Guard(verify, top=reward_range[1], isolation=isolation or d.isolation)
+    results = []
+    try:
+        for law in chosen:
+            guard.law = law
+            results.append(_one_law(law, d, guard, n, latency_s, reward_range, golds))
+    finally:
+        guard.close()
+    return VerifierReport(all(r.ok for r in results), tuple(results), _budget_note(guard, latency_s))
+
+
+def _validate(d: Domain, chosen: Sequence[str], reward_range: tuple[float, float], n: int,
+              golds: Sequence[str], isolation: str) -> None:  # fmt: skip
     unknown = set(chosen) - set(LAWS)
     if unknown:
         raise VerifierInputError(f"unknown laws {sorted(unknown)}; pass some of {list(LAWS)}")
     if not reward_range[0] < reward_range[1]:
         raise VerifierInputError(f"reward_range must be (low, high) with low < high, got {reward_range}")
     if n < 1:
-        raise VerifierInputError(f"max_examples must be at least 1, got {max_examples}")
+        raise VerifierInputError(f"max_examples must be at least 1, got {n}")
+    if "reflexivity" in chosen and d.as_answer is None:
+        raise VerifierInputError(f"the reflexivity law does not apply to the {d.name!r} domain (no as_answer)")
+    if isinstance(golds, str) or not all(isinstance(g, str) and g.strip() for g in golds):
+        raise VerifierInputError("golds must be a list of non-empty strings (a dataset's answer column)")
+    if isolation not in ("process", "thread"):
+        raise VerifierInputError(f"isolation must be 'process' or 'thread', got {isolation!r}")
 
-    huge = [("0", d.reference(g), c) for g, c in _explicit_garbage(d)]
-    plan: dict[str, tuple[Sequence[str], dict[str, Any]]] = {
-        "determinism": (ALL_KINDS, {}),
-        "reward_range": (ALL_KINDS, {}),
-        "totality": (("garbage", "gaming", "near_miss", "rendering"), {"explicit": huge}),
-        "latency": (("garbage", "gaming"), {"explicit": huge, "shrink": False}),
-        "rendering_invariance": (("rendering",), {}),
-        "discrimination": (("near_miss",), {}),
-        "gaming_resistance": (("gaming",), {}),
-        "consistency": (ALL_KINDS, {}),
-    }
-    results = []
-    for law in chosen:
-        kinds, extra = plan[law]
-        law_fn = _laws.LAWS[law]
 
-        def check(reference: Any, completion: str, law_fn: Callable[..., None] = law_fn) -> None:
-            law_fn(verify, reference, completion, latency_s=latency_s, reward_range=reward_range)
+_PLAN: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "determinism": (ALL_KINDS, {}),
+    "reward_range": (ALL_KINDS, {}),
+    "totality": (("garbage", "gaming", "near_miss", "rendering"), {"explicit": "huge"}),
+    "latency": (("garbage", "gaming"), {"explicit": "huge", "shrink": False}),
+    "rendering_invariance": (("rendering",), {}),
+    "reflexivity": (("gold",), {}),
+    "discrimination": (("near_miss",), {}),
+    "gaming_resistance": (("gaming",), {}),
+    "consistency": (ALL_KINDS, {}),
+}
 
-        results.append(_run_law(law, _cases(d, kinds), check, n, **extra))
-    return VerifierReport(all(r.ok for r in results), tuple(results))
+
+def _one_law(law: str, d: Domain, guard: Guard, n: int, latency_s: float, reward_range: tuple[float, float],
+             golds: Sequence[str]) -> LawResult:  # fmt: skip
+    if guard.stopped:
+        return LawResult(law, False, 0, guard.slow_case if law == "latency" else None, _lost(guard, law, latency_s),
+                         checked=law == "latency")  # fmt: skip
+    kinds, extra = _PLAN[law]
+    law_fn = _laws.LAWS[law]
+
+    def check(reference: Any, completion: str) -> None:
+        law_fn(guard, reference, completion, latency_s=latency_s, reward_range=reward_range)
+
+    options = dict(extra)
+    if options.get("explicit") == "huge":
+        options["explicit"] = [("0", d.reference(g), c) for g, c in _explicit_garbage(d)]
+    result = _run_law(law, _cases(d, kinds), check, n, **options)
+    if law == "reflexivity" and golds and result.checked:
+        result = _check_golds(result, d, guard, golds, check)
+    if law == "latency" and guard.total_abandoned and (result.ok or not result.checked):
+        return LawResult(law, False, result.examples, guard.slow_case, _lost(guard, law, latency_s))
+    if law != "latency" and (guard.abandoned[law] or guard.skipped[law]):
+        return LawResult(
+            law, False, result.examples, result.counterexample, _lost(guard, law, latency_s), checked=False
+        )
+    return result
+
+
+def _lost(guard: Guard, law: str, latency_s: float) -> str:
+    if law == "latency":
+        return f"took longer than {latency_s:g} s on {guard.total_abandoned} call(s) (abandoned); shortest input " \
+               f"{guard.shortest} characters"  # fmt: skip
+    if not guard.abandoned[law] and not guard.skipped[law]:
+        return f"not checked: the verifier was abandoned {guard.total_abandoned} times before; no call was made"
+    return (f"not checked: the verifier exceeded the latency bound ({guard.abandoned[law]} call(s) abandoned, "
+            f"{guard.skipped[law]} skipped)")  # fmt: skip
+
+
+def _budget_note(guard: Guard, latency_s: float) -> str:
+    if not guard.total_abandoned:
+        return ""
+    note = (f"the verifier was abandoned at {latency_s:g} s on {guard.total_abandoned} call(s); after 2, inputs "
+            f"of >= {guard.shortest} characters were skipped")  # fmt: skip
+    return note + (f"; after {STOP_AFTER}, no more calls were made" if guard.stopped else "")
+
+
+def _check_golds(result: LawResult, d: Domain, guard: Guard, golds: Sequence[str],
+                 check: Callable[[Any, str], None]) -> LawResult:  # fmt: skip
+    """Each user gold, in each form `as_the_answer` gives it, outside Hypothesis: every failure listed."""
+    assert d.as_answer is not None
+    failures: list[tuple[str, str, str]] = []
+    examples = result.examples
+    for gold in golds:
+        for completion in _forms(d.as_answer(gold)):
+            examples += 1
+            try:
+                check(d.reference(gold), completion)
+            except _laws.LawBroken as broken:
+                failures.append((gold, completion, broken.detail))
+                break  # one form is enough to list this gold
+            except UnsatisfiedAssumption:  # hypothesis.reject(): the call was lost to the bound
+                pass
+    if not failures:
+        return LawResult(result.law, result.ok, examples, result.counterexample, result.detail)
+    first = failures[0]
+    detail = f"{len(failures)} of your {len(golds)} golds are not judged equal to themselves; first: {first[2]}"
+    if not result.ok:
+        detail += f" (and a drawn gold failed too: {result.counterexample})"
+    return LawResult(result.law, False, examples, (first[0], first[1]), detail, failures=tuple(failures))
+
+
+def _forms(strategy: st.SearchStrategy[str]) -> list[str]:
+    """The values of a ``sampled_from`` strategy (the forms of the gold as the answer)."""
+    elements = getattr(getattr(strategy, "wrapped_strategy", strategy), "elements", None)
+    return list(elements) if elements is not None else [strategy.example()]
 
 
 LAWS = tuple(_laws.LAWS)

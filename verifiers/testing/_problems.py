@@ -13,6 +13,7 @@ from fractions import Fraction
 import sympy
 from hypothesis import strategies as st
 
+from verifiers.testing._answers import answer_statements
 from verifiers.testing._math import decimals, expressions, fractions, near_misses, number_renderings, renderings
 
 __all__ = ["Problem", "answer_sets", "intervals", "math_problems", "matrices", "numbers", "pairs"]
@@ -45,17 +46,21 @@ def _unwrap(text: str) -> str:
 
 
 def _wrapped(text: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    """A bare answer as a completion: boxed in reasoning, stated, or alone."""
+    """A bare answer as a completion: boxed in reasoning, or in any of the final-answer
+    statements real models write (`answer_statements`)."""
     return text.flatmap(
-        lambda t: st.sampled_from(
-            [
-                f"We work it out step by step.\nSo the result is $\\boxed{{{t}}}$.",
-                f"Putting everything together, the answer is ${t}$.",
-                f"\\boxed{{{t}}}",
-                f"Final Answer: ${t}$",
-            ]
+        lambda t: st.one_of(
+            st.sampled_from([f"We work it out step by step.\nSo the result is $\\boxed{{{t}}}$.", f"\\boxed{{{t}}}"]),
+            answer_statements(t),
         )
     )
+
+
+_JOINS = (", ", " and ", " \\quad ", "$ or $", "; ")
+
+
+def _boxes(values: list[int] | tuple[int, ...], join: str) -> str:
+    return "The values are $" + join.join(f"\\boxed{{{v}}}" for v in values) + "$."
 
 
 @st.composite
@@ -100,16 +105,25 @@ def answer_sets(draw: st.DrawFn) -> Problem:
     sized = "\\left\\{{{}\\right\\}}"
     same = orders.flatmap(lambda vs: st.sampled_from([_set_latex(list(vs)), sized.format(", ".join(map(str, vs)))]))
     misses = [_set_latex(values[1:]), _set_latex([*values, extra]), _set_latex([values[0] + 100, *values[1:]])]
-    return Problem("set", _set_latex(values), _wrapped(same), _wrapped(st.sampled_from(misses)))
+    # one box per value, in any order, is the same collection; a run that adds one value is not
+    boxed = st.builds(_boxes, orders, st.sampled_from(_JOINS))
+    boxed_miss = st.builds(_boxes, st.permutations([*values, extra]), st.sampled_from(_JOINS))
+    return Problem(
+        "set",
+        _set_latex(values),
+        st.one_of(_wrapped(same), boxed),
+        st.one_of(_wrapped(st.sampled_from(misses)), boxed_miss),
+    )
 
 
 def _interval_latex(a: int, b: int, lc: bool, rc: bool, left: str = "", right: str = "") -> str:
-    return f"{left}{'[' if lc else '('}{a}, {b}{']' if rc else ')'}{right}"
+    return f"{left}{'[' if lc else '('}{a}, {b}{right}{']' if rc else ')'}"
 
 
 @st.composite
 def intervals(draw: st.DrawFn) -> Problem:
-    """Intervals: bracket style and inequality form are the same set; a flipped end is not."""
+    """Intervals (and unions of two): bracket style, inequality form and the order of a union
+    are the same set; a flipped end is not."""
     a = draw(st.integers(-50, 49))
     b = draw(st.integers(a + 1, 50))
     lc, rc = draw(st.booleans()), draw(st.booleans())
@@ -117,9 +131,16 @@ def intervals(draw: st.DrawFn) -> Problem:
     ineq = f"{a} {le if lc else lt} x {le if rc else lt} {b}"
     same = [_interval_latex(a, b, lc, rc, "\\left", "\\right"), ineq, _interval_latex(a, b, lc, rc)]
     misses = [_interval_latex(a, b, not lc, rc), _interval_latex(a, b, lc, not rc), _interval_latex(a, b + 1, lc, rc)]
-    return Problem(
-        "interval", _interval_latex(a, b, lc, rc), _wrapped(st.sampled_from(same)), _wrapped(st.sampled_from(misses))
-    )
+    gold = _interval_latex(a, b, lc, rc)
+    if draw(st.booleans()):  # a union with a second, disjoint interval: either order is the same set
+        c = draw(st.integers(b + 2, 70))
+        d = draw(st.integers(c + 1, 80))
+        other = _interval_latex(c, d, True, False)
+        single = gold
+        gold = f"{gold} \\cup {other}"
+        same = [f"{s} \\cup {other}" for s in same[::2]] + [f"{other} \\cup {single}"]
+        misses = [f"{m} \\cup {other}" for m in misses] + [single]
+    return Problem("interval", gold, _wrapped(st.sampled_from(same)), _wrapped(st.sampled_from(misses)))
 
 
 def _matrix_latex(rows: list[list[int]], env: str = "pmatrix") -> str:

@@ -40,6 +40,7 @@ __all__ = [
     "discrimination",
     "gaming_resistance",
     "latency",
+    "reflexivity",
     "rendering_invariance",
     "reward_range",
     "totality",
@@ -68,6 +69,7 @@ class Judged:
     error: str | None = None
     timed_out: bool = False
     consistent: bool = True
+    skipped: bool = False  # not called: the run's budget for a slow verifier (`check_verifier`)
 
     def key(self) -> tuple[Any, ...]:
         return (self.correct, round(self.reward, 9), self.status, self.error)
@@ -89,7 +91,13 @@ def _normalize(value: Any, top: float) -> Judged:
 
 
 def judge(verify: Verify, reference: Any, completion: str, latency_s: float = 3.0, top: float = 1.0) -> Judged:
-    """Call ``verify`` under a watchdog (daemon) thread; abandon it after ``latency_s``."""
+    """Call ``verify`` under a watchdog (daemon) thread; abandon it after ``latency_s``. Inside
+    `check_verifier` the call goes through its `Guard` instead (a killable worker process, and a
+    budget for a slow verifier)."""
+    from verifiers.testing._runner import Guard
+
+    if isinstance(verify, Guard):
+        return verify.judge(reference, completion, latency_s)  # type: ignore[no-any-return]
     box: dict[str, Any] = {}
 
     def run() -> None:
@@ -110,7 +118,7 @@ def judge(verify: Verify, reference: Any, completion: str, latency_s: float = 3.
 
 def _settled(verify: Verify, reference: Any, completion: str, latency_s: float, top: float) -> Judged:
     result = judge(verify, reference, completion, latency_s, top)
-    if result.timed_out:
+    if result.timed_out or result.skipped:
         reject()  # the latency law's business
     return result
 
@@ -149,6 +157,8 @@ def latency(verify: Verify, reference: Any, completion: str, *, latency_s: float
     start = time.monotonic()
     r = judge(verify, reference, completion, latency_s, reward_range[1])
     took = time.monotonic() - start
+    if r.skipped:
+        reject()
     if r.timed_out:
         raise LawBroken("latency", f"took longer than {latency_s:g} s (abandoned)")
     if took > latency_s:
@@ -161,6 +171,14 @@ def rendering_invariance(verify: Verify, reference: Any, completion: str, *, lat
     r = _settled(verify, reference, completion, latency_s, reward_range[1])
     if r.correct is not True:
         raise LawBroken("rendering_invariance", f"an equivalent rendering was not judged correct: {r.describe()}")
+
+
+def reflexivity(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
+                reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
+    """The gold itself, stated as the answer (boxed, in a statement, or bare), is judged correct."""
+    r = _settled(verify, reference, completion, latency_s, reward_range[1])
+    if r.correct is not True:
+        raise LawBroken("reflexivity", f"the gold stated as the answer was not judged correct: {r.describe()}")
 
 
 def discrimination(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
@@ -193,6 +211,7 @@ LAWS: dict[str, Callable[..., None]] = {
     "totality": totality,
     "latency": latency,
     "rendering_invariance": rendering_invariance,
+    "reflexivity": reflexivity,
     "discrimination": discrimination,
     "gaming_resistance": gaming_resistance,
     "consistency": consistency,
