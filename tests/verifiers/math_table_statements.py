@@ -96,6 +96,9 @@ CASES: list[Case] = [
     Case("statements", r"48", "A dozen costs 4 dollars. Twelve dozen would then cost 48 dollars, wouldn't they?", "no_answer"),
     Case("statements", r"48", "A dozen costs 4 dollars.\nSo maybe the total is 48.", "no_answer"),
     Case("statements", r"48", "A dozen costs 4 dollars and Ken buys twelve dozen.\nWe need to multiply the two numbers next.", "no_answer"),
+    # "next", "could" in a concluding sentence are part of the question's wording, not a hedge
+    Case("statements", r"34", "Each term is the sum of the two before it: 13 + 21.\nSo the next term in the sequence is 34.", "correct"),
+    Case("statements", r"6", "Each apple costs 2 dollars and Ana has 12 dollars.\nTherefore, Ana could buy 6 apples.", "correct"),
 
     # --- truncated outputs commit to nothing ---
     Case("statements", r"48", "A dozen costs 4 dollars and Ken buys twelve dozen, so the total cost is 4 * 12 =", "no_answer"),

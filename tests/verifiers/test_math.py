@@ -16,18 +16,20 @@ from verifiers.math import MathConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
 import math_table  # noqa: E402
+import math_table_golds  # noqa: E402
 import math_table_more  # noqa: E402
 import math_table_realistic  # noqa: E402
 import math_table_statements  # noqa: E402
 
-# Four hand-written tables: the first from a brief of the policy, the next two written blind
-# from the policy text alone (the third in MATH / GSM8K style), the last for the grammar of
-# final-answer statements and runs of boxes.
+# Five hand-written tables: the first from a brief of the policy, the next two written blind
+# from the policy text alone (the third in MATH / GSM8K style), then the grammar of final-answer
+# statements and runs of boxes, and golds as datasets store them.
 CASES = [
     *math_table.CASES,
     *math_table_more.CASES,
     *math_table_realistic.CASES,
     *math_table_statements.CASES,
+    *math_table_golds.CASES,
 ]
 
 

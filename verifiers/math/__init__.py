@@ -21,9 +21,12 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   decimal gold equals a more precise prediction that rounds to it (``decimal_rounding``).
   ``25\\%`` equals ``25`` (and ``0.25`` only with ``percent_as_fraction``); degrees are
   dropped. Mixed numbers, scientific notation, ``i``, ``e`` and principal roots are read.
+- **Reflexivity**: the gold, stated as the answer, is always correct, read or not (an answer
+  written exactly as the gold, up to formatting and spacing, equals it).
 - **Structures**: ordered tuples; unordered sets and comma lists (complete matches only);
   ``\\pm``; intervals with their ends, unions and one-variable inequalities; matrices in any
-  bracket; ``x = v`` equals ``v`` (``equation_as_value``); equations equal up to a factor.
+  bracket; ``x = v`` equals ``v`` (``equation_as_value``; also ``AB = 4`` and ``(p, q) = (3, 2)``);
+  equations equal up to a factor.
 - **Symbolic**: expansion, factoring, trig identities (sympy, then random-point sampling);
   towers like ``4^{2^{99}}`` compared exactly without being computed.
 

@@ -62,6 +62,11 @@ def _is_text(norm: str) -> bool:
     return any(len(w) >= 3 and w.lower() not in _MATH_WORDS for w in words)
 
 
+def _as_written(text: str, config: MathConfig) -> str:
+    """An answer's text with formatting and all spacing dropped (``$``, ``\\left``, ``\\text{}``...)."""
+    return re.sub(r"\s+", "", normalize(text, thousands=config.thousands_separators)).rstrip(".")
+
+
 def _options(config: MathConfig) -> Options:
     return Options(config.mixed_numbers, config.imaginary_i, config.euler_e)
 
@@ -125,11 +130,13 @@ def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars
             if candidates:
                 final_text = candidates[-1]
                 node = parse_answer(final_text, config)
-            if node is None:
+            if node is None and _as_written(found.answers[0], config) != _as_written(gold_text, config):
                 return "no_answer", "No answer: the completion states no answer we can read.", None
+            final_text = final_text if node is not None else found.answers[0]
     elif len(found.answers) == 1:
         node, final_text = _read(found.answers[0], found.source, config)
-        if found.source == "sentence" and (node is None or (node[0] == "text" and len(node[1].split()) > 2)):
+        unread = node is None or (node[0] == "text" and len(node[1].split()) > 2)
+        if found.source == "sentence" and unread and _as_written(final_text, config) != _as_written(gold_text, config):
             return "no_answer", "No answer: the last sentence states no value we can read.", None
     else:  # a final run of boxes: one collection answer
         final_text = ", ".join(a.strip() for a in found.answers)
@@ -153,6 +160,9 @@ def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars
                     final_text,
                 )
     final = node
+    written = _as_written(final_text, config)
+    if written and written == _as_written(gold_text, config):  # reflexivity: the gold itself, however we read it
+        return "correct", "The answer is the gold answer as written.", final_text
     if final is None:
         return (
             "unparseable",

@@ -71,6 +71,11 @@ def _is_plain(node: Node) -> bool:
 
 
 # -- shape of an answer ---------------------------------------------------------------------
+def _is_name(node: Node) -> bool:
+    """A symbol or a product of symbols written together (``AB``, ``xy``): a quantity's name."""
+    return node[0] == "sym" or (node[0] == "mul" and all(f[0] == "sym" for f in node[1]))
+
+
 def _value_of_equation(node: Node, config: MathConfig) -> Node | None:
     """``x = 3`` -> 3; ``3 = x`` -> 3; a chain ``2 + 2 = 4`` -> 4; anything else None."""
     if node[0] != "rel" or set(node[1]) != {"="} or not config.equation_as_value:
@@ -78,6 +83,11 @@ def _value_of_equation(node: Node, config: MathConfig) -> Node | None:
     exprs: tuple[Node, ...] = node[2]
     if len(exprs) == 2 and exprs[0][0] == "sym":
         return exprs[1]
+    if len(exprs) == 2 and _is_name(exprs[0]) and rational(exprs[1]) is not None:
+        return exprs[1]  # a named quantity: AB = 4
+    if len(exprs) == 2 and exprs[0][0] == exprs[1][0] == "tuple" and len(exprs[0][1]) == len(exprs[1][1]):
+        if all(e[0] == "sym" for e in exprs[0][1]):
+            return exprs[1]  # named values: (p, q) = (3, 2)
     if len(exprs) == 2 and exprs[1][0] == "sym":
         return exprs[0]
     if all(rational(e) is not None for e in exprs):

@@ -63,7 +63,7 @@ _CLAUSE = re.compile(
 _NEGATION = re.compile(r"\b(?:not|isn't|aren't|never|no|cannot|can't|won't)\b", re.IGNORECASE)
 _IF = re.compile(r"\b(?:if|suppose|supposing|assume|assuming|whether|check|verify)\b", re.IGNORECASE)
 _HEDGE = re.compile(
-    r"\b(?:if|suppose|assume|assuming|whether|maybe|perhaps|might|could|guess|let's|let\s+us|need\s+to|next)\b",
+    r"\b(?:if|suppose|assume|assuming|whether|maybe|perhaps|guess|let's|let\s+us|need\s+to|we\s+will)\b",
     re.IGNORECASE,
 )
 

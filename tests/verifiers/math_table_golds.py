@@ -1,0 +1,46 @@
+"""Hand-labeled cases for golds as datasets store them (part 2 of the real-data work, first slice):
+every gold equals itself, however we read it, and named values equal the bare values.
+
+Same row format as `math_table.py`.
+"""
+
+# ruff: noqa: E501  (one row per line keeps the table readable)
+
+from __future__ import annotations
+
+from math_table import Case
+
+# fmt: off
+CASES: list[Case] = [
+    # --- reflexivity: the gold stated as the answer equals itself, parsed or not ---
+    Case("golds", r"x \in \{-2\} \cup [1,5)", r"So $x \in \{-2\} \cup [1,5)$. \boxed{x \in \{-2\} \cup [1,5)}", "correct"),
+    Case("golds", r"x \in \{-2\} \cup [1,5)", r"The answer is $x \in \{-2\} \cup [1, 5)$.", "correct"),
+    Case("golds", r"m^k > \frac{2^k}{k}", r"\boxed{m^k > \frac{2^k}{k}}", "correct"),
+    Case("golds", r"g(3)<g(1)<g(2)", r"Comparing the three values, \boxed{g(3)<g(1)<g(2)}", "correct"),
+    Case("golds", r"2 \le |w| \le 5/2", r"\boxed{2 \le |w| \le 5/2}", "correct"),
+    Case("golds", r"y \neq 4", r"The answer is $y \neq 4$.", "correct"),
+    Case("golds", r"(a,b)=(5,1)", r"\boxed{(a,b)=(5,1)}", "correct"),
+    Case("golds", r"9:40", r"\boxed{9:40}", "correct"),
+    Case("golds", r"9:40", r"The ratio is $9 : 40$.", "correct"),
+    Case("golds", r"a=3,b=1;a=5,b=1", r"\boxed{a=3,b=1;a=5,b=1}", "correct"),
+    Case("golds", r"PQ \perp RS", r"\boxed{PQ \perp RS}", "correct"),
+    Case("golds", r"PQ \perp RS", r"PQ \perp RS", "correct"),
+    Case("golds", r"T_1:T_2=9:40", r"Hence \boxed{T_1:T_2=9:40}.", "correct"),
+    Case("golds", r"\text{the set of even integers}", r"\boxed{\text{the set of even integers}}", "correct"),
+    # ... and look-alikes stay unequal
+    Case("golds", r"9:40", r"\boxed{40:9}", "unparseable"),
+    Case("golds", r"PQ \perp RS", r"\boxed{PQ \parallel RS}", "unparseable"),
+    Case("golds", r"y \neq 4", r"\boxed{y \neq 3}", "incorrect"),
+    Case("golds", r"(a,b)=(5,1)", r"\boxed{(a,b)=(1,5)}", "incorrect"),
+    Case("golds", r"2 \le |w| \le 5/2", r"\boxed{2 \le |w| \le 3}", "incorrect"),
+
+    # --- named values: the values without the names are the answer ---
+    Case("golds", r"(a,b)=(5,1)", r"So $a = 5$ and $b = 1$, i.e. $\boxed{(5, 1)}$.", "correct"),
+    Case("golds", r"(a,b)=(5,1)", r"\boxed{(1, 5)}", "incorrect"),
+    Case("golds", r"PQ=6, RS=8", r"The two sides are \boxed{6, 8}.", "correct"),
+    Case("golds", r"PQ=6, RS=8", r"\boxed{PQ = 6, RS = 8}", "correct"),
+    Case("golds", r"PQ=6, RS=8", r"\boxed{6, 9}", "incorrect"),
+    Case("golds", r"m = 12, k = 3", r"\boxed{12, 3}", "correct"),
+    Case("golds", r"m = 12, k = 3", r"\boxed{12, 4}", "incorrect"),
+]
+# fmt: on
