@@ -46,19 +46,35 @@ def _bad(what: str) -> VerifierInputError:
     return VerifierInputError(f"tests: {what}. Expected one of {shapes}.")
 
 
+_HOISTED = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def _split_statements(code: str) -> tuple[str, list[str]]:
-    """Top-level asserts and bare calls are tests; everything else (defs, imports) is setup."""
+    """The test code as (setup, tests), in its own order.
+
+    Setup is what can run before the solution is bound: imports, defs and classes. A test is a
+    top-level ``assert`` or bare call; every other statement (``expected = [1, 2]``, ``try:
+    f(1, 0)`` / ``except ZeroDivisionError:``, a loop) runs, with the solution bound, as part of
+    the next test (the last, after the last one), so the tests see them in the order written and
+    a statement that calls the solution can never run against our harness instead."""
     try:
         tree = ast.parse(code)
     except SyntaxError as exc:
         raise _bad(f"the test code does not parse: {exc}") from None
-    setup, tests = [], []
+    setup: list[str] = []
+    tests: list[str] = []
+    pending: list[str] = []
     for node in tree.body:
         segment = ast.get_source_segment(code, node) or ""
-        if isinstance(node, ast.Assert) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
-            tests.append(segment)
-        else:
+        if isinstance(node, _HOISTED):
             setup.append(segment)
+        elif isinstance(node, ast.Assert) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+            tests.append("\n".join([*pending, segment]))
+            pending = []
+        else:
+            pending.append(segment)
+    if pending and tests:
+        tests[-1] = "\n".join([tests[-1], *pending])
     return "\n".join(setup), tests
 
 
@@ -115,6 +131,21 @@ def parse_suite(tests: Mapping[str, Any]) -> Suite:
     raise _bad(f"unknown keys {sorted(tests)}")
 
 
+def _first_called(code: str) -> str:
+    """The first function the test code calls by a plain name that is not a builtin (MBPP rows
+    name no entry point): ``volume_sphere`` in ``assert math.isclose(volume_sphere(10), ...)``."""
+    import builtins
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        match = re.search(r"assert\s+(?:not\s+)?\(?\s*(?:set\()?\s*([A-Za-z_]\w*)\s*\(", code)
+        return match.group(1) if match else ""
+    called = [n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    own = [name for name in called if not hasattr(builtins, name)]
+    return (own or called or [""])[0]  # a solution may shadow a builtin: `def sum(a, b)`
+
+
 def _json(value: Any, what: str) -> Any:
     if isinstance(value, str):
         try:
@@ -132,7 +163,7 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
     """Convert a benchmark dataset row into a tests dict for `verify`.
 
     Styles: "humaneval" (``prompt``, ``test`` with ``check(candidate)``, ``entry_point``),
-    "mbpp" (``test_list``, ``test_setup_code``), "livecodebench" (``public_test_cases`` as
+    "mbpp" (``test_list``, ``test_imports``, ``test_setup_code``), "livecodebench" (``public_test_cases`` as
     JSON; functional tests read each input line as one JSON argument), "taco"/"apps"
     (``input_output`` JSON with ``inputs``/``outputs`` and optional ``fn_name``).
 
@@ -156,12 +187,9 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
         }
     if style == "mbpp":
         asserts = "\n".join(row["test_list"])
-        match = re.search(r"assert\s+(?:not\s+)?\(?\s*(?:set\()?\s*([A-Za-z_]\w*)\s*\(", asserts)
-        return {
-            "asserts": asserts,
-            "entry_point": match.group(1) if match else "",
-            "setup": row.get("test_setup_code") or "",
-        }
+        imports = "\n".join(row.get("test_imports") or [])  # sanitized MBPP: e.g. "import math"
+        setup = "\n".join(part for part in (imports, row.get("test_setup_code") or "") if part)
+        return {"asserts": asserts, "entry_point": _first_called(asserts), "setup": setup}
     if style == "livecodebench":
         cases = list(_json(row["public_test_cases"], "public_test_cases"))
         private = row.get("private_test_cases")

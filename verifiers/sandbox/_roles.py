@@ -25,7 +25,7 @@ def serve(fn_name: str) -> None:
     namespace: dict[str, Any] = {"__name__": "solution", "__builtins__": __builtins__}
     try:
         with open("solution.py", encoding="utf-8") as f:
-            code = compile(f.read(), "solution.py", "exec")
+            code = compile(f.read(), "solution.py", "exec", dont_inherit=True)
         del f
         sys.argv = ["solution.py"]
         exec(code, namespace)
@@ -43,18 +43,67 @@ def serve(fn_name: str) -> None:
             msg = read_frame(req)
         except (EOFError, ValueError):
             return
+        target = namespace.get(msg["name"]) if msg.get("name") else fn
+        if not callable(target):
+            write_frame(resp, {"status": "missing", "detail": f"the program defines no function {msg.get('name')!r}"})
+            continue
         try:
-            target = namespace.get(msg["name"]) if msg.get("name") else fn
             args = [decode(a) for a in msg["args"]]
-            value = target(*args)  # type: ignore[misc]
+            value = target(*args)
             answer = {"status": "ok", "value": encode(value)}
         except BaseException as exc:
             answer = {"status": "crashed", "detail": describe(exc), "type": type(exc).__name__}
         write_frame(resp, answer)
 
 
-class SolutionDied(Exception):
-    """The solution process exited or stopped answering."""
+class SolutionDied(BaseException):
+    """The solution process exited or stopped answering (ours, not the program's exception)."""
+
+
+class SolutionMissing(BaseException):
+    """The program does not define a name the test code calls (ours, not the program's)."""
+
+
+def free_names(setup: str, tests: list[str]) -> list[str]:
+    """Names the test code uses but never binds: the solution's (each becomes a proxy)."""
+    import ast
+    import builtins
+
+    loaded: set[str] = set()
+    bound = set(dir(builtins))
+    for source in [setup, *tests]:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(node.name)
+            elif isinstance(node, ast.arg):
+                bound.add(node.arg)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                bound.add(node.name)
+    return sorted(loaded - bound)
+
+
+def program_error(kind: str, detail: str) -> SolutionError:
+    """The program's exception, re-raised in the judge as its own builtin type (so the test's
+    ``except ZeroDivisionError:`` catches it) and as a `SolutionError` (so an uncaught one is
+    recorded as the program's crash)."""
+    import builtins
+
+    base = getattr(builtins, kind, None)
+    if isinstance(base, type) and issubclass(base, Exception) and base is not Exception:
+        try:
+            cls = type(kind, (SolutionError, base), {})
+            return cls(kind, detail)  # type: ignore[no-any-return]
+        except TypeError:  # a layout conflict (OSError and kin): the plain marker
+            pass
+    return SolutionError(kind, detail)
 
 
 def judge() -> None:
@@ -72,38 +121,62 @@ def judge() -> None:
             write_frame(rec, {"status": "crashed", "detail": ready.get("detail", "did not load")})
         return
 
-    def call(*args: Any) -> Any:
-        try:
-            write_frame(req, {"args": [encode(a) for a in args]})
-            answer = read_frame(resp, MAX_ANSWER)
-        except (EOFError, OSError, ValueError):
-            raise SolutionDied("the program exited") from None
-        if answer.get("status") == "ok":
-            return decode(answer["value"])
-        raise SolutionError(answer.get("type", "Exception"), answer.get("detail", ""))
+    # What went wrong in this test outside the test code's sight: the program died, lacks a name,
+    # or returned a non-value. Test code may catch what we raise (a bare ``except:``), but the
+    # record is this fault all the same: our harness never passes for the program.
+    fault: dict[str, Any] = {}
+
+    def proxy(name: str) -> Any:
+        def call(*args: Any) -> Any:
+            try:
+                write_frame(req, {"name": name, "args": [encode(a) for a in args]})
+                answer = read_frame(resp, MAX_ANSWER)
+            except (EOFError, OSError, ValueError):
+                fault.setdefault("record", {"status": "crashed", "detail": "the program exited", "restart": True})
+                raise SolutionDied("the program exited") from None
+            if answer.get("status") == "ok":
+                try:
+                    return decode(answer["value"])
+                except NotAValue as exc:
+                    detail = f"the result is not a plain value ({exc})"
+                    fault.setdefault("record", {"status": "failed", "detail": detail})
+                    raise
+            if answer.get("status") == "missing":
+                fault.setdefault("record", {"status": "crashed", "detail": answer.get("detail", "")})
+                raise SolutionMissing(answer.get("detail", ""))
+            raise program_error(answer.get("type", "Exception"), answer.get("detail", ""))
+
+        return call
 
     namespace: dict[str, Any] = {"__name__": "__judge__", "__builtins__": __builtins__}
-    exec(compile(spec.get("setup") or "", "setup", "exec"), namespace)
+    exec(compile(spec.get("setup") or "", "setup", "exec", dont_inherit=True), namespace)
+    for name in free_names(spec.get("setup") or "", tests):
+        if name in sys.stdlib_module_names:  # a module the solution imported, as MBPP's shared namespace has it
+            try:
+                namespace.setdefault(name, __import__(name))
+                continue
+            except ImportError:
+                pass
+        namespace.setdefault(name, proxy(name))
     if spec.get("entry_point"):
-        namespace[spec["entry_point"]] = call
-    namespace["candidate"] = call
+        namespace[spec["entry_point"]] = proxy("")
+    namespace["candidate"] = proxy("")
     for test in tests[first:]:
         write_frame(rec, {"start": True})
+        fault.clear()
         try:
-            exec(compile(test, "test", "exec"), namespace)
+            exec(compile(test, "test", "exec", dont_inherit=True), namespace)
             record: dict[str, Any] = {"status": "passed"}
-        except SolutionDied as exc:
-            write_frame(rec, {"status": "crashed", "detail": str(exc), "restart": True})
-            return
         except SolutionError as exc:
             record = {"status": "crashed", "detail": exc.detail}
-        except NotAValue as exc:
-            record = {"status": "failed", "detail": f"the result is not a plain value ({exc})"}
         except AssertionError as exc:
             record = {"status": "failed", "detail": f"assertion failed {exc}".strip()}
         except BaseException as exc:
             record = {"status": "failed", "detail": describe(exc)}
+        record = fault.get("record", record)
         write_frame(rec, record)
+        if record.get("restart"):
+            return
 
 
 class SolutionError(Exception):

@@ -180,7 +180,7 @@ def become_job(msg: dict[str, Any], fds: list[int]) -> None:
             main.__file__ = os.path.join(workdir, "main.py")
             sys.modules["__main__"] = main
             with open("main.py", encoding="utf-8") as f:
-                code = compile(f.read(), main.__file__, "exec")
+                code = compile(f.read(), main.__file__, "exec", dont_inherit=True)
             del f
             exec(code, main.__dict__)  # the job itself
         elif mode == "serve":

@@ -1,0 +1,140 @@
+"""Assert-style suites: every statement that uses the solution runs with it bound, the program's
+exceptions reach test code as their own types, and our harness's faults never pass for the
+program (issue: verifiers.code part 1, the bugs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from verifiers import code as vc
+from verifiers.code._tests import parse_suite
+from verifiers.sandbox import DockerSandbox
+
+
+def fenced(source: str) -> str:
+    return f"My solution:\n```python\n{source}\n```"
+
+
+DIVIDE_RAISES = {
+    "asserts": "ok = False\ntry:\n    divide(1, 0)\nexcept ZeroDivisionError:\n    ok = True\nassert ok\n"
+    "assert divide(6, 3) == 2",
+    "entry_point": "divide",
+}
+DIVIDE_BARE = {
+    "asserts": "try:\n    divide(1, 0)\n    ok = False\nexcept:\n    ok = True\nassert ok",
+    "entry_point": "divide",
+}
+RIGHT = "def divide(a, b):\n    return a / b"
+WRONG = "def divide(a, b):\n    return 0 if b == 0 else a / b"
+
+
+def test_statements_that_use_the_solution_are_tests_and_keep_their_order() -> None:
+    suite = parse_suite(
+        {"asserts": "import math\nx = 1\nassert f(x) == 1\nx = 2\nassert f(x) == 4\ny = f(3)\nassert y == 9"}
+    )
+    assert suite.setup == "import math"
+    assert suite.cases == ("x = 1\nassert f(x) == 1", "x = 2\nassert f(x) == 4", "y = f(3)\nassert y == 9")
+    raising = parse_suite(DIVIDE_RAISES)
+    assert raising.cases[0].startswith("ok = False\ntry:") and raising.cases[0].endswith("assert ok")
+    assert len(raising.cases) == 2
+    with pytest.raises(vc.VerifierInputError, match="no top-level assert"):
+        parse_suite({"asserts": "x = 1", "entry_point": "f"})
+
+
+@pytest.fixture(scope="module")
+def box() -> Iterator[DockerSandbox]:
+    with DockerSandbox(size=1, timeout_s=5) as sandbox:
+        yield sandbox
+
+
+@pytest.mark.docker
+class TestJudgedAsserts:
+    def test_a_test_that_expects_an_exception_judges_the_program(self, box: DockerSandbox) -> None:
+        assert vc.verify(DIVIDE_RAISES, fenced(RIGHT), sandbox=box).correct
+        wrong = vc.verify(DIVIDE_RAISES, fenced(WRONG), sandbox=box)
+        assert not wrong.correct and wrong.reward == pytest.approx(1 / 2) and wrong.components["test_0"] == 0.0
+        assert vc.verify(DIVIDE_BARE, fenced(RIGHT), sandbox=box).correct
+        assert vc.verify(DIVIDE_BARE, fenced(WRONG), sandbox=box).reward == 0.0
+
+    def test_our_faults_never_pass_for_the_program(self, box: DockerSandbox) -> None:
+        """A bare ``except:`` in test code catches what we raise, but the test still fails."""
+        missing = {"asserts": "try:\n    helper(1)\nexcept:\n    pass\nassert True", "entry_point": "divide"}
+        r = vc.verify(missing, fenced(RIGHT), sandbox=box)
+        assert r.reward == 0.0 and "no function 'helper'" in r.reason
+        dies = "import os\ndef divide(a, b):\n    os._exit(0)"
+        r = vc.verify(DIVIDE_BARE, fenced(dies), sandbox=box)
+        assert r.reward == 0.0 and not r.correct
+        not_a_value = "def divide(a, b):\n    return object()"
+        caught = {"asserts": "try:\n    divide(1, 2)\nexcept:\n    pass\nassert divide is not None",
+                  "entry_point": "divide"}  # fmt: skip
+        r = vc.verify(caught, fenced(not_a_value), sandbox=box)
+        assert r.reward < 1.0 and "not a plain value" in r.reason
+
+    def test_asserts_may_call_any_function_the_program_defines(self, box: DockerSandbox) -> None:
+        tests = {"asserts": "assert add(1, 2) == 3\nassert mul(2, 3) == 6", "entry_point": "add"}
+        program = "def add(a, b):\n    return a + b\n\ndef mul(a, b):\n    return a * b"
+        assert vc.verify(tests, fenced(program), sandbox=box).correct
+        r = vc.verify(tests, fenced("def add(a, b):\n    return a + b"), sandbox=box)
+        assert r.reward == pytest.approx(0.5) and "no function 'mul'" in r.reason
+
+    def test_statement_order_is_kept(self, box: DockerSandbox) -> None:
+        tests = {"asserts": "x = 1\nassert sq(x) == 1\nx = 2\nassert sq(x) == 4", "entry_point": "sq"}
+        assert vc.verify(tests, fenced("def sq(v):\n    return v * v"), sandbox=box).correct
+
+    def test_our_future_imports_do_not_leak_into_the_program(self, box: DockerSandbox) -> None:
+        """Python evaluates annotations at ``def`` time: an undefined name there is a NameError."""
+        program = "def divide(a: Undefined, b) -> float:\n    return a / b"
+        r = vc.verify(DIVIDE_RAISES, fenced(program), sandbox=box)
+        assert r.reward == 0.0 and "NameError" in r.reason
+        stdin = {"stdin_stdout": [{"input": "", "output": "1\n"}]}
+        r = vc.verify(stdin, fenced("def f(a: Undefined):\n    pass\nprint(1)"), sandbox=box)
+        assert r.reward == 0.0 and "NameError" in r.reason
+
+
+def test_mbpp_rows_bring_their_test_imports_and_entry_point() -> None:
+    row = {"test_list": ["assert math.isclose(volume(2), 8.0, rel_tol=0.001)"], "test_imports": ["import math"]}
+    tests = vc.tests_from_row(row, style="mbpp")
+    assert tests["entry_point"] == "volume" and tests["setup"] == "import math"
+    shadow = {"test_list": ["assert sum(10, 15) == 6"], "test_imports": []}
+    assert vc.tests_from_row(shadow, style="mbpp")["entry_point"] == "sum"  # the solution's own `sum`
+    nested = {"test_list": ["assert set(common([1, 2], [2])) == set([2])"]}
+    assert vc.tests_from_row(nested, style="mbpp")["entry_point"] == "common"
+
+
+REAL = __import__("pathlib").Path(__file__).resolve().parents[2].parent / "shared" / "realdata" / "code"
+# MBPP references that need part 2 (objects across the boundary): what each returns
+NEEDS_HANDLES = {88: "a collections.Counter", 737: "a re.Match", 787: "a re.Match", 794: "a re.Match"}
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_every_mbpp_reference_passes_and_a_broken_variant_does_not(box: DockerSandbox) -> None:
+    import json
+    import os
+    import re
+
+    path = REAL / "mbpp_sanitized.jsonl"
+    if not path.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{path} is missing: CI must measure on the real data")
+        pytest.skip(f"{path} is not here (it sits beside the checkout in ../shared)")
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    tests = [vc.tests_from_row(r, style="mbpp") for r in rows]
+    results = vc.verify_many(tests, [fenced(r["code"]) for r in rows], sandbox=box, timeout_s=30)
+    failed = {r["task_id"]: v.reason for r, v in zip(rows, results, strict=True) if not v.correct}
+    assert set(failed) == set(NEEDS_HANDLES), failed
+
+    # the return values changed: every `return x` -> `return None` (a truthy string where every
+    # assert is `assert not ...`, which None would pass)
+    def broken(row: dict[str, Any]) -> str:
+        falsy = all(t.startswith("assert not") for t in row["test_list"])
+        return re.sub(r"\breturn[ \t]+[^\n]+", "return 'broken'" if falsy else "return None", row["code"])
+
+    variants = [broken(r) for r in rows]
+    changed = [k for k, (b, r) in enumerate(zip(variants, rows, strict=True)) if b != r["code"]]
+    assert len(changed) > 400
+    passing = vc.verify_many([tests[k] for k in changed], [fenced(variants[k]) for k in changed], sandbox=box)
+    assert not [rows[k]["task_id"] for k, v in zip(changed, passing, strict=True) if v.correct]
