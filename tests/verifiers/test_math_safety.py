@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from verifiers import math as vm
-from verifiers.math import MathConfig, _core
+from verifiers.math import MathConfig, _core, _extract
 
 sys.path.insert(0, str(Path(__file__).parent))
 import math_table  # noqa: E402
@@ -60,15 +60,21 @@ def test_payloads_in_every_position_run_nothing(tmp_path: Path, payload: str) ->
     texts = [t.replace("P", code) for t in TEMPLATES]
     golds = GOLDS + texts  # as the completion and as the gold
     completions = texts + [r"\boxed{1}"] * len(GOLDS)
-    results = [vm.verify(g, c) for g in golds for c in completions[: len(texts)]]
-    results += vm.verify_many(golds, [completions[k % len(completions)] for k in range(len(golds))])
+    pairs = [(g, c) for g in golds for c in completions[: len(texts)]]
+    pairs += [(g, completions[k % len(completions)]) for k, g in enumerate(golds)]
+    results = [vm.verify(g, c) for g, c in pairs[: len(golds) * len(texts)]]
+    results += vm.verify_many([g for g, _ in pairs[len(results) :]], [c for _, c in pairs[len(results) :]])
     for a in texts:
         for b in GOLDS:
             vm.equivalent(b, a)
             vm.equivalent(a, b)
     assert not marker.exists(), "a payload ran"
     assert all(r.status in ("incorrect", "unparseable", "no_answer", "correct") for r in results)
-    assert not any(r.correct for r in results if "__" in (r.extracted or "") and r.extracted != code)
+    # a payload is never a correct answer, except to itself (reflexivity: the gold stated as the answer)
+    cfg = MathConfig()
+    for (gold, _), r in zip(pairs, results, strict=True):
+        if r.correct and "__" in (r.extracted or ""):
+            assert _core._as_written(r.extracted or "", cfg) == _core._as_written(_extract.reduce_gold(gold), cfg)
 
 
 def test_no_string_ever_reaches_sympys_parser(monkeypatch: pytest.MonkeyPatch) -> None:

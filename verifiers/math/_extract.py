@@ -19,14 +19,13 @@ import re
 from dataclasses import dataclass
 
 from verifiers.math._config import MathConfig
-from verifiers.math._statements import final_sentence, mask_math, prepare, statements
+from verifiers.math._statements import final_sentence, mask_math, only_value, prepare, statements
 
 __all__ = ["Commitments", "bare_candidates", "commitments", "last_number", "reduce_gold"]
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*(\{)|\\boxed\s+([^\s${}\\]+)")
 _SENTENCE_END = re.compile(r"\n|(?<!\d)[.!?](?=\s|$)|(?<=\d)[.!?](?=\s+[A-Z(]|\s*$)|\.\s+(?=[A-Z])")
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:/\d+)?")
-_MATH_SEGMENT = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _RUN_GAP = re.compile(
     r"(?:[\s,;.&$~]|\\[,;:! ]|\\q?quad(?![A-Za-z])|\\[()\[\]]|\\\\|\b(?:and|or)\b|\b[A-Za-z](?:_\{?\w+\}?)?\s*="
     r"|\\(?:text|textrm|mbox|mathrm)\s*\{\s*(?:and|or|,)?\s*\})*"
@@ -178,11 +177,8 @@ def bare_candidates(text: str) -> list[str]:
     """The math inside one short sentence: its one ``$...$`` segment, else its one number.
 
     A sentence with several candidates commits to none of them."""
-    segments = [next(g for g in m.groups() if g is not None) for m in _MATH_SEGMENT.finditer(text)]
-    if segments:
-        return segments if len(set(segments)) == 1 else []
-    numbers = _NUMBER.findall(text)
-    return numbers if len(set(numbers)) == 1 else []
+    value = only_value(text)
+    return [value] if value is not None else []
 
 
 def last_number(text: str) -> str | None:

@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["Statement", "final_sentence", "mask_math", "prepare", "statements", "value_in_sentence"]
+__all__ = ["Statement", "final_sentence", "mask_math", "only_value", "prepare", "statements", "value_in_sentence"]
 
 MAX_STATEMENT = 600
 
@@ -305,10 +305,10 @@ def value_in_sentence(sentence: str, *, final: bool = False) -> str | None:
     if final and not _CONCLUSION.search(sentence):
         return None
     clause = _CLAUSE.search(body)  # "14 bags with 2 in each": the value is before the clause
-    return (_only_value(body[: clause.start()]) if clause else None) or _only_value(body)
+    return (only_value(body[: clause.start()]) if clause else None) or only_value(body)
 
 
-def _only_value(body: str) -> str | None:
+def only_value(body: str) -> str | None:
     """The one math segment or number ``body`` names, or None."""
     segments = [next(g for g in m.groups() if g is not None) for m in _MATH_SEGMENT.finditer(body)]
     if segments and not any(_is_currency(s, 0, len(s)) for s in segments):

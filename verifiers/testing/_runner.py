@@ -54,6 +54,26 @@ def _serve(conn: Any, verify: Callable[[Any, str], Any], top: float) -> None:
             conn.send(Judged(None, math.nan, None, "", error="the verdict could not be sent back (not picklable)"))
 
 
+def in_thread(verify: Callable[[Any, str], Any], reference: Any, completion: str, latency_s: float,
+              top: float) -> Any:  # fmt: skip
+    """One call in a watchdog (daemon) thread: its `Judged` verdict, or None when it was still
+    running at ``latency_s`` (abandoned: a thread cannot be stopped)."""
+    from verifiers.testing.laws import Judged, _normalize
+
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = _normalize(verify(reference, completion), top)
+        except BaseException as exc:  # the totality law reports it
+            box["value"] = Judged(None, math.nan, None, "", error=f"{type(exc).__name__}: {exc}")
+
+    thread = threading.Thread(target=run, daemon=True, name="verifier-law-watchdog")
+    thread.start()
+    thread.join(latency_s)
+    return None if thread.is_alive() else box["value"]
+
+
 class Guard:
     """Calls ``verify`` for one `check_verifier` run (see the module docstring)."""
 
@@ -105,20 +125,7 @@ class Guard:
         return out
 
     def _thread(self, reference: Any, completion: str, latency_s: float) -> Any:
-        from verifiers.testing.laws import Judged, _normalize
-
-        box: dict[str, Any] = {}
-
-        def run() -> None:
-            try:
-                box["value"] = _normalize(self.verify(reference, completion), self.top)
-            except BaseException as exc:
-                box["value"] = Judged(None, math.nan, None, "", error=f"{type(exc).__name__}: {exc}")
-
-        thread = threading.Thread(target=run, daemon=True, name="verifier-law-watchdog")
-        thread.start()
-        thread.join(latency_s)
-        return None if thread.is_alive() else box["value"]
+        return in_thread(self.verify, reference, completion, latency_s, self.top)
 
     def _process(self, reference: Any, completion: str, latency_s: float) -> Any:
         if self._proc is None or not self._proc.is_alive():

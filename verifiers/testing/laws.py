@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import random
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -94,26 +93,12 @@ def judge(verify: Verify, reference: Any, completion: str, latency_s: float = 3.
     """Call ``verify`` under a watchdog (daemon) thread; abandon it after ``latency_s``. Inside
     `check_verifier` the call goes through its `Guard` instead (a killable worker process, and a
     budget for a slow verifier)."""
-    from verifiers.testing._runner import Guard
+    from verifiers.testing._runner import Guard, in_thread
 
     if isinstance(verify, Guard):
         return verify.judge(reference, completion, latency_s)  # type: ignore[no-any-return]
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = verify(reference, completion)
-        except BaseException as exc:  # the totality law reports it
-            box["error"] = f"{type(exc).__name__}: {exc}"
-
-    thread = threading.Thread(target=run, daemon=True, name="verifier-law-watchdog")
-    thread.start()
-    thread.join(latency_s)
-    if thread.is_alive():
-        return Judged(None, math.nan, None, "", timed_out=True)
-    if "error" in box:
-        return Judged(None, math.nan, None, "", error=box["error"])
-    return _normalize(box["value"], top)
+    verdict = in_thread(verify, reference, completion, latency_s, top)
+    return Judged(None, math.nan, None, "", timed_out=True) if verdict is None else verdict
 
 
 def _settled(verify: Verify, reference: Any, completion: str, latency_s: float, top: float) -> Judged:
