@@ -84,6 +84,45 @@ class TestJudgedAsserts:
         tests = {"asserts": "x = 1\nassert sq(x) == 1\nx = 2\nassert sq(x) == 4", "entry_point": "sq"}
         assert vc.verify(tests, fenced("def sq(v):\n    return v * v"), sandbox=box).correct
 
+    def test_keyword_arguments_cross_the_boundary(self, box: DockerSandbox) -> None:
+        tests = {"asserts": "assert two_sum(nums=[2, 7, 11], target=9) == [0, 1]", "entry_point": "two_sum"}
+        program = (
+            "def two_sum(nums, target):\n    seen = {}\n    for i, n in enumerate(nums):\n"
+            "        if target - n in seen:\n            return [seen[target - n], i]\n        seen[n] = i"
+        )
+        assert vc.verify(tests, fenced(program), sandbox=box).correct
+        r = vc.verify(tests, fenced("def two_sum(values, goal):\n    return [0, 1]"), sandbox=box)
+        assert r.reward == 0.0 and "unexpected keyword argument 'nums'" in r.reason  # the program's own signature
+
+    def test_a_dataclass_in_the_program_works_in_every_mode(self, box: DockerSandbox) -> None:
+        program = (
+            "from dataclasses import dataclass\n\n@dataclass\nclass P:\n    x: int\n\n"
+            "def double(v):\n    return P(2 * v).x"
+        )
+        calls = {"fn_name": "double", "inputs": [[1], [4]], "outputs": [2, 8]}
+        asserts = {"asserts": "assert double(1) == 2\nassert double(4) == 8", "entry_point": "double"}
+        for tests in (calls, asserts):
+            r = vc.verify(tests, fenced(program), sandbox=box)
+            assert r.correct, r.reason
+
+    def test_infinity_equals_infinity_in_function_calls(self, box: DockerSandbox) -> None:
+        tests = {"fn_name": "low", "inputs": [[1], [2]], "outputs": [float("-inf"), 2.0]}
+        program = "def low(x):\n    return float('-inf') if x == 1 else float(x)"
+        assert vc.verify(tests, fenced(program), sandbox=box).correct
+        r = vc.verify(tests, fenced("def low(x):\n    return float('inf') if x == 1 else float(x)"), sandbox=box)
+        assert r.reward == pytest.approx(0.5) and "expected -inf, got inf" in r.reason
+
+    def test_printing_past_the_output_cap_fails_in_calls_and_asserts(self, box: DockerSandbox) -> None:
+        flood = (
+            "import sys\ndef double(x):\n    if x == 2:\n        sys.stdout.write('x' * (6 << 20))\n    return 2 * x"
+        )
+        calls = {"fn_name": "double", "inputs": [[1], [2], [3]], "outputs": [2, 4, 6]}
+        asserts = {"asserts": "assert double(1) == 2\nassert double(2) == 4\nassert double(3) == 6",
+                   "entry_point": "double"}  # fmt: skip
+        for tests in (calls, asserts):
+            r = vc.verify(tests, fenced(flood), sandbox=box)
+            assert r.reward == pytest.approx(2 / 3) and "output limit" in r.reason, r
+
     def test_our_future_imports_do_not_leak_into_the_program(self, box: DockerSandbox) -> None:
         """Python evaluates annotations at ``def`` time: an undefined name there is a NameError."""
         program = "def divide(a: Undefined, b) -> float:\n    return a / b"

@@ -31,6 +31,7 @@ Example:
 from __future__ import annotations
 
 import concurrent.futures
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -91,10 +92,14 @@ def _as_json(value: Any) -> Any:
 
 
 def _same(expected: Any, actual: Any) -> bool:
-    """Exact builtin types; ints and floats compare as numbers (floats within 1e-6)."""
+    """Exact builtin types; ints and floats compare as numbers (floats within 1e-6; ``inf``
+    equals ``inf`` of its sign, as the datasets' harnesses have it; ``nan`` equals nothing,
+    as in Python)."""
     numbers = (int, float)
     if type(expected) in numbers and type(actual) in numbers:
         if float in (type(expected), type(actual)):
+            if math.isinf(expected) or math.isinf(actual):
+                return bool(expected == actual)
             return bool(abs(expected - actual) <= 1e-6 * max(1.0, abs(expected)))
         return bool(expected == actual)
     if type(expected) is not type(actual):
@@ -110,8 +115,8 @@ def _from_call(result: Mapping[str, Any], expected: Any, suite: Suite) -> Outcom
     from verifiers.sandbox._wire import NotAValue, decode
 
     status = result.get("status")
-    if status == "timeout":
-        return "timeout", str(result.get("detail", ""))
+    if status in ("timeout", "output_limit"):
+        return str(status), str(result.get("detail", ""))
     if status != "ok":
         return "runtime_error", str(result.get("detail", "the program failed"))
     try:
@@ -135,6 +140,7 @@ def _from_record(record: Mapping[str, Any] | None) -> Outcome:
         "failed": ("wrong_answer", detail),
         "crashed": ("runtime_error", detail),
         "timeout": ("timeout", detail),
+        "output_limit": ("output_limit", detail),
     }.get(str(status), ("error", detail or "the test could not run"))
 
 

@@ -22,7 +22,12 @@ def describe(exc: BaseException) -> str:
 
 def serve(fn_name: str) -> None:
     req, resp = 3, 4
-    namespace: dict[str, Any] = {"__name__": "solution", "__builtins__": __builtins__}
+    import types
+
+    module = types.ModuleType("solution")  # in sys.modules, as an imported module would be (@dataclass
+    sys.modules["solution"] = module  # and pickle look their module up there)
+    namespace: dict[str, Any] = module.__dict__
+    namespace["__file__"] = "solution.py"
     try:
         with open("solution.py", encoding="utf-8") as f:
             code = compile(f.read(), "solution.py", "exec", dont_inherit=True)
@@ -49,7 +54,8 @@ def serve(fn_name: str) -> None:
             continue
         try:
             args = [decode(a) for a in msg["args"]]
-            value = target(*args)
+            kwargs = {str(k): decode(v) for k, v in (msg.get("kwargs") or {}).items()}
+            value = target(*args, **kwargs)
             answer = {"status": "ok", "value": encode(value)}
         except BaseException as exc:
             answer = {"status": "crashed", "detail": describe(exc), "type": type(exc).__name__}
@@ -127,9 +133,12 @@ def judge() -> None:
     fault: dict[str, Any] = {}
 
     def proxy(name: str) -> Any:
-        def call(*args: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
             try:
-                write_frame(req, {"name": name, "args": [encode(a) for a in args]})
+                message: dict[str, Any] = {"name": name, "args": [encode(a) for a in args]}
+                if kwargs:
+                    message["kwargs"] = {k: encode(v) for k, v in kwargs.items()}
+                write_frame(req, message)
                 answer = read_frame(resp, MAX_ANSWER)
             except (EOFError, OSError, ValueError):
                 fault.setdefault("record", {"status": "crashed", "detail": "the program exited", "restart": True})

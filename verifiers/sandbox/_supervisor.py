@@ -100,7 +100,7 @@ class Supervisor:
             [req_r, resp_w], job_env("/work"),
         )  # fmt: skip
         os.close(in_w)
-        return Server(pid, req_w, resp_r, out_r, err_r)
+        return Server(pid, req_w, resp_r, out_r, err_r, cap=limits.out_cap)
 
     def op_call(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Call ``fn_name`` once per argument list; each call bounded by ``timeout_s``."""
@@ -126,6 +126,7 @@ class Supervisor:
                     dirty = dirty or ready is None
                     break
             deadline = min(suite_deadline, time.monotonic() + limits.timeout_s)
+            server.printed = 0  # the output cap holds per call, as per run in stdin mode
             server.request({"args": args})
             answer = server.response(deadline)
             if answer is None:
@@ -193,6 +194,9 @@ class Supervisor:
             remaining = max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([rec_r, *server.drains], [], [], remaining)
             server.drain(ready)
+            if server.over_cap:  # the program printed past the cap during this test: it fails
+                records[k] = {"status": "output_limit", "detail": server.over_cap_detail()}
+                return k + 1, True
             if ready and rec_r not in ready:
                 continue
             if not ready:
@@ -205,6 +209,7 @@ class Supervisor:
                 return k + 1, False
             if "start" in record:
                 deadline = min(suite_deadline, time.monotonic() + limits.timeout_s)
+                server.printed = 0
                 continue
             records[k] = {"status": record["status"], "detail": record.get("detail", "")}
             k += 1
@@ -241,12 +246,20 @@ class Supervisor:
 class Server:
     """The host-side handle (inside the supervisor) of a solution server process."""
 
-    def __init__(self, pid: int, req_w: int, resp_r: int, out_r: int, err_r: int) -> None:
+    def __init__(self, pid: int, req_w: int, resp_r: int, out_r: int, err_r: int, cap: int = 4 * 2**20) -> None:
         self.pid, self.req_w, self.resp_r = pid, req_w, resp_r
-        self.drains = [out_r, err_r]  # the program's own prints: read and dropped
+        self.drains = [out_r, err_r]  # the program's own prints: read, counted and dropped
         self.broken = False
+        self.cap, self.printed = cap, 0
         for fd in self.drains:
             os.set_blocking(fd, False)
+
+    @property
+    def over_cap(self) -> bool:
+        return self.printed > self.cap
+
+    def over_cap_detail(self) -> str:
+        return f"the program printed more than the output cap ({self.cap} bytes)"
 
     def alive(self) -> bool:
         try:
@@ -268,6 +281,9 @@ class Server:
                 return None
             r, _, _ = select.select([self.resp_r, *self.drains], [], [], remaining)
             self.drain(r)
+            if self.over_cap:
+                self.broken = True  # stop reading its flood: the next call gets a fresh server
+                return {"status": "output_limit", "detail": self.over_cap_detail()}
             if self.resp_r in r:
                 try:
                     answer = read_frame(self.resp_r, MAX_ANSWER)
@@ -284,11 +300,13 @@ class Server:
         for fd in list(self.drains):
             if fd in ready:
                 try:
-                    if not os.read(fd, 1 << 16):
-                        self.drains.remove(fd)
-                        os.close(fd)
+                    chunk = os.read(fd, 1 << 16)
                 except BlockingIOError:
-                    pass
+                    continue
+                if not chunk:
+                    self.drains.remove(fd)
+                    os.close(fd)
+                self.printed += len(chunk)
 
     def close(self) -> None:
         for fd in (self.req_w, self.resp_r, *self.drains):
