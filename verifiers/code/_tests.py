@@ -18,7 +18,7 @@ from verifiers.errors import VerifierInputError
 
 __all__ = ["Suite", "parse_suite", "tests_from_row"]
 
-STYLES = ("humaneval", "mbpp", "livecodebench", "taco", "apps")
+STYLES = ("humaneval", "mbpp", "livecodebench", "taco", "apps", "pytest")
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,8 @@ def _bad(what: str) -> VerifierInputError:
     shapes = (
         '{"stdin_stdout": [{"input": str, "output": str}, ...]}, '
         '{"fn_name": str, "inputs": [[args...], ...], "outputs": [...]} or '
-        '{"asserts": "assert f(2) == 4\\n...", "entry_point": "f"}'
+        '{"asserts": "assert f(2) == 4\\n...", "entry_point": "f"} or '
+        '{"pytest": "from solution import f\\ndef test_f(): ..."}'
     )
     return VerifierInputError(f"tests: {what}. Expected one of {shapes}.")
 
@@ -128,7 +129,35 @@ def parse_suite(tests: Mapping[str, Any]) -> Suite:
             "judge", tuple(statements), fn_name=entry,
             setup="\n".join(s for s in (extra, setup) if s), prompt=tests.get("prompt", ""),
         )  # fmt: skip
+    if "pytest" in tests:
+        code = tests["pytest"]
+        if not isinstance(code, str) or not code.strip():
+            raise _bad('"pytest" must be the non-empty source of a test module')
+        cases = _pytest_cases(code)
+        if not cases:
+            raise _bad("the pytest file defines no test_* function or Test* class with test_* methods")
+        return Suite("judge", tuple(f"__pytest_case__({name!r})" for name in cases), setup=code)
     raise _bad(f"unknown keys {sorted(tests)}")
+
+
+def _pytest_cases(code: str) -> list[str]:
+    """The tests pytest would collect from a module: ``test_*`` functions, ``Test*`` classes'
+    ``test_*`` methods (as ``Class::method``)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        raise _bad(f"the pytest file does not parse: {exc}") from None
+    cases = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            cases.append(node.name)
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            cases += [
+                f"{node.name}::{item.name}"
+                for item in node.body
+                if isinstance(item, ast.FunctionDef) and item.name.startswith("test")
+            ]
+    return cases
 
 
 def _first_called(code: str) -> str:
@@ -165,7 +194,8 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
     Styles: "humaneval" (``prompt``, ``test`` with ``check(candidate)``, ``entry_point``),
     "mbpp" (``test_list``, ``test_imports``, ``test_setup_code``), "livecodebench" (``public_test_cases`` as
     JSON; functional tests read each input line as one JSON argument), "taco"/"apps"
-    (``input_output`` JSON with ``inputs``/``outputs`` and optional ``fn_name``).
+    (``input_output`` JSON with ``inputs``/``outputs`` and optional ``fn_name``), "pytest"
+    (``test_code``: a pytest module doing ``from solution import ...``, as KodCode stores it).
 
     Per-format conversions (documented, not lenient comparison): LiveCodeBench and TACO/APPS
     store expected values as JSON, so a returned tuple is compared as a list; TACO/APPS wrap
@@ -185,6 +215,8 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
             "setup": row["prompt"],
             "prompt": row["prompt"],
         }
+    if style == "pytest":  # KodCode and the like: a test module that imports from `solution`
+        return {"pytest": row["test_code"] if "test_code" in row else row["test"]}
     if style == "mbpp":
         asserts = "\n".join(row["test_list"])
         imports = "\n".join(row.get("test_imports") or [])  # sanitized MBPP: e.g. "import math"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from verifiers.sandbox._pyshim import install
 from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
 
 
@@ -58,7 +59,8 @@ def serve(fn_name: str) -> None:
             value = target(*args, **kwargs)
             answer = {"status": "ok", "value": encode(value)}
         except BaseException as exc:
-            answer = {"status": "crashed", "detail": describe(exc), "type": type(exc).__name__}
+            answer = {"status": "crashed", "detail": describe(exc), "type": type(exc).__name__,
+                      "message": str(exc)[:2000]}  # fmt: skip
         write_frame(resp, answer)
 
 
@@ -96,7 +98,7 @@ def free_names(setup: str, tests: list[str]) -> list[str]:
     return sorted(loaded - bound)
 
 
-def program_error(kind: str, detail: str) -> SolutionError:
+def program_error(kind: str, detail: str, message: str | None = None) -> SolutionError:
     """The program's exception, re-raised in the judge as its own builtin type (so the test's
     ``except ZeroDivisionError:`` catches it) and as a `SolutionError` (so an uncaught one is
     recorded as the program's crash)."""
@@ -105,8 +107,9 @@ def program_error(kind: str, detail: str) -> SolutionError:
     base = getattr(builtins, kind, None)
     if isinstance(base, type) and issubclass(base, Exception) and base is not Exception:
         try:
-            cls = type(kind, (SolutionError, base), {})
-            return cls(kind, detail)  # type: ignore[no-any-return]
+            error: SolutionError = type(kind, (SolutionError, base), {})(kind, detail)
+            error.args = (detail,) if message is None else (message,)  # str(e) is the program's message
+            return error
         except TypeError:  # a layout conflict (OSError and kin): the plain marker
             pass
     return SolutionError(kind, detail)
@@ -153,13 +156,14 @@ def judge() -> None:
             if answer.get("status") == "missing":
                 fault.setdefault("record", {"status": "crashed", "detail": answer.get("detail", "")})
                 raise SolutionMissing(answer.get("detail", ""))
-            raise program_error(answer.get("type", "Exception"), answer.get("detail", ""))
+            raise program_error(answer.get("type", "Exception"), answer.get("detail", ""), answer.get("message"))
 
         return call
 
     namespace: dict[str, Any] = {"__name__": "__judge__", "__builtins__": __builtins__}
-    exec(compile(spec.get("setup") or "", "setup", "exec", dont_inherit=True), namespace)
-    for name in free_names(spec.get("setup") or "", tests):
+    names = free_names(spec.get("setup") or "", tests)
+    install(proxy, names, namespace)  # `from solution import f` and `import pytest`, for pytest files
+    for name in names:
         if name in sys.stdlib_module_names:  # a module the solution imported, as MBPP's shared namespace has it
             try:
                 namespace.setdefault(name, __import__(name))
@@ -167,7 +171,15 @@ def judge() -> None:
             except ImportError:
                 pass
         namespace.setdefault(name, proxy(name))
-    if spec.get("entry_point"):
+    try:  # the set-up (a pytest module runs whole here, its module-level calls included)
+        exec(compile(spec.get("setup") or "", "setup", "exec", dont_inherit=True), namespace)
+    except BaseException as exc:
+        failure = fault.get("record") or {"status": "failed", "detail": f"the test set-up failed: {describe(exc)}"}
+        for _ in tests[first:]:
+            write_frame(rec, {"start": True})
+            write_frame(rec, failure)
+        return
+    if spec.get("entry_point"):  # after the set-up: a prompt's stub of the function is not the program's
         namespace[spec["entry_point"]] = proxy("")
     namespace["candidate"] = proxy("")
     for test in tests[first:]:

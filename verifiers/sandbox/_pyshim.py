@@ -1,0 +1,163 @@
+"""Plain pytest files in the judge: a ``solution`` module of proxies and a small ``pytest``.
+
+A pytest-style suite is a test module that does ``from solution import f`` (or ``import
+solution``) and defines ``test_*`` functions and ``Test*`` classes. In the judge, ``solution``
+is a module whose every attribute is a proxy that calls the program's function of that name
+across the boundary; ``pytest`` is real pytest when the image has it, else this compatible
+subset: ``mark.parametrize`` (stacked: the product), other marks (no-ops), ``approx``
+(numbers and sequences of numbers), ``raises`` (type and ``match=``), ``fixture`` (plain and
+generator fixtures, by argument name), ``skip``/``fail``. Each ``test_*`` function (each method
+of a test class, on a fresh instance) is one test; its parametrized cases must all pass.
+
+Part of the in-container program (see `_program`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+PYTEST_CASE = "__pytest_case__"
+
+
+def solution_module(proxy: Callable[[str], Any], names: list[str]) -> types.ModuleType:
+    module = types.ModuleType("solution")
+    module.__all__ = list(names)  # type: ignore[attr-defined]  # `from solution import *` gets the names used
+
+    def attribute(name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return proxy(name)
+
+    module.__getattr__ = attribute  # type: ignore[method-assign]  # PEP 562
+    return module
+
+
+class _Approx:
+    def __init__(self, expected: Any, rel: float | None = None, abs: float | None = None) -> None:
+        self.expected, self.rel, self.abs = expected, 1e-6 if rel is None else rel, 1e-12 if abs is None else abs
+
+    def _close(self, e: Any, a: Any) -> bool:
+        if isinstance(e, (list, tuple)):
+            return isinstance(a, (list, tuple)) and len(a) == len(e) and all(map(self._close, e, a))
+        if isinstance(e, dict):
+            return isinstance(a, dict) and a.keys() == e.keys() and all(self._close(e[k], a[k]) for k in e)
+        try:
+            return bool(a == e or abs(a - e) <= max(self.rel * abs(e), self.abs))
+        except TypeError:
+            return False
+
+    def __eq__(self, actual: object) -> bool:
+        return self._close(self.expected, actual)
+
+    def __repr__(self) -> str:
+        return f"approx({self.expected!r})"
+
+
+class _Raises:
+    def __init__(self, kind: Any, match: str | None = None) -> None:
+        self.kind, self.match = kind, match
+
+    def __enter__(self) -> _Raises:
+        return self
+
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
+        if kind is None:
+            raise AssertionError(f"DID NOT RAISE {getattr(self.kind, '__name__', self.kind)}")
+        if not issubclass(kind, self.kind):
+            return False
+        if self.match is not None and not re.search(self.match, str(value)):
+            raise AssertionError(f"the exception {value} does not match {self.match!r}")
+        return True
+
+
+class _Marks:
+    def parametrize(self, names: Any, values: Any, **_: Any) -> Callable[[Any], Any]:
+        keys = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+        rows = [dict(zip(keys, v if len(keys) > 1 else (v,), strict=True)) for v in values]
+
+        def mark(fn: Any) -> Any:
+            fn.__grpo_params__ = [rows, *getattr(fn, "__grpo_params__", [])]
+            return fn
+
+        return mark
+
+    def __getattr__(self, name: str) -> Any:  # skip, slow, timeout, ...: run as written
+        def mark(*args: Any, **_: Any) -> Any:
+            if len(args) == 1 and callable(args[0]):
+                return args[0]
+            return lambda fn: fn
+
+        return mark
+
+
+class Skipped(Exception):
+    """``pytest.skip()``: a skipped test does not pass."""
+
+
+def pytest_module() -> types.ModuleType:
+    try:
+        import pytest  # the real one, where the image has it
+
+        return pytest
+    except ImportError:
+        pass
+    shim = types.ModuleType("pytest")
+    shim.mark = _Marks()  # type: ignore[attr-defined]
+    shim.approx = _Approx  # type: ignore[attr-defined]
+    shim.raises = _Raises  # type: ignore[attr-defined]
+    shim.fixture = lambda fn=None, **_: (lambda f: _fixture(f)) if fn is None else _fixture(fn)  # type: ignore[attr-defined]
+
+    def skip(reason: str = "") -> None:
+        raise Skipped(reason)
+
+    def fail(reason: str = "") -> None:
+        raise AssertionError(reason)
+
+    shim.skip, shim.fail = skip, fail  # type: ignore[attr-defined]
+    return shim
+
+
+def _fixture(fn: Any) -> Any:
+    fn.__grpo_fixture__ = True
+    return fn
+
+
+def install(proxy: Callable[[str], Any], names: list[str], namespace: dict[str, Any]) -> None:
+    """Make ``solution`` and ``pytest`` importable and give the namespace its case runner."""
+    sys.modules["solution"] = solution_module(proxy, names)
+    sys.modules.setdefault("pytest", pytest_module())
+    namespace[PYTEST_CASE] = lambda name: run_case(namespace, name)
+
+
+def run_case(namespace: dict[str, Any], name: str) -> None:
+    """Run one test function (or ``Class::method``) with each of its parametrized cases."""
+    if "::" in name:
+        cls_name, method = name.split("::", 1)
+        fn = getattr(namespace[cls_name](), method)
+    else:
+        fn = namespace[name]
+    layers = getattr(fn, "__grpo_params__", None) or [[{}]]
+    code = getattr(fn, "__code__", None) or fn.__func__.__code__
+    wanted = [a for a in code.co_varnames[: code.co_argcount] if a != "self"]
+    for combo in itertools.product(*layers):
+        kwargs: dict[str, Any] = {}
+        for part in combo:
+            kwargs.update(part)
+        cleanups = []
+        for arg in wanted:
+            if arg not in kwargs and getattr(namespace.get(arg), "__grpo_fixture__", False):
+                value = namespace[arg]()
+                if isinstance(value, types.GeneratorType):
+                    cleanups.append(value)
+                    value = next(value)
+                kwargs[arg] = value
+        try:
+            fn(**kwargs)
+        finally:
+            for gen in cleanups:
+                next(gen, None)
