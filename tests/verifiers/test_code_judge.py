@@ -279,3 +279,12 @@ def test_every_kodcode_reference_passes_and_a_broken_variant_does_not(box: Docke
     assert len(changed) > 100
     passing = vc.verify_many([tests[k] for k in changed], [fenced(variants[k]) for k in changed], sandbox=box)
     assert not [k for k, v in zip(changed, passing, strict=True) if v.correct]
+
+
+@pytest.mark.docker
+def test_leetcode_libraries_are_in_the_image(box: DockerSandbox) -> None:
+    program = (
+        "from sortedcontainers import SortedList\n\ndef kth(values, k):\n    s = SortedList(values)\n    return s[k]"
+    )
+    tests = {"fn_name": "kth", "inputs": [[[5, 1, 4], 0], [[5, 1, 4], 2]], "outputs": [1, 5]}
+    assert vc.verify(tests, fenced(program), sandbox=box).correct

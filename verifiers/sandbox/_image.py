@@ -3,7 +3,8 @@
 Two recipes produce the same tag (a hash of both recipes and the interpreter version):
 
 - registry: ``FROM python:3.11-slim-bookworm`` plus a few settings (``docker build``);
-- offline: ``mmdebstrap`` makes a minimal Debian root file system with ``python3-minimal``,
+- offline: ``mmdebstrap`` makes a minimal Debian root file system with ``python3-minimal``
+  (and ``python3-sortedcontainers``, as the registry image gets ``sortedcontainers`` from PyPI),
   which is ``docker import``-ed with the same settings. No registry is contacted.
 
 After either build a throw-away container (network disabled) checks that ``python3`` on
@@ -49,7 +50,10 @@ _PYTHON = "3.11"
 _SUITE = "bookworm"
 _DEFAULT_MIRROR = "http://deb.debian.org/debian"
 _REGISTRY_BASE = f"python:{_PYTHON}-slim-{_SUITE}"
-_PACKAGES = ("python3-minimal", f"libpython{_PYTHON}-stdlib")
+_PACKAGES = ("python3-minimal", f"libpython{_PYTHON}-stdlib", "python3-sortedcontainers")
+# Libraries that LeetCode-style preambles import, beyond the standard library: Debian's package
+# offline (above), the same version from PyPI on the registry image.
+_LIBRARIES = ("sortedcontainers==2.4.0",)
 _DPKG_EXCLUDES = (
     "/usr/share/doc/*",
     "/usr/share/man/*",
@@ -66,7 +70,7 @@ _SETTINGS = (
     "ENV PYTHONUNBUFFERED=1",
     'CMD ["python3"]',
 )
-_SMOKE = "import sys; print('%d.%d' % sys.version_info[:2])"
+_SMOKE = "import sys, sortedcontainers; print('%d.%d' % sys.version_info[:2])"
 
 
 def recipe() -> dict[str, Any]:
@@ -76,6 +80,7 @@ def recipe() -> dict[str, Any]:
         "suite": _SUITE,
         "registry_base": _REGISTRY_BASE,
         "packages": list(_PACKAGES),
+        "libraries": list(_LIBRARIES),
         "dpkg_excludes": list(_DPKG_EXCLUDES),
         "settings": list(_SETTINGS),
     }
@@ -154,7 +159,10 @@ def build_image(
 def _build_from_registry(client: docker.DockerClient, tag: str, base: str) -> None:
     import docker.errors
 
-    dockerfile = "\n".join([f"FROM {base}", *_SETTINGS, ""])
+    names = ", ".join(lib.split("==")[0] for lib in _LIBRARIES)
+    install = f'RUN python3 -c "import {names}" 2>/dev/null || pip install --no-cache-dir {" ".join(_LIBRARIES)}'
+
+    dockerfile = "\n".join([f"FROM {base}", install, *_SETTINGS, ""])
     log.info("building %s from %s", tag, base)
     try:
         client.images.build(
@@ -163,6 +171,7 @@ def _build_from_registry(client: docker.DockerClient, tag: str, base: str) -> No
             labels=_labels("registry"),
             rm=True,
             forcerm=True,
+            network_mode="host",  # the build's own `pip install` (model code never runs in a build)
         )
     except (docker.errors.BuildError, docker.errors.APIError) as exc:
         raise ImageBuildError(
