@@ -94,6 +94,14 @@ class TestJudgedAsserts:
         r = vc.verify(tests, fenced("def two_sum(values, goal):\n    return [0, 1]"), sandbox=box)
         assert r.reward == 0.0 and "unexpected keyword argument 'nums'" in r.reason  # the program's own signature
 
+    def test_the_crossings_carry_values_never_code(self, box: DockerSandbox) -> None:
+        """A keyword argument that is code (a lambda, a class) cannot cross: the test fails in the
+        judge and the program receives nothing it could run."""
+        tests = {"asserts": "assert apply(fn=lambda v: v + 1, value=1) == 2", "entry_point": "apply"}
+        program = "def apply(fn, value):\n    return fn(value)"
+        r = vc.verify(tests, fenced(program), sandbox=box)
+        assert r.reward == 0.0 and "not a plain value" in r.reason
+
     def test_a_dataclass_in_the_program_works_in_every_mode(self, box: DockerSandbox) -> None:
         program = (
             "from dataclasses import dataclass\n\n@dataclass\nclass P:\n    x: int\n\n"
