@@ -64,6 +64,42 @@ def serve(fn_name: str) -> None:
         write_frame(resp, answer)
 
 
+def proxies(req: int, resp: int, fault: dict[str, Any]) -> Any:
+    """``proxy(name)``: a function that calls the program's ``name`` ("": the entry point) across
+    the boundary, with plain values only. What goes wrong outside the test code's sight (the
+    program died, lacks the name, returned a non-value) is also put in ``fault["record"]``: test
+    code may catch what we raise (a bare ``except:``), but the test's record is that fault all
+    the same, so our harness never passes for the program."""
+
+    def proxy(name: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                message: dict[str, Any] = {"name": name, "args": [encode(a) for a in args]}
+                if kwargs:
+                    message["kwargs"] = {k: encode(v) for k, v in kwargs.items()}
+                write_frame(req, message)
+                answer = read_frame(resp, MAX_ANSWER)
+            except (EOFError, OSError, ValueError):
+                fault.setdefault("record", {"status": "crashed", "detail": "the program exited", "restart": True})
+                raise SolutionDied("the program exited") from None
+            if answer.get("status") == "ok":
+                try:
+                    return decode(answer["value"])
+                except NotAValue as exc:
+                    fault.setdefault(
+                        "record", {"status": "failed", "detail": f"the result is not a plain value ({exc})"}
+                    )
+                    raise
+            if answer.get("status") == "missing":
+                fault.setdefault("record", {"status": "crashed", "detail": answer.get("detail", "")})
+                raise SolutionMissing(answer.get("detail", ""))
+            raise program_error(answer.get("type", "Exception"), answer.get("detail", ""), answer.get("message"))
+
+        return call
+
+    return proxy
+
+
 class SolutionDied(BaseException):
     """The solution process exited or stopped answering (ours, not the program's exception)."""
 
@@ -130,35 +166,8 @@ def judge() -> None:
             write_frame(rec, {"status": "crashed", "detail": ready.get("detail", "did not load")})
         return
 
-    # What went wrong in this test outside the test code's sight: the program died, lacks a name,
-    # or returned a non-value. Test code may catch what we raise (a bare ``except:``), but the
-    # record is this fault all the same: our harness never passes for the program.
-    fault: dict[str, Any] = {}
-
-    def proxy(name: str) -> Any:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            try:
-                message: dict[str, Any] = {"name": name, "args": [encode(a) for a in args]}
-                if kwargs:
-                    message["kwargs"] = {k: encode(v) for k, v in kwargs.items()}
-                write_frame(req, message)
-                answer = read_frame(resp, MAX_ANSWER)
-            except (EOFError, OSError, ValueError):
-                fault.setdefault("record", {"status": "crashed", "detail": "the program exited", "restart": True})
-                raise SolutionDied("the program exited") from None
-            if answer.get("status") == "ok":
-                try:
-                    return decode(answer["value"])
-                except NotAValue as exc:
-                    detail = f"the result is not a plain value ({exc})"
-                    fault.setdefault("record", {"status": "failed", "detail": detail})
-                    raise
-            if answer.get("status") == "missing":
-                fault.setdefault("record", {"status": "crashed", "detail": answer.get("detail", "")})
-                raise SolutionMissing(answer.get("detail", ""))
-            raise program_error(answer.get("type", "Exception"), answer.get("detail", ""), answer.get("message"))
-
-        return call
+    fault: dict[str, Any] = {}  # this test's fault outside the test code's sight (see `proxies`)
+    proxy = proxies(req, resp, fault)
 
     namespace: dict[str, Any] = {"__name__": "__judge__", "__builtins__": __builtins__}
     names = free_names(spec.get("setup") or "", tests)
