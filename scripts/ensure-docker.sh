@@ -3,8 +3,8 @@
 #
 # Idempotent: when `docker info` answers, it does nothing. Otherwise, as root on Debian, it
 # installs docker.io (and mmdebstrap, used to build the sandbox image offline), clears the
-# stale pid file and socket of an engine that was killed (only when no live dockerd owns
-# them), starts dockerd detached from our stdout/stderr, and waits until it answers.
+# stale pid files and socket of an engine that was killed (only when no live dockerd owns
+# them; containerd's pid file too, once its containerd has gone), starts dockerd detached from our stdout/stderr, and waits until it answers.
 # Anywhere else it prints how to start an engine and exits 1.
 #
 # Overridable (used by tests to run a private second engine; never the shared one):
@@ -62,15 +62,34 @@ if ! command -v dockerd >/dev/null 2>&1 || ! command -v mmdebstrap >/dev/null 2>
   fi
 fi
 
-# pid_state PID -> "live" (a running dockerd), "zombie" (exited, not yet reaped), or "gone"
-# (no such process, or the pid was reused by something that is not dockerd).
+# pid_state PID [NAME] -> "live" (a running NAME, default dockerd), "zombie" (exited, not yet
+# reaped), or "gone" (no such process, or the pid was reused by something that is not NAME).
 pid_state() {
-  local pid=$1 comm state
+  local pid=$1 name=${2:-dockerd} comm state
   [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || { echo gone; return; }
   comm=$(cat "/proc/$pid/comm" 2>/dev/null || true)
   state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || true)
   if [ "$state" = Z ] || [ "$state" = X ]; then echo zombie; return; fi
-  if [ "$comm" = dockerd ]; then echo live; else echo gone; fi
+  if [ "$comm" = "$name" ]; then echo live; else echo gone; fi
+}
+
+# The containerd that a killed dockerd ran dies with it (dockerd gives it a parent-death
+# signal) but may still be exiting, or be a zombie nobody has reaped yet. A new dockerd takes
+# any pid in containerd.pid that kill(pid, 0) reaches for a running containerd, waits for it to
+# answer and gives up after a minute ("timeout waiting for containerd to start"). So: give the
+# old containerd time to go, then remove a pid file that no live containerd owns.
+clear_stale_containerd() {
+  local file="${DOCKERD_EXEC_ROOT:-/var/run/docker}/containerd/containerd.pid" pid
+  [ -e "$file" ] || return 0
+  pid=$(tr -dc '0-9' <"$file" 2>/dev/null || true)
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    [ "$(pid_state "$pid" containerd)" = gone ] && break
+    sleep 1
+  done
+  if [ "$(pid_state "$pid" containerd)" != live ]; then
+    say "removing stale $file (pid '$pid' is not a running containerd)"
+    rm -f "$file"
+  fi
 }
 
 if [ -e "$PIDFILE" ]; then
@@ -90,6 +109,8 @@ if [ -e "$PIDFILE" ]; then
   say "removing stale $PIDFILE (pid '$pid' is not a running dockerd)"
   rm -f "$PIDFILE"
 fi
+# No live dockerd: the containerd it ran (if any) must not be mistaken for a running one.
+clear_stale_containerd
 
 # No pid file (or a stale one removed): a socket left behind has no live owner.
 if [ -S "$SOCKET" ] && ! answers; then

@@ -10,6 +10,7 @@ import os
 import shutil
 import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,44 @@ def test_starts_an_engine_is_idempotent_and_recovers_from_kill_9(
     assert recovered.returncode == 0, recovered.stderr
     assert "removing stale" in recovered.stderr
     assert _pid(env) != pid and _answers(env)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] in "ZX"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_a_containerd_zombie_left_by_a_killed_engine_is_not_taken_for_a_running_one(
+    private_engine: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    root, env = private_engine
+    assert ensure(env).returncode == 0
+    pidfile = root / "exec" / "containerd" / "containerd.pid"
+    old = int(pidfile.read_text().strip())
+    os.kill(_pid(env), signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while not _gone(old) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    # What CI met: the old containerd had exited but nobody had reaped it yet. A zombie whose
+    # name is containerd, which this test (its parent) does not reap until the end.
+    binary = tmp_path / "containerd"
+    shutil.copy("/bin/sleep", binary)
+    zombie = subprocess.Popen([str(binary), "600"])
+    try:
+        zombie.kill()
+        while not _gone(zombie.pid):
+            time.sleep(0.05)
+        pidfile.write_text(str(zombie.pid))
+        proc = ensure(env)
+        assert proc.returncode == 0, proc.stderr
+        assert f"pid '{zombie.pid}' is not a running containerd" in proc.stderr
+        assert _answers(env)
+    finally:
+        zombie.wait()
 
 
 @pytest.mark.docker
