@@ -71,7 +71,8 @@ class TestJudgedAsserts:
         dies = "import os\ndef divide(a, b):\n    os._exit(0)"
         r = vc.verify(DIVIDE_BARE, fenced(dies), sandbox=box)
         assert r.reward == 0.0 and not r.correct
-        not_a_value = "def divide(a, b):\n    return object()"
+        # a program that forges its server's answer (it runs in that process: it can)
+        not_a_value = "import __main__\n__main__.Codec.encode = lambda self, v: ['x', 'forged']\n" + RIGHT
         caught = {"asserts": "try:\n    divide(1, 2)\nexcept:\n    pass\nassert divide is not None",
                   "entry_point": "divide"}  # fmt: skip
         r = vc.verify(caught, fenced(not_a_value), sandbox=box)
@@ -104,7 +105,7 @@ class TestJudgedAsserts:
         tests = {"asserts": "assert apply(fn=lambda v: v + 1, value=1) == 2", "entry_point": "apply"}
         program = "def apply(fn, value):\n    return fn(value)"
         r = vc.verify(tests, fenced(program), sandbox=box)
-        assert r.reward == 0.0 and "not a plain value" in r.reason
+        assert r.reward == 0.0 and "the test passes a builtins.function to the program" in r.reason
 
     def test_a_dataclass_in_the_program_works_in_every_mode(self, box: DockerSandbox) -> None:
         program = (
@@ -155,8 +156,6 @@ def test_mbpp_rows_bring_their_test_imports_and_entry_point() -> None:
     assert vc.tests_from_row(nested, style="mbpp")["entry_point"] == "common"
 
 
-# MBPP references that need part 2 (objects across the boundary): what each returns
-NEEDS_HANDLES = {88: "a collections.Counter", 737: "a re.Match", 787: "a re.Match", 794: "a re.Match"}
 
 
 @pytest.mark.docker
@@ -166,7 +165,7 @@ def test_every_mbpp_reference_passes_and_a_broken_variant_does_not(box: DockerSa
     tests = [vc.tests_from_row(r, style="mbpp") for r in rows]
     results = vc.verify_many(tests, [fenced(r["code"]) for r in rows], sandbox=box, timeout_s=30)
     failed = {r["task_id"]: v.reason for r, v in zip(rows, results, strict=True) if not v.correct}
-    assert set(failed) == set(NEEDS_HANDLES), failed
+    assert not failed, failed  # a Counter (88) and re.Match objects (737, 787, 794) included
 
     # the return values changed: every `return x` -> `return None` (a truthy string where every
     # assert is `assert not ...`, which None would pass)
@@ -234,19 +233,8 @@ def test_a_pytest_file_runs_against_the_program_with_credit_per_test(box: Docker
     assert r.reward == 0.0 and "no function 'add'" in r.reason
 
 
-OBJECTS = "objects of the program's classes across the boundary (part 2)"
-# KodCode rows, by (subset, prompt_id), whose tests need what this verifier does not do yet
-NEEDS_PART_2 = {
-    **{("alg", i): OBJECTS for i in ("00000008", "00000051")},
-    **{
-        ("lc", i): OBJECTS for i in ("00000000", "00000021", "00000040", "00000047", "00000064", "00000079", "00000098")
-    },
-    **{("pf", i): OBJECTS for i in ("00000002", "00000045", "00000132", "00000186", "00000191", "00000195")},
-    ("alg", "00000038"): "the program's printed output (part 2)",
-    ("pf", "00000101"): "the program's printed output (part 2)",
-    ("pf", "00000136"): "an argument the program mutates (part 2)",
-    ("alg", "00000068"): "numpy, which the sandbox image does not have",
-}
+# KodCode rows, by (subset, prompt_id), whose tests need what the sandbox does not have
+NEEDS = {("alg", "00000068"): "numpy, which the sandbox image does not have"}
 
 
 @pytest.mark.docker
@@ -259,7 +247,7 @@ def test_every_kodcode_reference_passes_and_a_broken_variant_does_not(box: Docke
     results = vc.verify_many(tests, [fenced(r["solution"]) for r in rows], sandbox=box, timeout_s=30)
     failed = {(r["subset"], r["metadata"]["prompt_id"]): v.reason for r, v in zip(rows, results, strict=True)
               if not v.correct}  # fmt: skip
-    assert set(failed) == set(NEEDS_PART_2), {k: failed.get(k) for k in set(failed) ^ set(NEEDS_PART_2)}
+    assert set(failed) == set(NEEDS), {k: failed.get(k) for k in set(failed) ^ set(NEEDS)}
     variants = [realdata.broken(r["solution"]) for r in rows]
     # a test file that defines the function it tests (its own copy) cannot tell programs apart
     own_copy = {k for k, r in enumerate(rows) if "solution" not in r["test_code"]

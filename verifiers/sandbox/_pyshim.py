@@ -24,14 +24,17 @@ from typing import Any
 PYTEST_CASE = "__pytest_case__"
 
 
-def solution_module(proxy: Callable[[str], Any], names: list[str]) -> types.ModuleType:
+def solution_module(resolve: Callable[[list[str]], dict[str, Any]], names: list[str]) -> types.ModuleType:
     module = types.ModuleType("solution")
-    module.__all__ = list(names)  # type: ignore[attr-defined]  # `from solution import *` gets the names used
+    module.__all__ = [n for n in names if not n.startswith("__")]  # type: ignore[attr-defined]  # `from solution import *` gets the names used
+    seen: dict[str, Any] = {}
 
     def attribute(name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        return proxy(name)
+        if name not in seen:
+            seen.update(resolve([name]))
+        return seen[name]
 
     module.__getattr__ = attribute  # type: ignore[method-assign]  # PEP 562
     return module
@@ -66,6 +69,7 @@ class _Raises:
         return self
 
     def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
+        self.type, self.value = kind, value  # ExceptionInfo's .type and .value
         if kind is None:
             raise AssertionError(f"DID NOT RAISE {getattr(self.kind, '__name__', self.kind)}")
         if not issubclass(kind, self.kind):
@@ -93,6 +97,37 @@ class _Marks:
             return lambda fn: fn
 
         return mark
+
+
+class CaptureResult(tuple):  # type: ignore[type-arg]
+    """``readouterr()``'s ``(out, err)``, also as ``.out`` and ``.err``."""
+
+    out = property(lambda self: self[0])
+    err = property(lambda self: self[1])
+
+
+class Capture:
+    """The ``capsys`` fixture: the test's ``sys.stdout``/``sys.stderr`` (where what the
+    program prints during a call goes, see `_link`) until the test ends."""
+
+    def __init__(self) -> None:
+        import io
+
+        self.saved = sys.stdout, sys.stderr
+        self.out, self.err = io.StringIO(), io.StringIO()
+        sys.stdout, sys.stderr = self.out, self.err
+
+    def readouterr(self) -> CaptureResult:
+        import io
+
+        result = CaptureResult((self.out.getvalue(), self.err.getvalue()))
+        self.out, self.err = io.StringIO(), io.StringIO()
+        sys.stdout, sys.stderr = self.out, self.err
+        return result
+
+    def restore(self) -> Any:
+        yield None
+        sys.stdout, sys.stderr = self.saved
 
 
 class Skipped(Exception):
@@ -127,9 +162,9 @@ def _fixture(fn: Any) -> Any:
     return fn
 
 
-def install(proxy: Callable[[str], Any], names: list[str], namespace: dict[str, Any]) -> None:
+def install(link: Any, names: list[str], namespace: dict[str, Any]) -> None:
     """Make ``solution`` and ``pytest`` importable and give the namespace its case runner."""
-    sys.modules["solution"] = solution_module(proxy, names)
+    sys.modules["solution"] = solution_module(link.resolve, names)
     sys.modules.setdefault("pytest", pytest_module())
     namespace[PYTEST_CASE] = lambda name: run_case(namespace, name)
 
@@ -150,7 +185,13 @@ def run_case(namespace: dict[str, Any], name: str) -> None:
             kwargs.update(part)
         cleanups = []
         for arg in wanted:
-            if arg not in kwargs and getattr(namespace.get(arg), "__grpo_fixture__", False):
+            if arg in ("capsys", "capfd") and arg not in kwargs and arg not in namespace:
+                capture = Capture()
+                restore = capture.restore()
+                next(restore)
+                cleanups.append(restore)
+                kwargs[arg] = capture
+            elif arg not in kwargs and getattr(namespace.get(arg), "__grpo_fixture__", False):
                 value = namespace[arg]()
                 if isinstance(value, types.GeneratorType):
                     cleanups.append(value)

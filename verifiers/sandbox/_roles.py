@@ -1,9 +1,13 @@
 """The two job roles besides running ``__main__``: the solution server and the test judge.
 
-- ``serve`` runs model code as the job uid and answers function calls with encoded values.
-- ``judge`` runs dataset test code as a second uid; the function under test is a proxy whose
-  every call crosses to the solution server as encoded values. The job uid cannot read the
-  judge's memory, files or pipes, so expected values never reach the model's code.
+- ``serve`` runs model code as the job uid and answers requests: calls by name, operations on
+  its objects the judge holds handles to, what a name is. Each answer carries what the call
+  printed, the in-place changes to the judge's arguments and the result, all as data
+  (`_objects`).
+- ``judge`` runs dataset test code as a second uid; the program's functions, classes and
+  objects are stand-ins whose every use crosses to the solution server (`_link`). The job uid
+  cannot read the judge's memory, files or pipes, so expected values never reach the model's
+  code.
 
 Part of the in-container program (see `_program`).
 """
@@ -13,12 +17,51 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from verifiers.sandbox._link import Link, SolutionError
+from verifiers.sandbox._objects import Codec, Objects, is_builtin_type
 from verifiers.sandbox._pyshim import install
 from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
 
 
 def describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"[:500]
+    try:
+        return f"{type(exc).__name__}: {exc}"[:500]
+    except Exception:  # a __str__ that raises
+        return type(exc).__name__
+
+
+class Printed:
+    """``sys.stdout``/``sys.stderr`` during a call: what the call prints goes to the judge with
+    the answer (up to `LIMIT` characters; more is passed on to the real stream, where the
+    output cap counts it)."""
+
+    LIMIT = 1 << 20
+    encoding = "utf-8"
+
+    def __init__(self, real: Any) -> None:
+        self.real, self.size = real, 0
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if self.size + len(text) <= self.LIMIT:
+            self.parts.append(text)
+            self.size += len(text)
+        else:
+            self.real.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def take(self) -> str:
+        text = "".join(self.parts)
+        self.parts, self.size = [], 0
+        return text
 
 
 def serve(fn_name: str) -> None:
@@ -44,68 +87,116 @@ def serve(fn_name: str) -> None:
         write_frame(resp, {"status": "crashed", "detail": describe(exc)})
         return
     write_frame(resp, {"status": "ready"})
+    objects = Objects(namespace)
+    out, err = Printed(sys.stdout), Printed(sys.stderr)
     while True:
         try:
             msg = read_frame(req)
         except (EOFError, ValueError):
             return
-        target = namespace.get(msg["name"]) if msg.get("name") else fn
-        if not callable(target):
-            write_frame(resp, {"status": "missing", "detail": f"the program defines no function {msg.get('name')!r}"})
-            continue
+        if isinstance(msg.get("dataset"), list):
+            objects.dataset = {n for n in msg["dataset"] if isinstance(n, str)}
+        real = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = out, err
         try:
-            args = [decode(a) for a in msg["args"]]
-            kwargs = {str(k): decode(v) for k, v in (msg.get("kwargs") or {}).items()}
-            value = target(*args, **kwargs)
-            answer = {"status": "ok", "value": encode(value)}
-        except BaseException as exc:
-            answer = {"status": "crashed", "detail": describe(exc), "type": type(exc).__name__,
-                      "message": str(exc)[:2000]}  # fmt: skip
+            answer = respond(msg, objects, fn)
+        finally:
+            sys.stdout, sys.stderr = real
+        answer["out"], answer["err"] = out.take(), err.take()
         write_frame(resp, answer)
 
 
-def proxies(req: int, resp: int, fault: dict[str, Any]) -> Any:
-    """``proxy(name)``: a function that calls the program's ``name`` ("": the entry point) across
-    the boundary, with plain values only. What goes wrong outside the test code's sight (the
-    program died, lacks the name, returned a non-value) is also put in ``fault["record"]``: test
-    code may catch what we raise (a bare ``except:``), but the test's record is that fault all
-    the same, so our harness never passes for the program."""
+WHAT: dict[str, Any] = {
+    "getattr": lambda o, n, a: getattr(o, n),
+    "setattr": lambda o, n, a: setattr(o, n, a[0]),
+    "delattr": lambda o, n, a: delattr(o, n),
+    "len": lambda o, n, a: len(o),
+    "bool": lambda o, n, a: bool(o),
+    "str": lambda o, n, a: str(o),
+    "repr": lambda o, n, a: repr(o),
+    "iter": lambda o, n, a: iter(o),
+    "next": lambda o, n, a: next(o),
+    "getitem": lambda o, n, a: o[a[0]],
+    "setitem": lambda o, n, a: o.__setitem__(a[0], a[1]),
+    "delitem": lambda o, n, a: o.__delitem__(a[0]),
+    "contains": lambda o, n, a: a[0] in o,
+    "isinstance": lambda o, n, a: isinstance(a[0], o),
+    "hash": lambda o, n, a: hash(o),
+}
 
-    def proxy(name: str) -> Any:
-        def call(*args: Any, **kwargs: Any) -> Any:
+
+def respond(msg: dict[str, Any], objects: Objects, fn: Any) -> dict[str, Any]:
+    """One request from the judge: a call by name, an operation on a handle, or what names are."""
+    namespace = objects.namespace
+    try:
+        codec = objects.message(msg.get("objects"))
+        args = [codec.decode(a) for a in msg.get("args") or []]
+        kwargs = {str(k): codec.decode(v) for k, v in (msg.get("kwargs") or {}).items()}
+        if msg.get("op") == "kinds":
+            kinds = {n: ["missing"] if n not in namespace else ["fn"] if isinstance(namespace[n], FUNCTIONS)
+                     else codec.encode(namespace[n]) for n in msg.get("names") or [] if isinstance(n, str)}  # fmt: skip
+            return {"status": "ok", "kinds": kinds, "objects": codec.out_objects}
+        if msg.get("op") == "do":
+            what, name = msg.get("what"), msg.get("name")
             try:
-                message: dict[str, Any] = {"name": name, "args": [encode(a) for a in args]}
-                if kwargs:
-                    message["kwargs"] = {k: encode(v) for k, v in kwargs.items()}
-                write_frame(req, message)
-                answer = read_frame(resp, MAX_ANSWER)
-            except (EOFError, OSError, ValueError):
-                fault.setdefault("record", {"status": "crashed", "detail": "the program exited", "restart": True})
-                raise SolutionDied("the program exited") from None
-            if answer.get("status") == "ok":
-                try:
-                    return decode(answer["value"])
-                except NotAValue as exc:
-                    fault.setdefault(
-                        "record", {"status": "failed", "detail": f"the result is not a plain value ({exc})"}
-                    )
-                    raise
-            if answer.get("status") == "missing":
-                fault.setdefault("record", {"status": "crashed", "detail": answer.get("detail", "")})
-                raise SolutionMissing(answer.get("detail", ""))
-            raise program_error(answer.get("type", "Exception"), answer.get("detail", ""), answer.get("message"))
+                obj = objects.get(msg.get("h"))
+            except NotAValue as exc:
+                return {"status": "missing", "detail": str(exc)}
+            if what == "call":
+                target = getattr(obj, name) if isinstance(name, str) else obj
+                value = target(*args, **kwargs)
+            elif what in WHAT and (isinstance(name, str) or what not in ("getattr", "setattr", "delattr")):
+                value = WHAT[what](obj, name, args)
+            else:
+                return {"status": "missing", "detail": f"no operation {what!r}"}
+        else:
+            target = namespace.get(msg["name"]) if msg.get("name") else fn
+            if not callable(target):
+                return {"status": "missing", "detail": f"the program defines no function {msg.get('name')!r}"}
+            value = target(*args, **kwargs)
+        answer = {"status": "ok", "value": codec.encode(value)}
+        copy_back(answer, codec, msg, args, kwargs)
+        answer["objects"] = codec.out_objects
+        return answer
+    except BaseException as exc:
+        answer = {"status": "crashed", "detail": describe(exc), "type": type(exc).__name__, "message": _message(exc)}
+        try:
+            decode(encode(exc.args))  # the args cross when they are plain values
+            answer["args"] = encode(exc.args)
+        except Exception:
+            pass
+        if not is_builtin_type(type(exc)):
+            answer["class"], answer["exc"] = objects.handle(type(exc)), objects.handle(exc)
+        return answer
 
-        return call
 
-    return proxy
-
-
-class SolutionDied(BaseException):
-    """The solution process exited or stopped answering (ours, not the program's exception)."""
+FUNCTIONS = (type(describe), type(len))
 
 
-class SolutionMissing(BaseException):
-    """The program does not define a name the test code calls (ours, not the program's)."""
+def _message(exc: BaseException) -> str:
+    try:
+        return str(exc)[:2000]
+    except Exception:
+        return ""
+
+
+def copy_back(
+    answer: dict[str, Any], codec: Codec, msg: dict[str, Any], args: list[Any], kwargs: dict[str, Any]
+) -> None:
+    """In-place changes to the judge's arguments: its dataset objects' attributes as they are
+    now, and each mutable builtin argument whose value changed."""
+    if codec.sent:
+        answer["after"] = codec.after()
+    mut: dict[str, Any] = {}
+    sent, sent_kwargs = msg.get("args") or [], msg.get("kwargs") or {}
+    for key, value, before in [*((str(i), a, t) for i, (a, t) in enumerate(zip(args, sent, strict=False))),
+                               *((k, v, sent_kwargs.get(k)) for k, v in kwargs.items())]:  # fmt: skip
+        if type(value) in (list, dict, set):
+            now = codec.encode(value)
+            if now != before:
+                mut[key] = now
+    if mut:
+        answer["mut"] = mut
 
 
 def free_names(setup: str, tests: list[str]) -> list[str]:
@@ -134,23 +225,6 @@ def free_names(setup: str, tests: list[str]) -> list[str]:
     return sorted(loaded - bound)
 
 
-def program_error(kind: str, detail: str, message: str | None = None) -> SolutionError:
-    """The program's exception, re-raised in the judge as its own builtin type (so the test's
-    ``except ZeroDivisionError:`` catches it) and as a `SolutionError` (so an uncaught one is
-    recorded as the program's crash)."""
-    import builtins
-
-    base = getattr(builtins, kind, None)
-    if isinstance(base, type) and issubclass(base, Exception) and base is not Exception:
-        try:
-            error: SolutionError = type(kind, (SolutionError, base), {})(kind, detail)
-            error.args = (detail,) if message is None else (message,)  # str(e) is the program's message
-            return error
-        except TypeError:  # a layout conflict (OSError and kin): the plain marker
-            pass
-    return SolutionError(kind, detail)
-
-
 def judge() -> None:
     spec = read_frame(3)
     rec, req, resp = 4, 5, 6
@@ -166,21 +240,33 @@ def judge() -> None:
             write_frame(rec, {"status": "crashed", "detail": ready.get("detail", "did not load")})
         return
 
-    fault: dict[str, Any] = {}  # this test's fault outside the test code's sight (see `proxies`)
-    proxy = proxies(req, resp, fault)
-
+    # This test's fault outside the test code's sight: what goes wrong in our harness (the
+    # program died, lacks a name, returned a malformed value) is put in ``fault["record"]`` by
+    # the link. Test code may catch what we raise (a bare ``except:``), but the test's record is
+    # that fault all the same, so our harness never passes for the program.
+    fault: dict[str, Any] = {}
     namespace: dict[str, Any] = {"__name__": "__judge__", "__builtins__": __builtins__}
+    link = Link(req, resp, fault, namespace)
+    proxy = link.proxy
     names = free_names(spec.get("setup") or "", tests)
-    install(proxy, names, namespace)  # `from solution import f` and `import pytest`, for pytest files
+    install(link, names, namespace)  # `from solution import f` and `import pytest`, for pytest files
+    remote = []
+    import typing
+
     for name in names:
+        if name in typing.__all__ and name[:1].isupper():  # List[int] in the test's annotations
+            namespace.setdefault(name, getattr(typing, name))
+            continue
         if name in sys.stdlib_module_names:  # a module the solution imported, as MBPP's shared namespace has it
             try:
                 namespace.setdefault(name, __import__(name))
                 continue
             except ImportError:
                 pass
-        namespace.setdefault(name, proxy(name))
+        remote.append(name)
     try:  # the set-up (a pytest module runs whole here, its module-level calls included)
+        for name, value in link.resolve(remote).items():  # functions, classes, values, handles
+            namespace.setdefault(name, value)
         exec(compile(spec.get("setup") or "", "setup", "exec", dont_inherit=True), namespace)
     except BaseException as exc:
         failure = fault.get("record") or {"status": "failed", "detail": f"the test set-up failed: {describe(exc)}"}
@@ -204,14 +290,7 @@ def judge() -> None:
         except BaseException as exc:
             record = {"status": "failed", "detail": describe(exc)}
         record = fault.get("record", record)
+        sys.stdout.flush()  # what the test printed is counted with this test
         write_frame(rec, record)
         if record.get("restart"):
             return
-
-
-class SolutionError(Exception):
-    """The solution raised; ``kind`` is its exception type's name."""
-
-    def __init__(self, kind: str, detail: str) -> None:
-        super().__init__(f"{kind}: {detail}")
-        self.kind, self.detail = kind, detail

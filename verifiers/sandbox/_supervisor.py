@@ -1,7 +1,8 @@
 """The in-container side of the sandbox: a supervisor, a solution server and a test judge.
 
 The container's command is ``python3 -E -s -c <program> supervise JOB_UID JUDGE_UID``, where
-the program is this module with `_wire`, `_roles`, `_procs` and `_zygote` (see `_program`):
+the program is this module with `_wire`, `_objects`, `_link`, `_pyshim`, `_roles`, `_procs` and
+`_zygote` (see `_program`):
 standard library only, on the image's Python.
 
 Roles and privileges (uids are chosen per container by the host):
@@ -12,9 +13,9 @@ Roles and privileges (uids are chosen per container by the host):
   fresh ``python3`` under the job uid, enforces wall-clock limits, caps output, kills every
   process of a uid when a job ends, wipes the writable directories and reaps orphans.
 - ``serve`` runs model code as the job uid and answers function calls with values encoded as
-  exact builtin types (a subclass or custom object is reported as "not a value").
+  exact builtin types; in judge mode its other objects stay there as handles (`_objects`).
 - ``judge`` runs dataset test code as a second uid; the function under test is a proxy whose
-  every call crosses to the solution server as encoded values. The job uid cannot read the
+  every call crosses to the solution server as encoded values (`_link`). The job uid cannot read the
   judge's memory, files or pipes, so expected values never reach the model's code.
 """
 

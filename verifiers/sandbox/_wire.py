@@ -2,7 +2,8 @@
 
 Frames are an 8-byte big-endian length and JSON. Values crossing between a program and its
 judge (or the host) are tagged so that only exact builtin types survive: a subclass of a
-builtin or any other object arrives as "not a value" (`NotAValue`), never as itself.
+builtin or any other object arrives as "not a value" (`NotAValue`), never as itself, unless
+the codec given as ``other`` makes data of it (handles and copies, see `_objects`).
 
 Part of the in-container program (see `_program`): standard library only, no package imports.
 """
@@ -13,6 +14,7 @@ import base64
 import json
 import os
 import struct
+from collections.abc import Callable
 from typing import Any
 
 # -- framing -------------------------------------------------------------------------------
@@ -50,8 +52,12 @@ def write_frame(fd: int, obj: Any) -> None:
 MAX_DEPTH = 64
 
 
-def encode(value: Any, depth: int = 0) -> Any:
-    """Tag a value so that only exact builtin types survive; anything else is "x"."""
+Other = Callable[[Any, int], Any]
+
+
+def encode(value: Any, depth: int = 0, other: Other | None = None) -> Any:
+    """Tag a value so that only exact builtin types survive; anything else is "x", or what
+    ``other(value, depth)`` makes of it (handles and copies, see `_objects`)."""
     if depth > MAX_DEPTH:
         return ["x", "nested too deeply"]
     t = type(value)
@@ -71,9 +77,11 @@ def encode(value: Any, depth: int = 0) -> Any:
         return ["y", base64.b64encode(value).decode()]
     if t in (list, tuple, set, frozenset):
         tag = {list: "l", tuple: "t", set: "S", frozenset: "F"}[t]  # type: ignore[index]
-        return [tag, [encode(v, depth + 1) for v in value]]
+        return [tag, [encode(v, depth + 1, other) for v in value]]
     if t is dict:
-        return ["d", [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]]
+        return ["d", [[encode(k, depth + 1, other), encode(v, depth + 1, other)] for k, v in value.items()]]
+    if other is not None:
+        return other(value, depth)
     return ["x", f"{t.__module__}.{t.__qualname__}"]
 
 
@@ -81,8 +89,9 @@ class NotAValue(Exception):
     """An encoded value that is not made of exact builtin types."""
 
 
-def decode(tagged: Any, depth: int = 0) -> Any:
-    """Rebuild a value from its tags; raises NotAValue for "x" or malformed data."""
+def decode(tagged: Any, depth: int = 0, other: Other | None = None) -> Any:
+    """Rebuild a value from its tags; raises NotAValue for "x" or malformed data. A tag of
+    its own is ``other(tagged, depth)``'s to rebuild (or refuse with NotAValue)."""
     if depth > MAX_DEPTH or not isinstance(tagged, list) or not tagged:
         raise NotAValue("malformed value")
     tag = tagged[0]
@@ -102,16 +111,18 @@ def decode(tagged: Any, depth: int = 0) -> Any:
     if tag == "y" and isinstance(arg, str):
         return base64.b64decode(arg)
     if tag in ("l", "t", "S", "F") and isinstance(arg, list):
-        items = [decode(v, depth + 1) for v in arg]
+        items = [decode(v, depth + 1, other) for v in arg]
         try:
             return {"l": list, "t": tuple, "S": set, "F": frozenset}[tag](items)
         except TypeError as exc:
             raise NotAValue(str(exc)) from None
     if tag == "d" and isinstance(arg, list):
         try:
-            return {decode(k, depth + 1): decode(v, depth + 1) for k, v in arg}
+            return {decode(k, depth + 1, other): decode(v, depth + 1, other) for k, v in arg}
         except (TypeError, ValueError) as exc:
             raise NotAValue(str(exc)) from None
     if tag == "x":
         raise NotAValue(f"a {arg} is not a plain value")
+    if other is not None and isinstance(tag, str):
+        return other(tagged, depth)
     raise NotAValue("malformed value")

@@ -1,0 +1,418 @@
+"""The judge's side of objects across the boundary: handles, the program's classes, copies.
+
+Every use of a `Handle` (a call, a method, an attribute, ``len``, ``bool``, ``str``, ``iter``,
+``next``, indexing, ``in``) is a request that runs in the program's process; what comes back
+is again data (see `_objects`), type-checked here where Python would check it (``bool`` must
+be a bool, ``len`` an int >= 0, ``str`` a str). A handle equals only itself: the program's
+``__eq__`` never decides a comparison in the judge. The program's classes are judge classes
+whose calls and ``isinstance`` checks run over there; its exception classes are real
+exception classes here (their builtin bases honoured) so ``except`` and ``pytest.raises``
+work.
+
+Part of the in-container program (see `_program`).
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+from typing import Any, cast
+
+from verifiers.sandbox._objects import FACTORIES, MAX_OBJECTS, attr_name, builtin_type, is_builtin_type
+from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
+
+CHECKS: dict[str, tuple[type, ...]] = {"len": (int,), "bool": (bool,), "contains": (bool,), "isinstance": (bool,),
+                                       "str": (str,), "repr": (str,), "hash": (int,)}  # fmt: skip
+
+
+class SolutionDied(BaseException):
+    """The solution process exited or stopped answering (ours, not the program's exception)."""
+
+
+class SolutionMissing(BaseException):
+    """The program does not define a name the test code calls (ours, not the program's)."""
+
+
+class SolutionError(Exception):
+    """The solution raised; ``kind`` is its exception type's name."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind, self.detail = kind, detail
+
+    def __str__(self) -> str:
+        message = self.__dict__.get("_message")
+        return message if isinstance(message, str) else super().__str__()
+
+    def became(self, detail: str, message: str | None, args: Any = None) -> SolutionError:
+        """Give this error the program's ``args`` and ``str()``."""
+        self.args = tuple(args) if isinstance(args, tuple) else (detail,) if message is None else (message,)
+        if message is not None:
+            self.__dict__["_message"] = message
+        return self
+
+
+def program_error(kind: str, detail: str, message: str | None = None, args: Any = None) -> SolutionError:
+    """The program's exception, re-raised in the judge as its own builtin type (so the test's
+    ``except ZeroDivisionError:`` catches it) and as a `SolutionError` (so an uncaught one is
+    recorded as the program's crash), with the program's ``args`` (when they are values) and
+    ``str()``."""
+    import builtins
+
+    base = getattr(builtins, kind, None)
+    if isinstance(base, type) and issubclass(base, Exception) and base is not Exception:
+        try:
+            error: SolutionError = type(kind, (SolutionError, base), {})(kind, detail)
+            return error.became(detail, message, args)
+        except TypeError:  # a layout conflict (OSError and kin): the plain marker
+            pass
+    return SolutionError(kind, detail)
+
+
+class Handle:
+    """An object that stays in the program's process."""
+
+    __slots__ = ("_hid", "_kind", "_methods", "_link", "__weakref__")
+
+    def __init__(self, link: Link, hid: int, kind: str, methods: list[str]) -> None:
+        for slot, value in (("_link", link), ("_hid", hid), ("_kind", kind), ("_methods", frozenset(methods))):
+            object.__setattr__(self, slot, value)
+
+    def _do(self, what: str, name: str | None = None, *args: Any, **kwargs: Any) -> Any:
+        return self._link.do(self._hid, what, name, args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in self._methods:
+            return lambda *a, **k: self._link.do(self._hid, "call", name, a, k)
+        return self._do("getattr", name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._do("setattr", name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._do("delattr", name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._link.do(self._hid, "call", None, args, kwargs)
+
+    def __len__(self) -> int:
+        return int(self._do("len"))
+
+    def __bool__(self) -> bool:
+        return bool(self._do("bool"))
+
+    def __str__(self) -> str:
+        return str(self._do("str"))
+
+    def __repr__(self) -> str:
+        return str(self._do("repr"))
+
+    def __iter__(self) -> Any:
+        it = self._do("iter")
+        return it if isinstance(it, Handle) else iter(it)
+
+    def __next__(self) -> Any:
+        return self._do("next")
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._do("getitem", None, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._do("setitem", None, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self._do("delitem", None, key)
+
+    def __contains__(self, item: Any) -> bool:
+        return bool(self._do("contains", None, item))
+
+    def __eq__(self, other: object) -> bool:
+        return other is self
+
+    def __ne__(self, other: object) -> bool:
+        return other is not self
+
+    __hash__ = object.__hash__
+
+
+class _Remote(type):
+    """The metaclass of the program's (non-exception) classes in the judge."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls.__link__.do(cls.__hid__, "call", None, args, kwargs)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return bool(cls.__link__.do(cls.__hid__, "isinstance", None, (obj,), {}))
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return cls.__link__.do(cls.__hid__, "getattr", name, (), {})
+
+
+def _exception_attribute(self: BaseException, name: str) -> Any:
+    handle = self.__dict__.get("_handle")
+    if handle is None or name.startswith("__"):
+        raise AttributeError(name)
+    return getattr(handle, name)
+
+
+class Link:
+    """The judge's connection to the program: calls by name and operations on handles."""
+
+    def __init__(self, req: int, resp: int, fault: dict[str, Any], namespace: dict[str, Any]) -> None:
+        self.req, self.resp, self.fault, self.namespace = req, resp, fault, namespace
+        self.known: dict[int, Any] = {}  # handle id -> Handle or class
+        self.dataset: frozenset[str] = frozenset()
+        self.dead = False
+
+    def proxy(self, name: str) -> Any:
+        """A function that calls the program's ``name`` ("": the entry point)."""
+        return lambda *args, **kwargs: self.exchange({"name": name}, args, kwargs)
+
+    def do(self, hid: int, what: str, name: str | None, args: Any, kwargs: Any) -> Any:
+        value = self.exchange({"op": "do", "h": hid, "what": what, "name": name}, tuple(args), kwargs)
+        if what in CHECKS and not isinstance(value, CHECKS[what]):
+            raise TypeError(f"the program's {what}() returned a {type(value).__name__}")
+        if what == "len" and value < 0:
+            raise ValueError("the program's len() returned a negative number")
+        return value
+
+    def resolve(self, names: list[str]) -> dict[str, Any]:
+        """What each of the program's ``names`` is here: a proxy (a function, or a name it
+        lacks), one of its classes, a handle, or a plain value."""
+        out = {name: self.proxy(name) for name in names}
+        if not names:
+            return out
+        try:
+            kinds = self.exchange({"op": "kinds", "names": names}, (), {})
+        except (NotAValue, SolutionError):
+            return out
+        if isinstance(kinds, dict):
+            for name, kind in kinds.items():
+                if name in out and kind not in ("fn", "missing"):
+                    out[name] = kind[0] if isinstance(kind, tuple) else kind
+        return out
+
+    # -- one request and its answer ----------------------------------------------------------
+    def exchange(self, message: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if self.dead:
+            raise SolutionDied("the program exited (its objects died with it)")
+        codec = JudgeCodec(self)
+        try:
+            message["args"] = [codec.encode(a) for a in args]
+            if kwargs:
+                message["kwargs"] = {k: codec.encode(v) for k, v in kwargs.items()}
+        except (NotAValue, RecursionError) as exc:
+            detail = str(exc) if isinstance(exc, NotAValue) else "an argument is nested too deeply"
+            self.fault.setdefault("record", {"status": "failed", "detail": detail})
+            raise NotAValue(detail) from None
+        message["objects"] = codec.table()
+        dataset = frozenset(n for n, v in list(self.namespace.items()) if isinstance(v, type) and
+                            v.__module__ == "__judge__" and not isinstance(v, _Remote))  # fmt: skip
+        if dataset != self.dataset:
+            message["dataset"], self.dataset = sorted(dataset), dataset
+        try:
+            write_frame(self.req, message)
+            answer = read_frame(self.resp, MAX_ANSWER)
+        except (EOFError, OSError, ValueError):
+            self.dead = True
+            self.fault.setdefault("record", {"status": "crashed", "detail": "the program exited", "restart": True})
+            raise SolutionDied("the program exited") from None
+        for stream, key in ((sys.stdout, "out"), (sys.stderr, "err")):
+            if isinstance(answer.get(key), str) and answer[key]:
+                stream.write(answer[key])  # what the call printed, where the test's output goes now
+        status = answer.get("status")
+        if status == "ok":
+            try:
+                return codec.answer(answer, args, kwargs)
+            except NotAValue as exc:
+                self.fault.setdefault(
+                    "record", {"status": "failed", "detail": f"the result is not a plain value ({exc})"}
+                )
+                raise
+        if status == "missing":
+            self.fault.setdefault("record", {"status": "crashed", "detail": answer.get("detail", "")})
+            raise SolutionMissing(answer.get("detail", ""))
+        raise self.error(answer)
+
+    def error(self, answer: dict[str, Any]) -> BaseException:
+        kind, detail, message = answer.get("type", "Exception"), answer.get("detail", ""), answer.get("message")
+        try:
+            args = decode(answer["args"]) if "args" in answer else None
+        except NotAValue:
+            args = None
+        tagged = answer.get("class")
+        if not (isinstance(tagged, list) and tagged[:1] == ["h"]):
+            return program_error(kind, detail, message, args)
+        try:
+            cls = self.handle(tagged)
+            error: SolutionError = cls(kind, detail).became(detail, message, args)
+            if isinstance(answer.get("exc"), list):
+                error.__dict__["_handle"] = self.handle(answer["exc"])
+            return error
+        except (NotAValue, TypeError, AttributeError):
+            return program_error(kind, detail, message, args)
+
+    def handle(self, tagged: list[Any]) -> Any:
+        """The judge's object for a handle: the same object each time the same one comes."""
+        _, hid, name, info = (tagged + [None] * 4)[:4]
+        if not isinstance(hid, int) or not isinstance(name, str) or not isinstance(info, dict):
+            raise NotAValue("malformed handle")
+        if hid in self.known:
+            return self.known[hid]
+        methods = [m for m in info.get("m") or [] if isinstance(m, str)]
+        base = info.get("class")
+        name = name.rsplit(".", 1)[-1] if name.rsplit(".", 1)[-1].isidentifier() else "ProgramObject"
+        if isinstance(base, str) and base:  # one of its exception classes
+            import builtins
+
+            builtin = getattr(builtins, base, None)
+            bases: tuple[type, ...] = (SolutionError,)
+            if isinstance(builtin, type) and issubclass(builtin, Exception) and builtin is not Exception:
+                bases = (SolutionError, builtin)
+            try:
+                obj: Any = type(name, bases, {"__getattr__": _exception_attribute, "__module__": "solution"})
+            except TypeError:
+                obj = type(name, (SolutionError,), {"__getattr__": _exception_attribute, "__module__": "solution"})
+        elif base is not None:  # one of its classes
+            obj = _Remote(name, (), {"__link__": self, "__hid__": hid, "__module__": "solution"})
+        else:
+            obj = Handle(self, hid, name, methods)
+        self.known[hid] = obj
+        return obj
+
+
+def update_in_place(old: Any, new: Any) -> Any:
+    """``new``'s contents in ``old`` where both are the same mutable builtin kind (so the test's
+    references see the program's in-place changes); else ``new``."""
+    if type(old) is not type(new) or old is new:
+        return new
+    if type(old) is list:
+        kept = [update_in_place(o, n) for o, n in zip(old, new, strict=False)]
+        old[:] = kept + new[len(kept) :]
+        return old
+    if type(old) is dict:
+        items = [(k, update_in_place(old[k], v) if k in old else v) for k, v in new.items()]
+        old.clear()
+        old.update(items)
+        return old
+    if type(old) is set:
+        old.clear()
+        old.update(new)
+        return old
+    return new
+
+
+class JudgeCodec:
+    """One request's dataset objects (sent as copies, ``["r", k]``) and its answer's."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+        self.sent: list[Any] = []
+        self.ids: dict[int, int] = {}
+        self.queue: list[int] = []
+
+    def encode(self, value: Any) -> Any:
+        return encode(value, 0, self._out)
+
+    def table(self) -> list[Any]:
+        out: list[Any] = []
+        while len(out) < len(self.sent):  # an object's attributes may send more objects
+            obj = self.sent[len(out)]
+            out.append(
+                [type(obj).__name__, [[n, encode(v, 1, self._out)] for n, v in vars(obj).items() if attr_name(n)]]
+            )
+        return out
+
+    def _out(self, value: Any, depth: int) -> Any:
+        t = type(value)
+        if t is Handle:
+            return ["h", value._hid]
+        if is_builtin_type(value):
+            return ["T", value.__name__]
+        if isinstance(value, _Remote) or (isinstance(value, type) and issubclass(value, SolutionError)):
+            hid = next((h for h, v in self.link.known.items() if v is value), None)
+            if hid is not None:
+                return ["h", hid]
+        if t is collections.deque:
+            return ["q", [value.maxlen, encode(list(value), depth + 1, self._out)]]
+        if t is collections.Counter:
+            return ["C", [encode(dict(value), depth + 1, self._out)]]
+        if t is collections.OrderedDict:
+            return ["O", [encode(dict(value), depth + 1, self._out)]]
+        if t is collections.defaultdict:
+            factory = next((n for n, f in FACTORIES.items() if f is value.default_factory), None)
+            return ["dd", [factory, encode(dict(value), depth + 1, self._out)]]
+        if getattr(t, "__module__", None) == "__judge__" and hasattr(value, "__dict__") and not isinstance(value, type):
+            if id(value) not in self.ids:
+                if len(self.sent) >= MAX_OBJECTS:
+                    raise NotAValue(f"the test passes more than {MAX_OBJECTS} objects")
+                self.ids[id(value)] = len(self.sent)
+                self.sent.append(value)
+            return ["r", self.ids[id(value)]]
+        raise NotAValue(
+            f"the test passes a {t.__module__}.{t.__qualname__} to the program: only values, the test's own"
+            " objects (their attributes) and the program's objects cross"
+        )
+
+    # -- the answer ---------------------------------------------------------------------------
+    def answer(self, answer: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        table = answer.get("objects") or []
+        if not isinstance(table, list) or len(table) > MAX_OBJECTS:
+            raise NotAValue("malformed objects")
+        self.made = [self._blank(entry) for entry in table]
+        for obj, (_, attrs) in zip(self.made, table, strict=True):
+            self._fill(obj, attrs)
+        after = answer.get("after") or []
+        if isinstance(after, list) and len(after) == len(self.sent):
+            for obj, attrs in zip(self.sent, after, strict=True):
+                self._fill(obj, attrs, replace=True)
+        for key, tagged in (answer.get("mut") or {}).items():
+            place = args[int(key)] if key.isdigit() and int(key) < len(args) else kwargs.get(key)
+            if place is not None:
+                update_in_place(place, self.decode(tagged))
+        if answer.get("kinds") is not None:
+            raw = answer["kinds"]
+            return {n: (k[0] if k in (["fn"], ["missing"]) else (self.decode(k),)) for n, k in raw.items()}
+        return self.decode(answer.get("value"))
+
+    def decode(self, tagged: Any) -> Any:
+        return decode(tagged, 0, self._in)
+
+    def _in(self, tagged: list[Any], depth: int) -> Any:
+        tag, arg = tagged[0], tagged[1] if len(tagged) > 1 else None
+        if tag == "h":
+            return self.link.handle(tagged)
+        if tag == "T":
+            return builtin_type(arg)
+        if tag == "r" and isinstance(arg, int) and 0 <= arg < len(self.made):
+            return self.made[arg]
+        if tag == "R" and isinstance(arg, int) and 0 <= arg < len(self.sent):
+            return self.sent[arg]
+        raise NotAValue("malformed value")
+
+    def _blank(self, entry: Any) -> Any:
+        if not (isinstance(entry, list) and len(entry) == 2 and attr_name(entry[0]) and isinstance(entry[1], list)):
+            raise NotAValue("malformed object")
+        cls = self.link.namespace.get(entry[0])
+        if not (isinstance(cls, type) and cls.__module__ == "__judge__" and not isinstance(cls, _Remote)):
+            raise NotAValue(f"a {entry[0]} is not a class the test code defines")
+        return cast(Any, cls).__new__(cls)
+
+    def _fill(self, obj: Any, attrs: Any, replace: bool = False) -> None:
+        if not isinstance(attrs, list):
+            raise NotAValue("malformed object")
+        new: dict[str, Any] = {}
+        for pair in attrs:
+            if not (isinstance(pair, list) and len(pair) == 2 and attr_name(pair[0])):
+                raise NotAValue("malformed attribute")
+            new[pair[0]] = self.decode(pair[1])
+        state = vars(obj)
+        if replace:
+            for name in [n for n in state if attr_name(n) and n not in new]:
+                del state[name]
+            new = {n: update_in_place(state.get(n), v) for n, v in new.items()}
+        state.update(new)
