@@ -147,12 +147,85 @@ def real_suites(rows: int) -> None:
     )
 
 
+HANDLE_PROGRAM = """class Counter:
+    def __init__(self):
+        self.size = 0
+    def push(self, x):
+        self.size += 1
+        return x
+    def __len__(self):
+        return self.size
+
+def f(x):
+    return x
+
+def echo(node):
+    return node
+"""
+# The test measures inside the judge (what a test sees per crossing) and reports through its
+# assertion message, the one channel from test code to the verdict.
+HANDLE_TESTS = """import time
+
+class ListNode:
+    def __init__(self, val=0, next=None):
+        self.val, self.next = val, next
+
+def p50(fn, n=300):
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return sorted(times)[n // 2] * 1e6
+
+def local(x):
+    return x
+
+def test_costs():
+    q = Counter()
+    head = None
+    for i in range(100):
+        head = ListNode(i, head)
+    costs = {"no crossing (a judge function)": p50(lambda: local(1)),
+             "plain call f(1)": p50(lambda: f(1)),
+             "handle method q.push(1)": p50(lambda: q.push(1)),
+             "handle attribute q.size": p50(lambda: q.size),
+             "len(handle)": p50(lambda: len(q)),
+             "100-node ListNode there and back": p50(lambda: echo(head), 100)}
+    assert False, "COSTS" + repr(costs)
+"""
+
+
+def handle_costs() -> None:
+    """What a crossing costs inside the judge: p50 in microseconds, next to a plain call."""
+    import ast
+
+    from verifiers import code as vc
+
+    with DockerSandbox(size=1) as pool:
+        r = vc.verify({"pytest": "from solution import Counter, f, echo\n" + HANDLE_TESTS},
+                      f"```python\n{HANDLE_PROGRAM}\n```", sandbox=pool, timeout_s=60)  # fmt: skip
+    if "COSTS" not in r.reason:
+        print(f"\nhandle costs: the measurement did not run ({r.reason})")
+        return
+    costs = ast.literal_eval(r.reason.split("COSTS", 1)[1].rsplit(")", 1)[0])
+    plain = costs["plain call f(1)"]
+    print(f"\n{'crossing (inside the judge)':<36}{'p50 us':>9}{'vs plain':>10}")
+    print("-" * 55)
+    for name, us in costs.items():
+        print(f"{name:<36}{us:>9.1f}{us / plain:>9.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=60, help="jobs per pool/host measurement")
     parser.add_argument("--cold-jobs", type=int, default=16, help="jobs per cold-container measurement")
     parser.add_argument("--real-rows", type=int, default=120, help="MBPP rows for the real-suite workload (0: none)")
+    parser.add_argument("--handles-only", action="store_true", help="only what a handle call costs")
     args = parser.parse_args()
+    if args.handles_only:
+        handle_costs()
+        return
     client = engine_client()
     rows: list[tuple[str, str, int, dict[str, float]]] = []
     for width in (1, 2):
@@ -212,6 +285,7 @@ def main() -> None:
         f"memory_mb selects a pool per size: the first job at a new size took "
         f"{new_size_s * 1e3:.0f} ms (it starts that pool), the next {same_size_s * 1e3:.0f} ms"
     )
+    handle_costs()
     if args.real_rows:
         real_suites(args.real_rows)
 

@@ -229,7 +229,9 @@ def parse(text):
 """
         tests = "import pytest\nfrom solution import parse\n\ndef test_parse():\n    with pytest.raises(ValueError):\n        parse('x')\n"
         assert not judged(box, tests, program).correct
-        assert not judged(box, {"asserts": "ok = False\ntry:\n    parse('x')\nexcept ValueError:\n    ok = True\nassert ok"}, program).correct
+        assert not judged(
+            box, {"asserts": "ok = False\ntry:\n    parse('x')\nexcept ValueError:\n    ok = True\nassert ok"}, program
+        ).correct
 
 
 class TestMutationAndOutput:
@@ -429,3 +431,105 @@ class TestLifetime:
                  "except BaseException as exc:\n    assert 'exited' in str(exc)\nassert True"}  # fmt: skip
         r = judged(box, tests, program)
         assert not r.correct and "exited" in r.reason
+
+
+# A LeetCodeDataset-shaped row: the prompt is a preamble both sides run (imports, ListNode and
+# TreeNode with helpers), the test is check(candidate), the entry point an expression.
+LEETCODE_PREAMBLE = """from typing import *
+from collections import *
+
+class ListNode:
+    def __init__(self, val=0, next=None):
+        self.val = val
+        self.next = next
+
+def list_node(values: list):
+    head = None
+    for v in reversed(values):
+        head = ListNode(v, head)
+    return head
+
+def is_same_list(a, b):
+    while a and b and a.val == b.val:
+        a, b = a.next, b.next
+    return a is None and b is None
+
+class TreeNode:
+    def __init__(self, val=0, left=None, right=None):
+        self.val = val
+        self.left = left
+        self.right = right
+
+def tree_node(values: list):
+    if not values:
+        return None
+    nodes = [None if v is None else TreeNode(v) for v in values]
+    kids = deque(nodes[1:])
+    for node in nodes:
+        if node is not None:
+            node.left = kids.popleft() if kids else None
+            node.right = kids.popleft() if kids else None
+    return nodes[0]
+
+def is_same_tree(p, q):
+    if not p or not q:
+        return p is q
+    return p.val == q.val and is_same_tree(p.left, q.left) and is_same_tree(p.right, q.right)
+"""
+LEETCODE_ROWS = [
+    {
+        "prompt": LEETCODE_PREAMBLE,
+        "entry_point": "Solution().reverseList",
+        "test": "def check(candidate):\n    assert is_same_list(candidate(head = list_node([1, 2, 3])), list_node([3, 2, 1]))\n"
+        "    assert candidate(head = list_node([])) is None\n",
+        "completion": "class Solution:\n    def reverseList(self, head: Optional[ListNode]) -> Optional[ListNode]:\n"
+        "        prev = None\n        while head:\n            head.next, prev, head = prev, head, head.next\n"
+        "        return prev\n",
+    },
+    {
+        "prompt": LEETCODE_PREAMBLE,
+        "entry_point": "Solution().invertTree",
+        "test": "def check(candidate):\n    assert is_same_tree(candidate(root = tree_node([4, 2, 7, 1, 3])),"
+        " tree_node([4, 7, 2, None, None, 3, 1]))\n    assert candidate(root = tree_node([])) is None\n",
+        "completion": "class Solution:\n    def invertTree(self, root: Optional[TreeNode]) -> Optional[TreeNode]:\n"
+        "        if root:\n            root.left, root.right = self.invertTree(root.right), self.invertTree(root.left)\n"
+        "        return root\n",
+    },
+]
+
+
+def test_leetcode_rows_with_linked_lists_and_trees(box: DockerSandbox) -> None:
+    for row in LEETCODE_ROWS:
+        tests = vc.tests_from_row(row, style="leetcode")
+        assert judged(box, tests, row["completion"]).correct
+        broken = row["completion"].replace("return prev", "return head").replace("return root", "return None")
+        assert not judged(box, tests, broken).correct
+
+
+def test_the_program_never_gets_the_tests_objects_or_code(box: DockerSandbox) -> None:
+    """What the program receives of a test's object is a copy of its attributes in a class of
+    the program's: the test's methods, module and frames do not travel."""
+    tests = """class Node:
+    def __init__(self, val):
+        self.val = val
+    def expected(self):
+        return 42
+
+def test_copy_only():
+    node = Node(1)
+    assert probe(node) == 42
+"""
+    program = """import gc, sys
+
+def probe(node):
+    for attempt in (lambda: node.expected(), lambda: type(node).expected(node),
+                    lambda: sys._getframe(1).f_globals["Node"](0).expected(),
+                    lambda: next(o for o in gc.get_objects() if getattr(o, "__name__", "") == "expected")()):
+        try:
+            return attempt()
+        except Exception:
+            pass
+    return 0
+"""
+    r = judged(box, tests, program)
+    assert not r.correct and "assert" in r.reason

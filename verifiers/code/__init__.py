@@ -16,9 +16,12 @@ Three test shapes (``tests_from_row`` converts HumanEval, MBPP, LiveCodeBench, T
   uid; every call of ``f`` crosses to the program as serialized values.
 
 Why hacks do not pay: the verdict is never the program's exit status or its banner; expected
-outputs and test code never enter the program's process; a returned object with a custom
-``__eq__`` or a builtin subclass is "not a value"; exiting early, patching builtins or
-unittest, or reading the caller's frame reach only the program's own process.
+outputs and test code never enter the program's process; in function-call tests a returned
+object with a custom ``__eq__`` or a builtin subclass is "not a value", and in judged tests it
+is a handle that equals only itself; exiting early, patching builtins or unittest, or reading
+the caller's frame reach only the program's own process. Judged tests may also use the
+program's classes, exceptions, printed output and in-place changes, and the dataset's own
+``ListNode``/``TreeNode`` classes (a ``"preamble"`` both sides run; see the README).
 
 Example:
     >>> from verifiers import code
@@ -119,8 +122,11 @@ def _from_call(result: Mapping[str, Any], expected: Any, suite: Suite) -> Outcom
         return str(status), str(result.get("detail", ""))
     if status != "ok":
         return "runtime_error", str(result.get("detail", "the program failed"))
+    value = result.get("value")
+    if isinstance(value, list) and value[:1] == ["h"] and len(value) > 2:  # an object of the program's
+        return "wrong_answer", f"the result is not a plain value (a {str(value[2])[:80]})"
     try:
-        actual = decode(result.get("value"))
+        actual = decode(value)
     except (NotAValue, ValueError, TypeError) as exc:
         return "wrong_answer", f"the result is not a plain value ({exc})"
     if suite.json_outputs:
@@ -145,7 +151,10 @@ def _from_record(record: Mapping[str, Any] | None) -> Outcome:
 
 
 def _program(code: str, suite: Suite) -> str:
-    """HumanEval completions are often only the body: prepend the prompt when needed."""
+    """HumanEval completions are often only the body: prepend the prompt when needed. A
+    preamble (the dataset's classes and helpers) always comes first."""
+    if suite.preamble:
+        return f"{suite.preamble}\n\n{code}"
     if suite.prompt and suite.fn_name:
         defines = re.search(rf"^\s*(def|class)\s+{re.escape(suite.fn_name)}\b", code, re.M)
         if not defines:

@@ -18,7 +18,7 @@ from verifiers.errors import VerifierInputError
 
 __all__ = ["Suite", "parse_suite", "tests_from_row"]
 
-STYLES = ("humaneval", "mbpp", "livecodebench", "taco", "apps", "pytest")
+STYLES = ("humaneval", "mbpp", "livecodebench", "taco", "apps", "pytest", "leetcode")
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Suite:
     fn_name: str = ""
     setup: str = ""
     prompt: str = ""
+    preamble: str = ""  # the dataset's code both sides run first (ListNode, helpers, imports)
     json_outputs: bool = False  # compare as JSON would: tuples read as lists
     unwrap_outputs: bool = False  # APPS/TACO: an expected [x] also accepts x
 
@@ -124,10 +125,10 @@ def parse_suite(tests: Mapping[str, Any]) -> Suite:
         setup, statements = _split_statements(code)
         if not statements:
             raise _bad("the test code has no top-level assert or call")
-        extra = tests.get("setup", "")
+        extra, preamble = tests.get("setup", ""), _preamble(tests)
         return Suite(
-            "judge", tuple(statements), fn_name=entry,
-            setup="\n".join(s for s in (extra, setup) if s), prompt=tests.get("prompt", ""),
+            "judge", tuple(statements), fn_name=entry, preamble=preamble,
+            setup="\n".join(s for s in (preamble, extra, setup) if s), prompt=tests.get("prompt", ""),
         )  # fmt: skip
     if "pytest" in tests:
         code = tests["pytest"]
@@ -136,8 +137,17 @@ def parse_suite(tests: Mapping[str, Any]) -> Suite:
         cases = _pytest_cases(code)
         if not cases:
             raise _bad("the pytest file defines no test_* function or Test* class with test_* methods")
-        return Suite("judge", tuple(f"__pytest_case__({name!r})" for name in cases), setup=code)
+        preamble = _preamble(tests)
+        setup = "\n".join(s for s in (preamble, code) if s)
+        return Suite("judge", tuple(f"__pytest_case__({name!r})" for name in cases), setup=setup, preamble=preamble)
     raise _bad(f"unknown keys {sorted(tests)}")
+
+
+def _preamble(tests: Mapping[str, Any]) -> str:
+    preamble = tests.get("preamble", "")
+    if not isinstance(preamble, str):
+        raise _bad('"preamble" must be Python source (run before the program and before the tests)')
+    return preamble
 
 
 def _pytest_cases(code: str) -> list[str]:
@@ -195,7 +205,10 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
     "mbpp" (``test_list``, ``test_imports``, ``test_setup_code``), "livecodebench" (``public_test_cases`` as
     JSON; functional tests read each input line as one JSON argument), "taco"/"apps"
     (``input_output`` JSON with ``inputs``/``outputs`` and optional ``fn_name``), "pytest"
-    (``test_code``: a pytest module doing ``from solution import ...``, as KodCode stores it).
+    (``test_code``: a pytest module doing ``from solution import ...``, as KodCode stores it),
+    "leetcode" (LeetCodeDataset: ``prompt`` is the preamble both sides run, with ``ListNode``,
+    ``TreeNode`` and helpers; ``test`` defines ``check(candidate)``; ``entry_point`` is an
+    expression such as ``Solution().twoSum``).
 
     Per-format conversions (documented, not lenient comparison): LiveCodeBench and TACO/APPS
     store expected values as JSON, so a returned tuple is compared as a list; TACO/APPS wrap
@@ -215,6 +228,8 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
             "setup": row["prompt"],
             "prompt": row["prompt"],
         }
+    if style == "leetcode":
+        return {"asserts": f"{row['test']}\n\ncheck({row['entry_point']})\n", "preamble": row["prompt"]}
     if style == "pytest":  # KodCode and the like: a test module that imports from `solution`
         return {"pytest": row["test_code"] if "test_code" in row else row["test"]}
     if style == "mbpp":

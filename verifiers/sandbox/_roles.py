@@ -96,8 +96,11 @@ def serve(fn_name: str) -> None:
             return
         if isinstance(msg.get("dataset"), list):
             objects.dataset = {n for n in msg["dataset"] if isinstance(n, str)}
+        if "name" not in msg and "op" not in msg:  # a function-call test from the host: output stays counted
+            write_frame(resp, respond(msg, objects, fn))
+            continue
         real = sys.stdout, sys.stderr
-        sys.stdout, sys.stderr = out, err
+        sys.stdout, sys.stderr = out, err  # a judge's request: what the call prints goes to the test
         try:
             answer = respond(msg, objects, fn)
         finally:
