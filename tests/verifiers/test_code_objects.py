@@ -150,9 +150,49 @@ def test_bag():
         program = ("class Anything:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n\n"
                    "def answer():\n    return Anything()\n\n_one = Anything()\n\ndef same():\n    return _one\n")  # fmt: skip
         assert not judged(box, {"asserts": "assert answer() == 42"}, program).correct
-        assert not judged(box, {"asserts": "assert answer() == answer()"}, program).correct
+        # two of the program's objects: its own __eq__ decides, as in Python
+        assert judged(box, {"asserts": "assert answer() == answer()"}, program).correct
         assert not judged(box, {"asserts": "assert [answer()] == [42]"}, program).correct
         assert judged(box, {"asserts": "assert same() == same() and same() is same()"}, program).correct
+
+    def test_operators_run_in_the_program_but_never_rank_its_objects_against_values(self, box: DockerSandbox) -> None:
+        program = """class Vector:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+    def __add__(self, other):
+        return Vector(self.x + other.x, self.y + other.y)
+    def __mul__(self, k):
+        return Vector(self.x * k, self.y * k)
+    __rmul__ = __mul__
+    def __eq__(self, other):
+        return isinstance(other, Vector) and (self.x, self.y) == (other.x, other.y)
+    def __lt__(self, other):
+        return (self.x, self.y) < (other.x, other.y)
+    def __abs__(self):
+        return (self.x ** 2 + self.y ** 2) ** 0.5
+    def __int__(self):
+        return int(abs(self))
+
+class Opened:
+    def __enter__(self):
+        self.open = True
+        return self
+    def __exit__(self, *exc):
+        self.open = False
+        return False
+"""
+        tests = {"asserts": "v = Vector(1, 2) + Vector(3, 4)\nassert v == Vector(4, 6) and v != Vector(0, 0)\n"
+                 "assert (v * 2).y == 12 and (2 * v).x == 8\nassert Vector(1, 1) < Vector(2, 2)\n"
+                 "assert abs(Vector(3, 4)) == 5 and int(Vector(3, 4)) == 5\n"
+                 "with Opened() as f:\n    assert f.open is True\nassert f.open is False"}  # fmt: skip
+        r = judged(box, tests, program)
+        assert r.correct, r.reason
+        # an object whose every operation is itself and that is always true
+        cheat = ("class Yes:\n    def __bool__(self):\n        return True\n    def __lt__(self, o):\n"
+                 "        return Yes()\n    __gt__ = __le__ = __ge__ = __sub__ = __rsub__ = __add__ = __lt__\n"
+                 "    def __abs__(self):\n        return self\n\ndef area(r):\n    return Yes()\n")  # fmt: skip
+        for check in ("assert abs(area(1) - 3.14159) < 1e-4", "assert area(1) < 4", "assert 3 < area(1)"):
+            assert not judged(box, {"asserts": check}, cheat).correct, check
 
     def test_dunder_results_are_type_checked_in_the_judge(self, box: DockerSandbox) -> None:
         program = ("class Liar:\n    def __bool__(self):\n        return 'yes'\n    def __len__(self):\n"

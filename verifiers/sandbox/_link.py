@@ -3,8 +3,9 @@
 Every use of a `Handle` (a call, a method, an attribute, ``len``, ``bool``, ``str``, ``iter``,
 ``next``, indexing, ``in``) is a request that runs in the program's process; what comes back
 is again data (see `_objects`), type-checked here where Python would check it (``bool`` must
-be a bool, ``len`` an int >= 0, ``str`` a str). A handle equals only itself: the program's
-``__eq__`` never decides a comparison in the judge. The program's classes are judge classes
+be a bool, ``len`` an int >= 0, ``str`` a str). A handle never equals a plain value and
+never ranks against one: the program's ``__eq__`` and ``__lt__`` decide only between two of its
+own objects, so an object "equal to" or "less than" everything earns nothing. The program's classes are judge classes
 whose calls and ``isinstance`` checks run over there; its exception classes are real
 exception classes here (their builtin bases honoured) so ``except`` and ``pytest.raises``
 work.
@@ -22,7 +23,8 @@ from verifiers.sandbox._objects import FACTORIES, MAX_OBJECTS, attr_name, builti
 from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
 
 CHECKS: dict[str, tuple[type, ...]] = {"len": (int,), "bool": (bool,), "contains": (bool,), "isinstance": (bool,),
-                                       "str": (str,), "repr": (str,), "hash": (int,)}  # fmt: skip
+                                       "str": (str,), "repr": (str,), "hash": (int,), "eq": (bool,),
+                                       "int": (int,), "index": (int,), "float": (float,)}  # fmt: skip
 
 
 class SolutionDied(BaseException):
@@ -129,12 +131,57 @@ class Handle:
         return bool(self._do("contains", None, item))
 
     def __eq__(self, other: object) -> bool:
-        return other is self
+        """Itself; another of the program's objects as the program's ``__eq__`` says (a bool);
+        never a plain value (the program cannot make its object equal an expected value)."""
+        if other is self:
+            return True
+        if type(other) is Handle and other._link is self._link:
+            return bool(self._do("eq", None, other))
+        return False
 
     def __ne__(self, other: object) -> bool:
-        return other is not self
+        return not self.__eq__(other)
 
     __hash__ = object.__hash__
+
+    def __int__(self) -> int:
+        return int(self._do("int"))
+
+    def __float__(self) -> float:
+        return float(self._do("float"))
+
+    def __index__(self) -> int:
+        return int(self._do("index"))
+
+    def __enter__(self) -> Any:
+        return self._link.do(self._hid, "call", "__enter__", (), {})
+
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
+        import builtins
+
+        base = next((c for c in getattr(kind, "__mro__", ()) if getattr(builtins, c.__name__, None) is c), None)
+        return bool(self._link.do(self._hid, "call", "__exit__", (base, None, None), {}))
+
+
+ORDERINGS = ("lt", "le", "gt", "ge")
+
+
+def _operator(name: str, reflected: bool = False) -> Any:
+    def apply(self: Handle, *other: Any) -> Any:
+        if name in ORDERINGS and not (type(other[0]) is Handle and other[0]._link is self._link):
+            return NotImplemented  # unorderable: the program does not rank its object against a value
+        return self._link.do(self._hid, "rop" if reflected else "op", name, other, {})
+
+    apply.__name__ = f"__r{name}__" if reflected else f"__{name}__"
+    return apply
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+              "lshift", "rshift"):  # fmt: skip
+    setattr(Handle, f"__{_name}__", _operator(_name))
+    setattr(Handle, f"__r{_name}__", _operator(_name, reflected=True))
+for _name in ("lt", "le", "gt", "ge", "neg", "pos", "abs", "invert"):
+    setattr(Handle, f"__{_name}__", _operator(_name))
 
 
 class _Remote(type):

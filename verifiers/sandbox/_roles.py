@@ -125,7 +125,25 @@ WHAT: dict[str, Any] = {
     "contains": lambda o, n, a: a[0] in o,
     "isinstance": lambda o, n, a: isinstance(a[0], o),
     "hash": lambda o, n, a: hash(o),
+    "eq": lambda o, n, a: o == a[0],
+    "int": lambda o, n, a: int(o),
+    "float": lambda o, n, a: float(o),
+    "index": lambda o, n, a: o.__index__(),
+    "op": lambda o, n, a: _OPERATORS[n](o, *a),
+    "rop": lambda o, n, a: _OPERATORS[n](a[0], o),
 }
+_OPERATORS: dict[str, Any] = {}
+
+
+def _operators() -> None:
+    import operator
+
+    for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+                 "lshift", "rshift", "lt", "le", "gt", "ge", "neg", "pos", "abs", "invert"):  # fmt: skip
+        _OPERATORS[name] = getattr(operator, f"{name}_" if name in ("and", "or") else name)
+
+
+_operators()
 
 
 def respond(msg: dict[str, Any], objects: Objects, fn: Any) -> dict[str, Any]:
@@ -148,7 +166,9 @@ def respond(msg: dict[str, Any], objects: Objects, fn: Any) -> dict[str, Any]:
             if what == "call":
                 target = getattr(obj, name) if isinstance(name, str) else obj
                 value = target(*args, **kwargs)
-            elif what in WHAT and (isinstance(name, str) or what not in ("getattr", "setattr", "delattr")):
+            elif what in WHAT and (isinstance(name, str) or what not in ("getattr", "setattr", "delattr", "op", "rop")):
+                if what in ("op", "rop") and name not in _OPERATORS:
+                    return {"status": "missing", "detail": f"no operator {name!r}"}
                 value = WHAT[what](obj, name, args)
             else:
                 return {"status": "missing", "detail": f"no operation {what!r}"}
