@@ -156,8 +156,6 @@ def test_mbpp_rows_bring_their_test_imports_and_entry_point() -> None:
     assert vc.tests_from_row(nested, style="mbpp")["entry_point"] == "common"
 
 
-
-
 @pytest.mark.docker
 @pytest.mark.slow
 def test_every_mbpp_reference_passes_and_a_broken_variant_does_not(box: DockerSandbox) -> None:

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from verifiers.sandbox._link import Handle, JudgeCodec, Link, update_in_place
+from verifiers.sandbox._handles import Handle
+from verifiers.sandbox._link import JudgeCodec, Link, update_in_place
 from verifiers.sandbox._objects import MAX_OBJECTS, Objects
 from verifiers.sandbox._wire import NotAValue
 

@@ -1,14 +1,10 @@
-"""The judge's side of objects across the boundary: handles, the program's classes, copies.
+"""The judge's connection to the program: calls by name, operations on handles, and the
+codec of one request (dataset objects out as attributes, answers rebuilt as the judge's own
+classes, in-place changes copied back).
 
-Every use of a `Handle` (a call, a method, an attribute, ``len``, ``bool``, ``str``, ``iter``,
-``next``, indexing, ``in``) is a request that runs in the program's process; what comes back
-is again data (see `_objects`), type-checked here where Python would check it (``bool`` must
-be a bool, ``len`` an int >= 0, ``str`` a str). A handle never equals a plain value and
-never ranks against one: the program's ``__eq__`` and ``__lt__`` decide only between two of its
-own objects, so an object "equal to" or "less than" everything earns nothing. The program's classes are judge classes
-whose calls and ``isinstance`` checks run over there; its exception classes are real
-exception classes here (their builtin bases honoured) so ``except`` and ``pytest.raises``
-work.
+The program's classes are judge classes (`_handles.Remote`) whose calls and ``isinstance``
+checks run over there; its exception classes are real exception classes here (their builtin
+bases honoured) so ``except`` and ``pytest.raises`` work.
 
 Part of the in-container program (see `_program`).
 """
@@ -19,191 +15,14 @@ import collections
 import sys
 from typing import Any, cast
 
+from verifiers.sandbox._faults import SolutionDied, SolutionError, SolutionMissing, program_error
+from verifiers.sandbox._handles import Handle, Remote, exception_attribute
 from verifiers.sandbox._objects import FACTORIES, MAX_OBJECTS, attr_name, builtin_type, is_builtin_type
 from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
 
 CHECKS: dict[str, tuple[type, ...]] = {"len": (int,), "bool": (bool,), "contains": (bool,), "isinstance": (bool,),
                                        "str": (str,), "repr": (str,), "hash": (int,), "eq": (bool,),
                                        "int": (int,), "index": (int,), "float": (float,)}  # fmt: skip
-
-
-class SolutionDied(BaseException):
-    """The solution process exited or stopped answering (ours, not the program's exception)."""
-
-
-class SolutionMissing(BaseException):
-    """The program does not define a name the test code calls (ours, not the program's)."""
-
-
-class SolutionError(Exception):
-    """The solution raised; ``kind`` is its exception type's name."""
-
-    def __init__(self, kind: str, detail: str) -> None:
-        super().__init__(f"{kind}: {detail}")
-        self.kind, self.detail = kind, detail
-
-    def __str__(self) -> str:
-        message = self.__dict__.get("_message")
-        return message if isinstance(message, str) else super().__str__()
-
-    def became(self, detail: str, message: str | None, args: Any = None) -> SolutionError:
-        """Give this error the program's ``args`` and ``str()``."""
-        self.args = tuple(args) if isinstance(args, tuple) else (detail,) if message is None else (message,)
-        if message is not None:
-            self.__dict__["_message"] = message
-        return self
-
-
-def program_error(kind: str, detail: str, message: str | None = None, args: Any = None) -> SolutionError:
-    """The program's exception, re-raised in the judge as its own builtin type (so the test's
-    ``except ZeroDivisionError:`` catches it) and as a `SolutionError` (so an uncaught one is
-    recorded as the program's crash), with the program's ``args`` (when they are values) and
-    ``str()``."""
-    import builtins
-
-    base = getattr(builtins, kind, None)
-    if isinstance(base, type) and issubclass(base, Exception) and base is not Exception:
-        try:
-            error: SolutionError = type(kind, (SolutionError, base), {})(kind, detail)
-            return error.became(detail, message, args)
-        except TypeError:  # a layout conflict (OSError and kin): the plain marker
-            pass
-    return SolutionError(kind, detail)
-
-
-class Handle:
-    """An object that stays in the program's process."""
-
-    __slots__ = ("_hid", "_kind", "_methods", "_link", "__weakref__")
-
-    def __init__(self, link: Link, hid: int, kind: str, methods: list[str]) -> None:
-        for slot, value in (("_link", link), ("_hid", hid), ("_kind", kind), ("_methods", frozenset(methods))):
-            object.__setattr__(self, slot, value)
-
-    def _do(self, what: str, name: str | None = None, *args: Any, **kwargs: Any) -> Any:
-        return self._link.do(self._hid, what, name, args, kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        if name in self._methods:
-            return lambda *a, **k: self._link.do(self._hid, "call", name, a, k)
-        return self._do("getattr", name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        self._do("setattr", name, value)
-
-    def __delattr__(self, name: str) -> None:
-        self._do("delattr", name)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._link.do(self._hid, "call", None, args, kwargs)
-
-    def __len__(self) -> int:
-        return int(self._do("len"))
-
-    def __bool__(self) -> bool:
-        return bool(self._do("bool"))
-
-    def __str__(self) -> str:
-        return str(self._do("str"))
-
-    def __repr__(self) -> str:
-        return str(self._do("repr"))
-
-    def __iter__(self) -> Any:
-        it = self._do("iter")
-        return it if isinstance(it, Handle) else iter(it)
-
-    def __next__(self) -> Any:
-        return self._do("next")
-
-    def __getitem__(self, key: Any) -> Any:
-        return self._do("getitem", None, key)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        self._do("setitem", None, key, value)
-
-    def __delitem__(self, key: Any) -> None:
-        self._do("delitem", None, key)
-
-    def __contains__(self, item: Any) -> bool:
-        return bool(self._do("contains", None, item))
-
-    def __eq__(self, other: object) -> bool:
-        """Itself; another of the program's objects as the program's ``__eq__`` says (a bool);
-        never a plain value (the program cannot make its object equal an expected value)."""
-        if other is self:
-            return True
-        if type(other) is Handle and other._link is self._link:
-            return bool(self._do("eq", None, other))
-        return False
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
-    __hash__ = object.__hash__
-
-    def __int__(self) -> int:
-        return int(self._do("int"))
-
-    def __float__(self) -> float:
-        return float(self._do("float"))
-
-    def __index__(self) -> int:
-        return int(self._do("index"))
-
-    def __enter__(self) -> Any:
-        return self._link.do(self._hid, "call", "__enter__", (), {})
-
-    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
-        import builtins
-
-        base = next((c for c in getattr(kind, "__mro__", ()) if getattr(builtins, c.__name__, None) is c), None)
-        return bool(self._link.do(self._hid, "call", "__exit__", (base, None, None), {}))
-
-
-ORDERINGS = ("lt", "le", "gt", "ge")
-
-
-def _operator(name: str, reflected: bool = False) -> Any:
-    def apply(self: Handle, *other: Any) -> Any:
-        if name in ORDERINGS and not (type(other[0]) is Handle and other[0]._link is self._link):
-            return NotImplemented  # unorderable: the program does not rank its object against a value
-        return self._link.do(self._hid, "rop" if reflected else "op", name, other, {})
-
-    apply.__name__ = f"__r{name}__" if reflected else f"__{name}__"
-    return apply
-
-
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
-              "lshift", "rshift"):  # fmt: skip
-    setattr(Handle, f"__{_name}__", _operator(_name))
-    setattr(Handle, f"__r{_name}__", _operator(_name, reflected=True))
-for _name in ("lt", "le", "gt", "ge", "neg", "pos", "abs", "invert"):
-    setattr(Handle, f"__{_name}__", _operator(_name))
-
-
-class _Remote(type):
-    """The metaclass of the program's (non-exception) classes in the judge."""
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        return cls.__link__.do(cls.__hid__, "call", None, args, kwargs)
-
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return bool(cls.__link__.do(cls.__hid__, "isinstance", None, (obj,), {}))
-
-    def __getattr__(cls, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return cls.__link__.do(cls.__hid__, "getattr", name, (), {})
-
-
-def _exception_attribute(self: BaseException, name: str) -> Any:
-    handle = self.__dict__.get("_handle")
-    if handle is None or name.startswith("__"):
-        raise AttributeError(name)
-    return getattr(handle, name)
 
 
 class Link:
@@ -258,7 +77,7 @@ class Link:
             raise NotAValue(detail) from None
         message["objects"] = codec.table()
         dataset = frozenset(n for n, v in list(self.namespace.items()) if isinstance(v, type) and
-                            v.__module__ == "__judge__" and not isinstance(v, _Remote))  # fmt: skip
+                            v.__module__ == "__judge__" and not isinstance(v, Remote))  # fmt: skip
         if dataset != self.dataset:
             message["dataset"], self.dataset = sorted(dataset), dataset
         try:
@@ -321,11 +140,11 @@ class Link:
             if isinstance(builtin, type) and issubclass(builtin, Exception) and builtin is not Exception:
                 bases = (SolutionError, builtin)
             try:
-                obj: Any = type(name, bases, {"__getattr__": _exception_attribute, "__module__": "solution"})
+                obj: Any = type(name, bases, {"__getattr__": exception_attribute, "__module__": "solution"})
             except TypeError:
-                obj = type(name, (SolutionError,), {"__getattr__": _exception_attribute, "__module__": "solution"})
+                obj = type(name, (SolutionError,), {"__getattr__": exception_attribute, "__module__": "solution"})
         elif base is not None:  # one of its classes
-            obj = _Remote(name, (), {"__link__": self, "__hid__": hid, "__module__": "solution"})
+            obj = Remote(name, (), {"__link__": self, "__hid__": hid, "__module__": "solution"})
         else:
             obj = Handle(self, hid, name, methods)
         self.known[hid] = obj
@@ -380,7 +199,7 @@ class JudgeCodec:
             return ["h", value._hid]
         if is_builtin_type(value):
             return ["T", value.__name__]
-        if isinstance(value, _Remote) or (isinstance(value, type) and issubclass(value, SolutionError)):
+        if isinstance(value, Remote) or (isinstance(value, type) and issubclass(value, SolutionError)):
             hid = next((h for h, v in self.link.known.items() if v is value), None)
             if hid is not None:
                 return ["h", hid]
@@ -445,7 +264,7 @@ class JudgeCodec:
         if not (isinstance(entry, list) and len(entry) == 2 and attr_name(entry[0]) and isinstance(entry[1], list)):
             raise NotAValue("malformed object")
         cls = self.link.namespace.get(entry[0])
-        if not (isinstance(cls, type) and cls.__module__ == "__judge__" and not isinstance(cls, _Remote)):
+        if not (isinstance(cls, type) and cls.__module__ == "__judge__" and not isinstance(cls, Remote)):
             raise NotAValue(f"a {entry[0]} is not a class the test code defines")
         return cast(Any, cls).__new__(cls)
 

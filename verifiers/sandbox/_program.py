@@ -12,7 +12,18 @@ from pathlib import Path
 
 __all__ = ["PROGRAM"]
 
-_PARTS = ("_wire.py", "_objects.py", "_link.py", "_pyshim.py", "_roles.py", "_procs.py", "_zygote.py", "_supervisor.py")
+_PARTS = (
+    "_wire.py",
+    "_objects.py",
+    "_faults.py",
+    "_handles.py",
+    "_link.py",
+    "_pyshim.py",
+    "_roles.py",
+    "_procs.py",
+    "_zygote.py",
+    "_supervisor.py",
+)
 
 
 def _join() -> str:

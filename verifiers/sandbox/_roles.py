@@ -17,7 +17,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from verifiers.sandbox._link import Link, SolutionError
+from verifiers.sandbox._faults import SolutionError
+from verifiers.sandbox._link import Link
 from verifiers.sandbox._objects import Codec, Objects, is_builtin_type
 from verifiers.sandbox._pyshim import install
 from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame

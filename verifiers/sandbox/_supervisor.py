@@ -1,8 +1,8 @@
 """The in-container side of the sandbox: a supervisor, a solution server and a test judge.
 
 The container's command is ``python3 -E -s -c <program> supervise JOB_UID JUDGE_UID``, where
-the program is this module with `_wire`, `_objects`, `_link`, `_pyshim`, `_roles`, `_procs` and
-`_zygote` (see `_program`):
+the program is this module with `_wire`, `_objects`, `_faults`, `_handles`, `_link`, `_pyshim`,
+`_roles`, `_procs` and `_zygote` (see `_program`):
 standard library only, on the image's Python.
 
 Roles and privileges (uids are chosen per container by the host):

@@ -1,0 +1,53 @@
+"""What goes wrong across the boundary, as the judge sees it: the program died, lacks a name,
+or raised (re-raised here as its own builtin type).
+
+Part of the in-container program (see `_program`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SolutionDied(BaseException):
+    """The solution process exited or stopped answering (ours, not the program's exception)."""
+
+
+class SolutionMissing(BaseException):
+    """The program does not define a name the test code calls (ours, not the program's)."""
+
+
+class SolutionError(Exception):
+    """The solution raised; ``kind`` is its exception type's name."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind, self.detail = kind, detail
+
+    def __str__(self) -> str:
+        message = self.__dict__.get("_message")
+        return message if isinstance(message, str) else super().__str__()
+
+    def became(self, detail: str, message: str | None, args: Any = None) -> SolutionError:
+        """Give this error the program's ``args`` and ``str()``."""
+        self.args = tuple(args) if isinstance(args, tuple) else (detail,) if message is None else (message,)
+        if message is not None:
+            self.__dict__["_message"] = message
+        return self
+
+
+def program_error(kind: str, detail: str, message: str | None = None, args: Any = None) -> SolutionError:
+    """The program's exception, re-raised in the judge as its own builtin type (so the test's
+    ``except ZeroDivisionError:`` catches it) and as a `SolutionError` (so an uncaught one is
+    recorded as the program's crash), with the program's ``args`` (when they are values) and
+    ``str()``."""
+    import builtins
+
+    base = getattr(builtins, kind, None)
+    if isinstance(base, type) and issubclass(base, Exception) and base is not Exception:
+        try:
+            error: SolutionError = type(kind, (SolutionError, base), {})(kind, detail)
+            return error.became(detail, message, args)
+        except TypeError:  # a layout conflict (OSError and kin): the plain marker
+            pass
+    return SolutionError(kind, detail)
