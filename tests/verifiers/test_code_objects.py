@@ -194,6 +194,16 @@ class Opened:
         for check in ("assert abs(area(1) - 3.14159) < 1e-4", "assert area(1) < 4", "assert 3 < area(1)"):
             assert not judged(box, {"asserts": check}, cheat).correct, check
 
+    def test_hash_is_the_programs_so_equal_objects_share_a_set(self, box: DockerSandbox) -> None:
+        program = ("class Point:\n    def __init__(self, x, y):\n        self.x, self.y = x, y\n"
+                   "    def __eq__(self, o):\n        return (self.x, self.y) == (o.x, o.y)\n"
+                   "    def __hash__(self):\n        return hash((self.x, self.y))\n\n"
+                   "class Bare:\n    __hash__ = None\n")  # fmt: skip
+        tests = {"asserts": "assert hash(Point(1, 2)) == hash(Point(1, 2))\nassert len({Point(1, 2), Point(1, 2)}) == 1\n"
+                 "ok = False\ntry:\n    hash(Bare())\nexcept TypeError:\n    ok = True\nassert ok"}  # fmt: skip
+        r = judged(box, tests, program)
+        assert r.correct, r.reason
+
     def test_dunder_results_are_type_checked_in_the_judge(self, box: DockerSandbox) -> None:
         program = ("class Liar:\n    def __bool__(self):\n        return 'yes'\n    def __len__(self):\n"
                    "        return -1\n\ndef liar():\n    return Liar()\n")  # fmt: skip
@@ -244,6 +254,10 @@ def test_builtin_bases_are_honoured():
 
 def test_no_exception():
     assert Account(5).withdraw(2) == 3
+
+def test_raises_forms():
+    excinfo = pytest.raises(InsufficientFunds, Account(1).withdraw, 4)
+    assert excinfo.match(r"short by \\d") and excinfo.value.amount == 3
 """
 
     def test_pytest_raises_and_except_see_the_programs_exceptions(self, box: DockerSandbox) -> None:
@@ -251,7 +265,7 @@ def test_no_exception():
         assert r.correct, r.reason
         silent = self.PROGRAM.replace("raise InsufficientFunds(amount - self.balance)", "return 0")
         r = judged(box, self.TESTS, silent)
-        assert r.components["test_0"] == 0.0 and r.components["test_1"] == 0.0 and r.components["test_2"] == 1.0
+        assert [r.components[f"test_{k}"] for k in range(4)] == [0.0, 0.0, 1.0, 0.0]
 
     def test_an_exception_with_a_custom_eq_or_instancecheck_cannot_pass(self, box: DockerSandbox) -> None:
         program = """class Meta(type):

@@ -88,7 +88,8 @@ class Handle:
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:
+        return int(self._do("hash"))  # the program's (an unhashable object raises TypeError)
 
     def __int__(self) -> int:
         return int(self._do("int"))

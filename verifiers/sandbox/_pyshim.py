@@ -63,7 +63,7 @@ class _Approx:
 
 class _Raises:
     def __init__(self, kind: Any, match: str | None = None) -> None:
-        self.kind, self.match = kind, match
+        self.kind, self.pattern = kind, match
 
     def __enter__(self) -> _Raises:
         return self
@@ -74,9 +74,25 @@ class _Raises:
             raise AssertionError(f"DID NOT RAISE {getattr(self.kind, '__name__', self.kind)}")
         if not issubclass(kind, self.kind):
             return False
-        if self.match is not None and not re.search(self.match, str(value)):
-            raise AssertionError(f"the exception {value} does not match {self.match!r}")
+        if self.pattern is not None:
+            self.match(self.pattern)
         return True
+
+    def match(self, pattern: str) -> bool:
+        """ExceptionInfo.match: the message matches ``pattern`` (re.search)."""
+        if not re.search(pattern, str(self.value)):
+            raise AssertionError(f"the exception {self.value} does not match {pattern!r}")
+        return True
+
+
+def _raises(kind: Any, *call: Any, match: str | None = None, **kwargs: Any) -> Any:
+    """``pytest.raises(E)`` as a context manager, or ``pytest.raises(E, fn, *args)`` called."""
+    raises = _Raises(kind, match)
+    if not call:
+        return raises
+    with raises:
+        call[0](*call[1:], **kwargs)
+    return raises
 
 
 class _Marks:
@@ -144,7 +160,7 @@ def pytest_module() -> types.ModuleType:
     shim = types.ModuleType("pytest")
     shim.mark = _Marks()  # type: ignore[attr-defined]
     shim.approx = _Approx  # type: ignore[attr-defined]
-    shim.raises = _Raises  # type: ignore[attr-defined]
+    shim.raises = _raises  # type: ignore[attr-defined]
     shim.fixture = lambda fn=None, **_: (lambda f: _fixture(f)) if fn is None else _fixture(fn)  # type: ignore[attr-defined]
 
     def skip(reason: str = "") -> None:
