@@ -190,8 +190,16 @@ class Opened:
         # an object whose every operation is itself and that is always true
         cheat = ("class Yes:\n    def __bool__(self):\n        return True\n    def __lt__(self, o):\n"
                  "        return Yes()\n    __gt__ = __le__ = __ge__ = __sub__ = __rsub__ = __add__ = __lt__\n"
-                 "    def __abs__(self):\n        return self\n\ndef area(r):\n    return Yes()\n")  # fmt: skip
-        for check in ("assert abs(area(1) - 3.14159) < 1e-4", "assert area(1) < 4", "assert 3 < area(1)"):
+                 "    def __abs__(self):\n        return self\n\nclass Zero:\n    def __sub__(self, o):\n"
+                 "        return 0.0\n    __rsub__ = __sub__\n\ndef area(r):\n    return Yes()\n\n"
+                 "def zero(r):\n    return Zero()\n")  # fmt: skip
+        for check in (
+            "assert abs(area(1) - 3.14159) < 1e-4",
+            "assert area(1) < 4",
+            "assert 3 < area(1)",
+            "assert abs(zero(1) - 3.14159) < 1e-4",
+            "assert abs(3.14159 - zero(1)) < 1e-4",
+        ):
             assert not judged(box, {"asserts": check}, cheat).correct, check
 
     def test_hash_is_the_programs_so_equal_objects_share_a_set(self, box: DockerSandbox) -> None:

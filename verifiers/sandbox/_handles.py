@@ -115,9 +115,13 @@ ORDERINGS = ("lt", "le", "gt", "ge")
 
 def _operator(name: str, reflected: bool = False) -> Any:
     def apply(self: Handle, *other: Any) -> Any:
-        if name in ORDERINGS and not (type(other[0]) is Handle and other[0]._link is self._link):
+        with_value = bool(other) and not (type(other[0]) is Handle and other[0]._link is self._link)
+        if with_value and name in ORDERINGS:
             return NotImplemented  # unorderable: the program does not rank its object against a value
-        return self._link.do(self._hid, "rop" if reflected else "op", name, other, {})
+        result = self._link.do(self._hid, "rop" if reflected else "op", name, other, {})
+        if with_value and type(result) is not Handle:  # `abs(f() - expected) < tol` must not pay
+            raise TypeError(f"the program's {self._kind} {name} a value gave a plain value, not one of its objects")
+        return result
 
     apply.__name__ = f"__r{name}__" if reflected else f"__{name}__"
     return apply
