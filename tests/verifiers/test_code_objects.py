@@ -348,6 +348,12 @@ def test_reassigned_stdout():
         r = judged(box, tests, self.PRINTS.replace("print(x)", "print(x, end=' ')"))
         assert r.reward == 0.0
 
+    def test_assert_suites_have_a_helper_for_printed_output(self, box: DockerSandbox) -> None:
+        tests = {"asserts": "from judge import printed\nwith printed() as out:\n    show([1, 2])\n"
+                 "assert out.text == '1\\n2\\n'"}  # fmt: skip
+        assert judged(box, tests, self.PRINTS).correct
+        assert not judged(box, tests, self.PRINTS.replace("print(x)", "print(x + 1)")).correct
+
     def test_the_output_cap_still_holds_inside_calls(self, box: DockerSandbox) -> None:
         flood = "def show(xs):\n    while True:\n        print('x' * 10000)\n"
         r = judged(box, "from solution import show\n\ndef test_a():\n    show([1])\n", flood, timeout_s=10)

@@ -114,3 +114,29 @@ def test_update_in_place_keeps_the_tests_references() -> None:
     update_in_place(d, {"a": [1, 2]})
     assert d == {"a": [1, 2]} and d["a"] is inner
     assert update_in_place((1,), [1]) == [1]  # different kinds: the new value
+
+
+def test_the_program_parts_share_no_top_level_name() -> None:
+    """The in-container program is its parts joined into one module: a name two parts define
+    would silently be the later one's."""
+    import ast
+    from pathlib import Path
+
+    from verifiers.sandbox import _program
+
+    owners: dict[str, str] = {}
+    clashes = []
+    for part in _program._PARTS:
+        tree = ast.parse((Path(_program.__file__).parent / part).read_text())
+        names = set()
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(t.id for t in targets if isinstance(t, ast.Name))
+        for name in names:
+            if name in owners:
+                clashes.append((name, owners[name], part))
+            owners[name] = part
+    assert not clashes

@@ -178,9 +178,41 @@ def _fixture(fn: Any) -> Any:
     return fn
 
 
+class PrintedText:
+    """What was printed inside a ``with printed() as out:`` block: ``out.text``, ``out.err``."""
+
+    def __init__(self) -> None:
+        self.text = self.err = ""
+
+
+def judge_module() -> types.ModuleType:
+    """``judge``: helpers for test code. ``printed()`` captures what the program (and the
+    test) prints inside the block, for suites without pytest's ``capsys``."""
+    import contextlib
+    import io
+
+    module = types.ModuleType("judge")
+
+    @contextlib.contextmanager
+    def printed() -> Any:
+        out, err, seen = io.StringIO(), io.StringIO(), PrintedText()
+        saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = out, err
+        try:
+            yield seen
+        finally:
+            sys.stdout, sys.stderr = saved
+            seen.text, seen.err = out.getvalue(), err.getvalue()
+
+    module.printed = printed  # type: ignore[attr-defined]
+    return module
+
+
 def install(link: Any, names: list[str], namespace: dict[str, Any]) -> None:
-    """Make ``solution`` and ``pytest`` importable and give the namespace its case runner."""
+    """Make ``solution``, ``pytest`` and ``judge`` importable and give the namespace its case
+    runner."""
     sys.modules["solution"] = solution_module(link.resolve, names)
+    sys.modules["judge"] = judge_module()
     sys.modules.setdefault("pytest", pytest_module())
     namespace[PYTEST_CASE] = lambda name: run_case(namespace, name)
 
