@@ -354,6 +354,46 @@ def test_reassigned_stdout():
         assert judged(box, tests, self.PRINTS).correct
         assert not judged(box, tests, self.PRINTS.replace("print(x)", "print(x + 1)")).correct
 
+    READS = ("import sys\n\ndef ask():\n    name = input('name? ')\n    return f'hi {name}'\n\n"
+             "def total():\n    return sum(int(line) for line in sys.stdin)\n\n"
+             "def first():\n    return sys.stdin.readline().strip()\n")  # fmt: skip
+
+    def test_what_a_call_reads_comes_from_the_tests_input(self, box: DockerSandbox) -> None:
+        tests = """import io, sys
+import pytest
+from solution import ask, total, first
+
+def test_patched_input(monkeypatch, capsys):
+    answers = iter(["ada", "bob"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert ask() == "hi ada" and ask() == "hi bob"
+
+def test_patched_stdin(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("cy\\n"))
+    assert ask() == "hi cy"
+    assert capsys.readouterr().out == "name? "
+
+def test_stdin_lines(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\\n2\\n3\\n"))
+    assert total() == 6
+
+def test_readline():
+    sys.stdin = io.StringIO("x y\\nrest\\n")
+    try:
+        assert first() == "x y"
+    finally:
+        sys.stdin = sys.__stdin__
+
+def test_no_input_is_end_of_file():
+    with pytest.raises(EOFError):
+        ask()
+    assert total() == 0
+"""
+        r = judged(box, tests, self.READS)
+        assert r.correct, r.reason
+        r = judged(box, tests, self.READS.replace("return f'hi {name}'", "return 'hi ada'"))
+        assert r.components["test_0"] == 0.0 and r.components["test_2"] == 1.0
+
     def test_the_output_cap_still_holds_inside_calls(self, box: DockerSandbox) -> None:
         flood = "def show(xs):\n    while True:\n        print('x' * 10000)\n"
         r = judged(box, "from solution import show\n\ndef test_a():\n    show([1])\n", flood, timeout_s=10)

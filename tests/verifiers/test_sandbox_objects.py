@@ -140,3 +140,15 @@ def test_the_program_parts_share_no_top_level_name() -> None:
                 clashes.append((name, owners[name], part))
             owners[name] = part
     assert not clashes
+
+
+def test_every_module_a_part_imports_is_a_part_before_it() -> None:
+    import re
+    from pathlib import Path
+
+    from verifiers.sandbox import _program
+
+    here = Path(_program.__file__).parent
+    for k, part in enumerate(_program._PARTS):
+        for module in re.findall(r"^from verifiers\.sandbox\.(_\w+) import", (here / part).read_text(), re.M):
+            assert f"{module}.py" in _program._PARTS[:k], (part, module)

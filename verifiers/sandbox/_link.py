@@ -15,6 +15,7 @@ import collections
 import sys
 from typing import Any, cast
 
+from verifiers.sandbox._console import feed
 from verifiers.sandbox._faults import SolutionDied, SolutionError, SolutionMissing, program_error
 from verifiers.sandbox._handles import Handle, Remote, exception_attribute
 from verifiers.sandbox._objects import FACTORIES, MAX_OBJECTS, attr_name, builtin_type, is_builtin_type
@@ -33,6 +34,9 @@ class Link:
         self.known: dict[int, Any] = {}  # handle id -> Handle or class
         self.dataset: frozenset[str] = frozenset()
         self.dead = False
+        import builtins
+
+        self.original_input = builtins.input  # a test that patches it answers the program's input()
 
     def proxy(self, name: str) -> Any:
         """A function that calls the program's ``name`` ("": the entry point)."""
@@ -83,6 +87,9 @@ class Link:
         try:
             write_frame(self.req, message)
             answer = read_frame(self.resp, MAX_ANSWER)
+            while isinstance(answer, dict) and answer.get("status") in ("stdin", "input"):  # the program reads
+                write_frame(self.req, feed(answer, self.original_input))
+                answer = read_frame(self.resp, MAX_ANSWER)
         except (EOFError, OSError, ValueError):
             self.dead = True
             self.fault.setdefault("record", {"status": "crashed", "detail": "the program exited", "restart": True})

@@ -15,6 +15,7 @@ __all__ = ["PROGRAM"]
 _PARTS = (
     "_wire.py",
     "_objects.py",
+    "_console.py",
     "_faults.py",
     "_handles.py",
     "_link.py",

@@ -146,6 +146,86 @@ class Capture:
         sys.stdout, sys.stderr = self.saved
 
 
+_UNSET = object()
+
+
+class MonkeyPatch:
+    """The ``monkeypatch`` fixture, for the test's own process: ``setattr`` (also as
+    ``"module.attr"``), ``delattr``, ``setitem``, ``delitem``, ``setenv``, ``delenv``, ``chdir``,
+    undone when the test ends. The program is another process: what it reads through
+    ``input()`` and ``sys.stdin`` follows the test's patched ones (see `_console`), nothing else
+    it sees is patched."""
+
+    def __init__(self) -> None:
+        self.undo_list: list[Callable[[], None]] = []
+
+    def setattr(self, target: Any, name: Any, value: Any = _UNSET, raising: bool = True) -> None:
+        if value is _UNSET:  # setattr("os.path.sep", value)
+            import importlib
+
+            value, (path, name) = name, target.rsplit(".", 1)
+            parts = path.split(".")
+            target = importlib.import_module(parts[0])
+            for part in parts[1:]:
+                target = getattr(target, part)
+        old = getattr(target, name, _UNSET)
+        if old is _UNSET and raising:
+            raise AttributeError(f"{target!r} has no attribute {name!r}")
+        self.undo_list.append(lambda: delattr(target, name) if old is _UNSET else setattr(target, name, old))
+        setattr(target, name, value)
+
+    def delattr(self, target: Any, name: str, raising: bool = True) -> None:
+        if not hasattr(target, name):
+            if raising:
+                raise AttributeError(name)
+            return
+        old = getattr(target, name)
+        self.undo_list.append(lambda: setattr(target, name, old))
+        delattr(target, name)
+
+    def setitem(self, mapping: Any, key: Any, value: Any) -> None:
+        old = mapping.get(key, _UNSET)
+        self.undo_list.append(lambda: mapping.pop(key, None) if old is _UNSET else mapping.__setitem__(key, old))
+        mapping[key] = value
+
+    def delitem(self, mapping: Any, key: Any, raising: bool = True) -> None:
+        if key not in mapping:
+            if raising:
+                raise KeyError(key)
+            return
+        old = mapping[key]
+        self.undo_list.append(lambda: mapping.__setitem__(key, old))
+        del mapping[key]
+
+    def setenv(self, name: str, value: Any, prepend: str | None = None) -> None:
+        import os
+
+        value = str(value)
+        if prepend and name in os.environ:
+            value = value + prepend + os.environ[name]
+        self.setitem(os.environ, name, value)
+
+    def delenv(self, name: str, raising: bool = True) -> None:
+        import os
+
+        self.delitem(os.environ, name, raising)
+
+    def chdir(self, path: Any) -> None:
+        import os
+
+        old = os.getcwd()
+        self.undo_list.append(lambda: os.chdir(old))
+        os.chdir(path)
+
+    def undo(self) -> None:
+        while self.undo_list:
+            self.undo_list.pop()()
+
+    def restore(self) -> Any:
+        yield None
+        self.undo()
+
+
 class Skipped(Exception):
     """``pytest.skip()``: a skipped test does not pass."""
 
@@ -233,12 +313,12 @@ def run_case(namespace: dict[str, Any], name: str) -> None:
             kwargs.update(part)
         cleanups = []
         for arg in wanted:
-            if arg in ("capsys", "capfd") and arg not in kwargs and arg not in namespace:
-                capture = Capture()
-                restore = capture.restore()
+            if arg in ("capsys", "capfd", "monkeypatch") and arg not in kwargs and arg not in namespace:
+                fixture: Any = MonkeyPatch() if arg == "monkeypatch" else Capture()
+                restore = fixture.restore()
                 next(restore)
                 cleanups.append(restore)
-                kwargs[arg] = capture
+                kwargs[arg] = fixture
             elif arg not in kwargs and getattr(namespace.get(arg), "__grpo_fixture__", False):
                 value = namespace[arg]()
                 if isinstance(value, types.GeneratorType):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from verifiers.sandbox._console import JudgeStdin, judge_input
 from verifiers.sandbox._faults import SolutionError
 from verifiers.sandbox._link import Link
 from verifiers.sandbox._objects import Codec, Objects, is_builtin_type
@@ -90,6 +91,15 @@ def serve(fn_name: str) -> None:
     write_frame(resp, {"status": "ready"})
     objects = Objects(namespace)
     out, err = Printed(sys.stdout), Printed(sys.stderr)
+
+    def ask(request: dict[str, Any]) -> dict[str, Any]:
+        write_frame(resp, request)
+        reply = read_frame(req)
+        return reply if isinstance(reply, dict) else {"eof": True}
+
+    import builtins
+
+    stdin, ask_input = JudgeStdin(ask), judge_input(ask)
     while True:
         try:
             msg = read_frame(req)
@@ -100,12 +110,13 @@ def serve(fn_name: str) -> None:
         if "name" not in msg and "op" not in msg:  # a function-call test from the host: output stays counted
             write_frame(resp, respond(msg, objects, fn))
             continue
-        real = sys.stdout, sys.stderr
-        sys.stdout, sys.stderr = out, err  # a judge's request: what the call prints goes to the test
+        real = sys.stdout, sys.stderr, sys.stdin, builtins.input
+        # A judge's request: what the call prints goes to the test, what it reads comes from it.
+        sys.stdout, sys.stderr, sys.stdin, builtins.input = out, err, stdin, ask_input
         try:
             answer = respond(msg, objects, fn)
         finally:
-            sys.stdout, sys.stderr = real
+            sys.stdout, sys.stderr, sys.stdin, builtins.input = real
         answer["out"], answer["err"] = out.take(), err.take()
         write_frame(resp, answer)
 
