@@ -149,7 +149,9 @@ def test_planted_bugs_break_the_law_that_should_catch_them(verify: Any, law: str
 def test_a_verifier_slow_on_long_input_breaks_latency_quickly(n: int) -> None:
     start = time.monotonic()
     report = check_verifier(sleeps_above(n), "math", laws=["latency"], latency_s=1.0)
-    assert not report.ok and "longer than 1 s" in report.laws[0].detail
+    # "took longer than 1 s" (the sleep, abandoned) or, on a loaded machine, "took 1.2 s" (the
+    # math verifier itself on a long input): either is the law broken
+    assert not report.ok and "took" in report.laws[0].detail, report.laws[0].detail
     assert time.monotonic() - start < 10  # no long shrinking of a 30 s sleep
 
 

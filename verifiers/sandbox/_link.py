@@ -239,10 +239,13 @@ class JudgeCodec:
         self.made = [self._blank(entry) for entry in table]
         for obj, (_, attrs) in zip(self.made, table, strict=True):
             self._fill(obj, attrs)
-        after = answer.get("after") or []
-        if isinstance(after, list) and len(after) == len(self.sent):
-            for obj, attrs in zip(self.sent, after, strict=True):
-                self._fill(obj, attrs, replace=True)
+        after = answer.get("after") or {}
+        if not isinstance(after, dict):
+            raise NotAValue("malformed copy-back")
+        for key, attrs in after.items():  # the objects the call changed
+            if not (isinstance(key, str) and key.isdigit() and int(key) < len(self.sent)):
+                raise NotAValue("malformed copy-back")
+            self._fill(self.sent[int(key)], attrs, replace=True)
         for key, tagged in (answer.get("mut") or {}).items():
             place = args[int(key)] if key.isdigit() and int(key) < len(args) else kwargs.get(key)
             if place is not None:

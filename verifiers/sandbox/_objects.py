@@ -117,6 +117,7 @@ class Codec:
             raise NotAValue("malformed objects")
         self.sent = [self._blank(entry) for entry in sent]
         self.sent_ids = {id(o): k for k, o in enumerate(self.sent)}
+        self.sent_attrs = [entry[1] for entry in sent]
         for obj, (_, attrs) in zip(self.sent, sent, strict=True):
             for name, value in attrs:
                 if not attr_name(name):
@@ -168,11 +169,22 @@ class Codec:
         self.flush()
         return tagged
 
-    def after(self) -> list[Any]:
-        """The attributes of each object the judge sent, as they are now (copied back)."""
-        out = [[[n, encode(v, 1, self._out)] for n, v in list(_state(o).items()) if attr_name(n)] for o in self.sent]
+    def after(self) -> dict[str, Any]:
+        """The attributes of each object the judge sent that the call changed, as they are now
+        (copied back), by the object's number."""
+        out = {}
+        for k, obj in enumerate(self.sent):
+            items = [(n, v) for n, v in list(_state(obj).items()) if attr_name(n)]
+            if [[n, encode(v, 1, self._as_sent)] for n, v in items] != self.sent_attrs[k]:
+                out[str(k)] = [[n, encode(v, 1, self._out)] for n, v in items]
         self.flush()
         return out
+
+    def _as_sent(self, value: Any, depth: int) -> Any:
+        """Tags as the judge sent them, to tell an unchanged object (anything new differs)."""
+        if id(value) in self.sent_ids:
+            return ["r", self.sent_ids[id(value)]]
+        return ["?"]
 
     def flush(self) -> None:
         while self._queue:
