@@ -641,3 +641,14 @@ def probe(node):
 """
     r = judged(box, tests, program)
     assert not r.correct and "assert" in r.reason
+
+
+def test_named_tuples_cross_as_named_tuples(box: DockerSandbox) -> None:
+    program = ("from collections import namedtuple\n\nPoint = namedtuple('Point', 'x y')\n\n"
+               "def mid(a, b):\n    return Point((a.x + b.x) / 2, (a.y + b.y) / 2)\n\n"
+               "class Stack:\n    pass\n\ndef make():\n    return Stack()\n")  # fmt: skip
+    tests = {"asserts": "from collections import namedtuple\nP = namedtuple('P', 'x y')\n"
+             "m = mid(P(0, 0), P(2, 4))\nassert m == (1.0, 2.0) and m.y == 2.0 and type(m).__name__ == 'Point'"}  # fmt: skip
+    r = judged(box, tests, program)
+    assert r.correct, r.reason
+    assert not judged(box, tests, program.replace("/ 2, (a.y", "/ 3, (a.y")).correct

@@ -18,7 +18,16 @@ from typing import Any, cast
 from verifiers.sandbox._console import feed
 from verifiers.sandbox._faults import SolutionDied, SolutionError, SolutionMissing, program_error
 from verifiers.sandbox._handles import Handle, Remote, exception_attribute
-from verifiers.sandbox._objects import FACTORIES, MAX_OBJECTS, attr_name, builtin_type, is_builtin_type
+from verifiers.sandbox._objects import (
+    FACTORIES,
+    MAX_OBJECTS,
+    attr_name,
+    build_namedtuple,
+    builtin_type,
+    is_builtin_type,
+    is_namedtuple,
+    namedtuple_tag,
+)
 from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
 
 CHECKS: dict[str, tuple[type, ...]] = {"len": (int,), "bool": (bool,), "contains": (bool,), "isinstance": (bool,),
@@ -206,6 +215,8 @@ class JudgeCodec:
             return ["h", value._hid]
         if is_builtin_type(value):
             return ["T", value.__name__]
+        if is_namedtuple(value):
+            return namedtuple_tag(value, depth, self._out)
         if isinstance(value, Remote) or (isinstance(value, type) and issubclass(value, SolutionError)):
             hid = next((h for h, v in self.link.known.items() if v is value), None)
             if hid is not None:
@@ -264,6 +275,8 @@ class JudgeCodec:
             return self.link.handle(tagged)
         if tag == "T":
             return builtin_type(arg)
+        if tag == "N":
+            return build_namedtuple(arg, depth, self._in)
         if tag == "r" and isinstance(arg, int) and 0 <= arg < len(self.made):
             return self.made[arg]
         if tag == "R" and isinstance(arg, int) and 0 <= arg < len(self.sent):

@@ -49,6 +49,37 @@ def is_builtin_type(value: Any) -> bool:
     return isinstance(value, type) and getattr(builtins, value.__name__, None) is value
 
 
+_NAMEDTUPLES: dict[tuple[str, tuple[str, ...]], type] = {}
+
+
+def is_namedtuple(value: Any) -> bool:
+    fields = getattr(type(value), "_fields", None)
+    return isinstance(value, tuple) and isinstance(fields, tuple) and all(map(attr_name, fields))
+
+
+def namedtuple_tag(value: Any, depth: int, other: Any) -> list[Any]:
+    """``["N", [type name, field names, values]]``: a named tuple crosses as data."""
+    name = type(value).__name__ if type(value).__name__.isidentifier() else "Row"
+    return ["N", [name, list(type(value)._fields), [encode(v, depth + 1, other) for v in value]]]
+
+
+def build_namedtuple(arg: Any, depth: int, other: Any) -> Any:
+    if not (isinstance(arg, list) and len(arg) == 3 and isinstance(arg[1], list) and isinstance(arg[2], list)):
+        raise NotAValue("malformed named tuple")
+    name, fields, values = arg
+    if not (isinstance(name, str) and name.isidentifier() and all(map(attr_name, fields))):
+        raise NotAValue("malformed named tuple")
+    if len(fields) != len(values) or len(fields) > 255:
+        raise NotAValue("malformed named tuple")
+    key = (name, tuple(fields))
+    if key not in _NAMEDTUPLES:
+        try:
+            _NAMEDTUPLES[key] = collections.namedtuple(name, fields)
+        except ValueError as exc:
+            raise NotAValue(str(exc)) from None
+    return _NAMEDTUPLES[key](*(decode(v, depth + 1, other) for v in values))
+
+
 def exception_base(cls: type) -> str | None:
     """The first builtin class in an exception class's MRO (what the judge honours)."""
     import builtins
@@ -149,6 +180,8 @@ class Codec:
             return self.objects.get(arg)
         if tag == "T":
             return builtin_type(arg)
+        if tag == "N":
+            return build_namedtuple(arg, depth, self._in)
         if tag == "r" and isinstance(arg, int) and 0 <= arg < len(self.sent):
             return self.sent[arg]
         if tag in ("q", "C", "O", "dd") and isinstance(arg, list):
@@ -200,6 +233,8 @@ class Codec:
             return encode(list(value), depth, self._out)
         if is_builtin_type(value):
             return ["T", value.__name__]
+        if is_namedtuple(value):
+            return namedtuple_tag(value, depth, self._out)
         if id(value) in self.sent_ids:
             return ["R", self.sent_ids[id(value)]]
         if t.__name__ in self.objects.dataset and hasattr(value, "__dict__") and not isinstance(value, type):
