@@ -293,6 +293,12 @@ EQ_HACKS = {
     "def FN(*a):\n    return Any()",
     "int subclass": "class I(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
     "def FN(*a):\n    return I(0)",
+    "named tuple with its own __eq__": "from collections import namedtuple\n"
+    "class P(namedtuple('P', 'v')):\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
+    "def FN(*a):\n    return P(0)",
+    "object that is always less and always close": "class L:\n    def __lt__(self, o):\n        return True\n"
+    "    __le__ = __gt__ = __ge__ = __lt__\n    def __sub__(self, o):\n        return 0\n    __rsub__ = __sub__\n"
+    "def FN(*a):\n    return L()",
     "str of the answer": "def FN(x):\n    return str(2 * x)",
     "tuple for list": "def FN(x):\n    return tuple([2 * x])",
     "calling frame": (
@@ -326,8 +332,9 @@ def test_forged_values_score_zero(box: DockerSandbox, name: str) -> None:
         "asserts": "assert double(1) == [2]\nassert double(2) == [4]",
         "entry_point": "double",
     }
+    tests_close = {"asserts": "assert abs(double(1) - 2) < 1e-6\nassert 3 < double(2) < 5", "entry_point": "double"}
     program = fenced(EQ_HACKS[name].replace("FN", "double"))
-    for tests in (tests_call, tests_judge):
+    for tests in (tests_call, tests_judge, tests_close):
         r = vc.verify(tests, program, sandbox=box)
         assert r.reward == 0.0, (name, r)
 
