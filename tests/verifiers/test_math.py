@@ -264,6 +264,18 @@ def test_last_number_fallback_is_an_option_and_never_rescues_an_explicit_answer(
         (MathConfig(), "1", r"\boxed{\ln e}", "correct"),
         (MathConfig(thousands_separators=False), "1000", r"\boxed{1,000}", "incorrect"),
         (MathConfig(), "1000", r"\boxed{1,000}", "correct"),
+        # decimal commas (off by default: 3,5 is two values there)
+        (MathConfig(decimal_comma=True), "3.5", r"\boxed{3,5}", "correct"),
+        (MathConfig(decimal_comma=True), "3.5", r"\boxed{3{,}5}", "correct"),
+        (MathConfig(decimal_comma=True), r"\frac{1}{4}", "The answer is 0,25.", "correct"),
+        (MathConfig(decimal_comma=True), "1000.5", r"\boxed{1 000,5}", "correct"),
+        (MathConfig(decimal_comma=True), "1000.5", r"\boxed{1\,000,5}", "correct"),
+        (MathConfig(decimal_comma=True), "0,75", r"\boxed{\frac{3}{4}}", "correct"),  # the gold too
+        (MathConfig(decimal_comma=True), "3.5", r"\boxed{3,6}", "incorrect"),
+        (MathConfig(decimal_comma=True), "1000", r"\boxed{1,000}", "incorrect"),  # 1.000, not a thousand
+        (MathConfig(decimal_comma=True), "1, 5", r"\boxed{1, 5}", "correct"),  # a list keeps its spaces
+        (MathConfig(decimal_comma=True), "1, 5", r"\boxed{1,5}", "incorrect"),
+        (MathConfig(), "3.5", r"\boxed{3,5}", "incorrect"),
     ],
 )
 def test_config_changes_the_policy(config: MathConfig, gold: str, completion: str, expected: str) -> None:

@@ -125,6 +125,7 @@ def _from_call(result: Mapping[str, Any], expected: Any, suite: Suite) -> Outcom
     value = result.get("value")
     if isinstance(value, list) and value[:1] == ["h"] and len(value) > 2:  # an object of the program's
         return "wrong_answer", f"the result is not a plain value (a {str(value[2])[:80]})"
+
     def named(tagged: Any, depth: int) -> Any:  # a named tuple is a tuple here (it equals one)
         if tagged[0] == "N" and isinstance(tagged[1], list) and len(tagged[1]) == 3:
             return tuple(decode(v, depth + 1, named) for v in tagged[1][2])

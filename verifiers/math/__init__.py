@@ -20,7 +20,9 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   it is the same number (``0.375 = 3/8``, ``0.\\overline{3} = 1/3``, but ``3.14 != \\pi``); a
   decimal gold equals a more precise prediction that rounds to it (``decimal_rounding``).
   ``25\\%`` equals ``25`` (and ``0.25`` only with ``percent_as_fraction``); degrees are
-  dropped. Mixed numbers, scientific notation, ``i``, ``e`` and principal roots are read.
+  dropped. Mixed numbers, scientific notation, ``i``, ``e`` and principal roots are read. A
+  decimal comma (``3,5`` = 3.5) is read only with ``decimal_comma`` (off: it conflicts with
+  thousands separators and with lists written without spaces).
 - **Reflexivity**: the gold, stated as the answer, is always correct, read or not (an answer
   written exactly as the gold, up to formatting and spacing, equals it).
 - **Structures**: ordered tuples; unordered sets and comma lists (complete matches only);

@@ -56,6 +56,11 @@ class MathConfig:
     """A bare number equals the same number of degrees."""
     thousands_separators: bool = True
     """``1,000``, ``1{,}000``, ``1\\,000`` and ``1 000`` are one number, 1000."""
+    decimal_comma: bool = False
+    """``3,5`` and ``3{,}5`` are 3.5, as many non-English datasets write them. Off by default:
+    it conflicts with thousands separators (with it on, a comma never separates thousands;
+    ``1 000,5`` still reads 1000.5) and with lists written without spaces (``(1,5)`` reads as
+    the number 1.5; ``1, 5`` and ``1;5`` stay two values)."""
     mixed_numbers: bool = True
     """``1\\frac{3}{4}`` is the mixed number 7/4 (not 1 times 3/4)."""
     imaginary_i: bool = True

@@ -64,7 +64,9 @@ def _is_text(norm: str) -> bool:
 
 def _as_written(text: str, config: MathConfig) -> str:
     """An answer's text with formatting and all spacing dropped (``$``, ``\\left``, ``\\text{}``...)."""
-    return re.sub(r"\s+", "", normalize(text, thousands=config.thousands_separators)).rstrip(".")
+    return re.sub(
+        r"\s+", "", normalize(text, thousands=config.thousands_separators, decimal_comma=config.decimal_comma)
+    ).rstrip(".")
 
 
 def _options(config: MathConfig) -> Options:
@@ -73,7 +75,7 @@ def _options(config: MathConfig) -> Options:
 
 def parse_answer(text: str, config: MathConfig) -> Node | None:
     """Parse an extracted answer; a text answer becomes ("text", ...); None if unreadable."""
-    norm = normalize(text, thousands=config.thousands_separators)
+    norm = normalize(text, thousands=config.thousands_separators, decimal_comma=config.decimal_comma)
     if not norm:
         return None
     if _is_text(norm):

@@ -42,9 +42,11 @@ _DROP = re.compile(
 _SPACES = re.compile(r"(?<!\\)(?:\\(?:quad|qquad|enspace|thinspace|medspace|thickspace)(?![a-zA-Z])|\\[,;:! ])|~")
 _THOUSANDS_BRACE = re.compile(r"(?<=\d)\s*\{\s*,\s*\}\s*(?=\d{3})")
 _THOUSANDS_SPACE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
+_THOUSANDS_SPACE_DECIMAL = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?=\.\d|(?![\d.,]))")  # 1 000,5
 _NEG_SPACE = re.compile(r"(?<!\\)\\!")
 _THOUSANDS_THIN = re.compile(r"(?<=\d)(?:\\,|\\ |\\;|\\!|\u2009|\u202f)(?=\d{3}(?!\d))")
 _THOUSANDS_COMMA = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])(?!\.\d*,)")
+_DECIMAL_COMMA = re.compile(r"(?<=\d)(?:\{,\}|,)(?=\d)")
 _DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ|\u00b0|\\degree(?![a-zA-Z])|\^\{\s*o\s*\}")
 _PERCENT = re.compile(r"\\%|\\percent(?![a-zA-Z])")
 _AND_OR = re.compile(r"\s*\band\s*/\s*or\b\s*", re.IGNORECASE)
@@ -80,7 +82,7 @@ def _strip_delimiters(text: str) -> str:
     return text
 
 
-def normalize(text: str, *, thousands: bool = True) -> str:
+def normalize(text: str, *, thousands: bool = True, decimal_comma: bool = False) -> str:
     """Return ``text`` with formatting that never matters removed.
 
     Example:
@@ -95,11 +97,16 @@ def normalize(text: str, *, thousands: bool = True) -> str:
     text = _unwrap(text)
     text = text.replace("$", " ").replace("\\$", " ")
     text = _NEG_SPACE.sub("", text)
+    if decimal_comma:  # 3,5 and 3{,}5 are 3.5; a comma is then never a thousands separator
+        text = _DECIMAL_COMMA.sub(".", text)
     if thousands:
-        text = _THOUSANDS_BRACE.sub("", text)
+        if not decimal_comma:
+            text = _THOUSANDS_BRACE.sub("", text)
         text = _THOUSANDS_THIN.sub("", text)
-        text = _THOUSANDS_COMMA.sub(lambda m: m.group(0).replace(",", ""), text)
-        text = _THOUSANDS_SPACE.sub(lambda m: m.group(0).replace(" ", ""), text)
+        if not decimal_comma:
+            text = _THOUSANDS_COMMA.sub(lambda m: m.group(0).replace(",", ""), text)
+        spaces = _THOUSANDS_SPACE_DECIMAL if decimal_comma else _THOUSANDS_SPACE
+        text = spaces.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _DEGREE.sub(" \u00b0 ", text)
     text = _PERCENT.sub(" % ", text)
     text = _FRAC_VARIANTS.sub(lambda _: "\\frac", text)
