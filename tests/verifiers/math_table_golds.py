@@ -42,5 +42,22 @@ CASES: list[Case] = [
     Case("golds", r"PQ=6, RS=8", r"\boxed{6, 9}", "incorrect"),
     Case("golds", r"m = 12, k = 3", r"\boxed{12, 3}", "correct"),
     Case("golds", r"m = 12, k = 3", r"\boxed{12, 4}", "incorrect"),
+    # --- lists separated by ";" (and several solutions, each a group of named values) ---
+    Case("golds", r"3; 8", r"The two roots are \boxed{3, 8}.", "correct"),
+    Case("golds", r"3; 8", r"\boxed{8, 3}", "correct"),
+    Case("golds", r"3; 8", r"\boxed{3}", "incorrect"),
+    Case("golds", r"3; 8", r"\boxed{3, 9}", "incorrect"),
+    Case("golds", r"3; 8", r"\boxed{3; 8}", "correct"),
+    Case("golds", r"(0,4); (6,1)", r"The points are \boxed{(0,4), (6,1)}.", "correct"),
+    Case("golds", r"(0,4); (6,1)", r"\boxed{(4,0), (6,1)}", "incorrect"),
+    Case("golds", r"u=4,v=1;u=9,v=3", r"\boxed{(4,1), (9,3)}", "correct"),
+    Case("golds", r"u=4,v=1;u=9,v=3", r"Both pairs work: \boxed{(9,3),(4,1)}", "correct"),
+    Case("golds", r"u=4,v=1;u=9,v=3", r"\boxed{u=9,v=3; u=4,v=1}", "correct"),
+    Case("golds", r"u=4,v=1;u=9,v=3", r"\boxed{(4,1)}", "incorrect"),
+    Case("golds", r"u=4,v=1;u=9,v=3", r"\boxed{(1,4), (3,9)}", "incorrect"),
+    Case("golds", r"u=4,v=1;u=9,v=3", r"\boxed{u=4,v=1;u=9,v=3}", "correct"),
+    Case("golds", r"4 \text{ or } 11", r"\boxed{4, 11}", "correct"),
+    Case("golds", r"4 \text{ and } 11", r"So $n=4$ or $n=11$: \boxed{4, 11}", "correct"),
+    Case("golds", r"4 \text{ or } 11", r"\boxed{11}", "incorrect"),
 ]
 # fmt: on

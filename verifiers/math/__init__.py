@@ -25,7 +25,8 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   thousands separators and with lists written without spaces).
 - **Reflexivity**: the gold, stated as the answer, is always correct, read or not (an answer
   written exactly as the gold, up to formatting and spacing, equals it).
-- **Structures**: ordered tuples; unordered sets and comma lists (complete matches only);
+- **Structures**: ordered tuples; unordered sets and lists by ``,``, ``;``, "or", "and" (complete
+  matches only; ``p=5, q=2; p=7, q=2`` is two solutions, equal to ``(5, 2), (7, 2)``);
   ``\\pm``; intervals with their ends, unions and one-variable inequalities; matrices in any
   bracket; ``x = v`` equals ``v`` (``equation_as_value``; also ``AB = 4`` and ``(p, q) = (3, 2)``);
   equations equal up to a factor.

@@ -81,7 +81,13 @@ class _Parser:
     def top(self) -> Node:
         if self.is_word("either"):
             self.take()
-        node = self.items(closers=())
+        groups = [self.items(closers=(";",))]
+        while self.is_op(";"):  # `2; 5`, `p=5,q=2; p=7,q=2`: a list of groups
+            self.take()
+            if self.tok.kind == "end":
+                break
+            groups.append(self.items(closers=(";",)))
+        node = groups[0] if len(groups) == 1 else ("list", tuple(_named_tuple(g) for g in groups))
         self.skip_units()
         if self.tok.kind != "end":
             raise ParseError(f"unexpected {self.tok.value!r}")
@@ -431,3 +437,13 @@ def parse(text: str, options: Options = DEFAULT_OPTIONS) -> Node:
     if len(tokens) == 1:
         raise ParseError("empty answer")
     return _Parser(tokens, options).top()
+
+
+def _named_tuple(group: Node) -> Node:
+    """One of several solutions, ``p=5, q=2``: the named tuple ``(p, q) = (5, 2)``."""
+    if group[0] != "list":
+        return group
+    pairs = [item[2] for item in group[1] if item[0] == "rel" and item[1] == ("=",) and item[2][0][0] == "sym"]
+    if len(pairs) != len(group[1]) or len({left for left, _ in pairs}) != len(pairs):
+        return group
+    return ("rel", ("=",), (("tuple", tuple(left for left, _ in pairs)), ("tuple", tuple(right for _, right in pairs))))
