@@ -59,5 +59,12 @@ CASES: list[Case] = [
     Case("golds", r"4 \text{ or } 11", r"\boxed{4, 11}", "correct"),
     Case("golds", r"4 \text{ and } 11", r"So $n=4$ or $n=11$: \boxed{4, 11}", "correct"),
     Case("golds", r"4 \text{ or } 11", r"\boxed{11}", "incorrect"),
+    # --- a gold written as several boxes is one list ---
+    Case("golds", r"\boxed{6}, \boxed{13}", r"\boxed{6, 13}", "correct"),
+    Case("golds", r"\boxed{6}, \boxed{13}", r"\boxed{13} and \boxed{6}", "correct"),
+    Case("golds", r"\boxed{6} \text{ or } \boxed{13}", r"\boxed{6} \text{ or } \boxed{13}", "correct"),
+    Case("golds", r"\boxed{6}, \boxed{13}", r"\boxed{13}", "incorrect"),
+    Case("golds", r"\boxed{6}, \boxed{13}", r"\boxed{6, 12}", "incorrect"),
+    Case("golds", r"We get \boxed{6} first; the final answer is \boxed{13}", r"\boxed{13}", "correct"),
 ]
 # fmt: on

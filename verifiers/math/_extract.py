@@ -188,10 +188,12 @@ def last_number(text: str) -> str | None:
 
 
 def reduce_gold(gold: str) -> str:
-    """A gold stored with its solution (MATH's boxed, GSM8K's ``####``) reduced to the answer."""
+    """A gold stored with its solution (MATH's boxed, GSM8K's ``####``) reduced to the answer;
+    several boxes side by side are one list."""
     boxes = _boxes(gold)
-    if boxes:
-        return boxes[-1][2]
+    if boxes:  # the final run of boxes: ``\boxed{2}, \boxed{5}`` is the list 2, 5
+        parts = _runs(gold, boxes)[-1][2]
+        return parts[0] if len(parts) == 1 else ", ".join(p.strip() for p in parts)
     if "####" in gold:
         return gold.rsplit("####", 1)[1].strip()
     return gold
