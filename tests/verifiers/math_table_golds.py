@@ -28,7 +28,7 @@ CASES: list[Case] = [
     Case("golds", r"T_1:T_2=9:40", r"Hence \boxed{T_1:T_2=9:40}.", "correct"),
     Case("golds", r"\text{the set of even integers}", r"\boxed{\text{the set of even integers}}", "correct"),
     # ... and look-alikes stay unequal
-    Case("golds", r"9:40", r"\boxed{40:9}", "unparseable"),
+    Case("golds", r"9:40", r"\boxed{40:9}", "incorrect"),
     Case("golds", r"PQ \perp RS", r"\boxed{PQ \parallel RS}", "unparseable"),
     Case("golds", r"y \neq 4", r"\boxed{y \neq 3}", "incorrect"),
     Case("golds", r"(a,b)=(5,1)", r"\boxed{(a,b)=(1,5)}", "incorrect"),
@@ -66,5 +66,16 @@ CASES: list[Case] = [
     Case("golds", r"\boxed{6}, \boxed{13}", r"\boxed{13}", "incorrect"),
     Case("golds", r"\boxed{6}, \boxed{13}", r"\boxed{6, 12}", "incorrect"),
     Case("golds", r"We get \boxed{6} first; the final answer is \boxed{13}", r"\boxed{13}", "correct"),
+    # --- ratios: proportional, in order; never a number ---
+    Case("golds", r"5:12", r"The ratio is \boxed{10:24}.", "correct"),
+    Case("golds", r"5:12", r"\boxed{5 : 12}", "correct"),
+    Case("golds", r"5:12", r"\boxed{12:5}", "incorrect"),
+    Case("golds", r"5:12", r"\boxed{\frac{5}{12}}", "incorrect"),
+    Case("golds", r"A_1:A_2=5:12", r"\boxed{5:12}", "correct"),
+    Case("golds", r"A_1:A_2=5:12", r"\boxed{A_1 : A_2 = 15 : 36}", "correct"),
+    Case("golds", r"A_1:A_2=5:12", r"\boxed{5:13}", "incorrect"),
+    Case("golds", r"2:3:7", r"\boxed{4:6:14}", "correct"),
+    Case("golds", r"2:3:7", r"\boxed{2:3:8}", "incorrect"),
+    Case("golds", r"2:3:7", r"\boxed{2:3}", "incorrect"),
 ]
 # fmt: on

@@ -29,7 +29,8 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   matches only; ``p=5, q=2; p=7, q=2`` is two solutions, equal to ``(5, 2), (7, 2)``);
   ``\\pm``; intervals with their ends, unions and one-variable inequalities; matrices in any
   bracket; ``x = v`` equals ``v`` (``equation_as_value``; also ``AB = 4`` and ``(p, q) = (3, 2)``);
-  equations equal up to a factor.
+  equations equal up to a factor; ratios ``7:32`` (also ``S_1:S_2 = 7:32``) equal proportional ratios
+  with the terms in order, never a number.
 - **Symbolic**: expansion, factoring, trig identities (sympy, then random-point sampling);
   towers like ``4^{2^{99}}`` compared exactly without being computed.
 

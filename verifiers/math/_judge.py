@@ -88,6 +88,8 @@ def _value_of_equation(node: Node, config: MathConfig) -> Node | None:
     if len(exprs) == 2 and exprs[0][0] == exprs[1][0] == "tuple" and len(exprs[0][1]) == len(exprs[1][1]):
         if all(e[0] == "sym" for e in exprs[0][1]):
             return exprs[1]  # named values: (p, q) = (3, 2)
+    if len(exprs) == 2 and exprs[0][0] == "ratio" and all(_is_name(e) or e[0] == "sub" for e in exprs[0][1]):
+        return exprs[1]  # named ratio: S_1 : S_2 = 7 : 32
     if len(exprs) == 2 and exprs[1][0] == "sym":
         return exprs[0]
     if all(rational(e) is not None for e in exprs):
@@ -116,7 +118,7 @@ def _elements(node: Node, config: MathConfig) -> list[Node]:
 
 
 def _is_scalar(node: Node) -> bool:
-    return node[0] not in (*_COLLECTIONS, "pm", "tuple", "ival", "union", "matrix", "rel", "text")
+    return node[0] not in (*_COLLECTIONS, "pm", "tuple", "ival", "union", "matrix", "rel", "text", "ratio")
 
 
 def _intervals(node: Node) -> list[tuple[bool, Node, Node, bool]] | None:
@@ -273,6 +275,9 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
             return False, "the answer is an unsolved equation, not a value"
         pred = pval
 
+    if gold[0] == "ratio" or pred[0] == "ratio":
+        return _ratio(eq, gold, pred)
+
     gold_iv, pred_iv = _intervals(gold), _intervals(pred)
     if gold[0] in ("ival", "union", "rel") or (gold[0] == "tuple" and pred[0] in ("ival", "union", "rel")):
         if gold_iv is None or pred_iv is None:
@@ -308,6 +313,18 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
     return same, "the values are " + ("equal" if same else "different")
 
 
+def _ratio(eq: ScalarEq, gold: Node, pred: Node) -> tuple[bool, str]:
+    """Ratios are equal when proportional (``7:32`` = ``14:64``), term order counting; a ratio
+    never equals a number (``1:2`` is not ``1/2``: the answer asked for is a ratio or is not)."""
+    if gold[0] != pred[0]:
+        return False, f"a {_kind(gold)} and a {_kind(pred)} differ"
+    g, p = gold[1], pred[1]
+    if len(g) != len(p):
+        return False, "the ratios have different numbers of terms"
+    same = all(eq(("mul", (g[k], p[0])), ("mul", (p[k], g[0]))) for k in range(1, len(g)))
+    return same, "the ratios " + ("are proportional" if same else "differ")
+
+
 def _match_intervals(
     eq: ScalarEq,
     gold: list[tuple[bool, Node, Node, bool]],
@@ -336,4 +353,5 @@ def _kind(node: Node) -> str:
         "matrix": "matrix",
         "rel": "relation",
         "text": "text",
+        "ratio": "ratio",
     }.get(node[0], "value")

@@ -13,6 +13,7 @@ Nodes:
     ("rel", (op, ...), (a, ...))     a chain: a op b op c
     ("tuple", items)  ("set", items)  ("list", items)  ("or", items)  ("union", items)
     ("ival", left_closed, a, b, right_closed)  ("matrix", rows)  ("text", str)
+    ("ratio", (a, b, ...))           a : b (: c ...)
 """
 
 from __future__ import annotations
@@ -127,18 +128,29 @@ class _Parser:
         return node
 
     def relation(self) -> Node:
-        exprs = [self.additive()]
+        exprs = [self.ratio()]
         ops: list[str] = []
         while self.tok.kind == "rel" or self.is_cmd("\\in"):
             op = "in" if self.tok.kind == "cmd" else str(self.tok.value)
             self.take()
             ops.append(op)
-            exprs.append(self.item() if op == "in" else self.additive())
+            exprs.append(self.item() if op == "in" else self.ratio())
         if not ops:
             return exprs[0]
         if ops == ["in"]:
             return exprs[1]  # x \in [0, 1): the set is the answer
         return ("rel", tuple(ops), tuple(exprs))
+
+    def ratio(self) -> Node:
+        """``7:32``, ``S_1 : S_2``, ``1:2:3``; a single expression stands alone."""
+        first = self.additive()
+        if not self.is_op(":"):
+            return first
+        parts = [first]
+        while self.is_op(":"):
+            self.take()
+            parts.append(self.additive())
+        return ("ratio", tuple(parts))
 
     def additive(self) -> Node:
         self.enter()
