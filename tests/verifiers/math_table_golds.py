@@ -77,5 +77,21 @@ CASES: list[Case] = [
     Case("golds", r"2:3:7", r"\boxed{4:6:14}", "correct"),
     Case("golds", r"2:3:7", r"\boxed{2:3:8}", "incorrect"),
     Case("golds", r"2:3:7", r"\boxed{2:3}", "incorrect"),
+    # --- inequalities either way round, "not equal", |x| between bounds, points among intervals ---
+    Case("golds", r"t < 4", r"\boxed{-t > -4}", "correct"),
+    Case("golds", r"t < 4", r"\boxed{-t < -4}", "incorrect"),
+    Case("golds", r"-6 < -t \le 2", r"\boxed{-2 \le t < 6}", "correct"),
+    Case("golds", r"-6 < -t \le 2", r"\boxed{-2 < t < 6}", "incorrect"),
+    Case("golds", r"y \neq 4", r"\boxed{y \ne 4}", "correct"),
+    Case("golds", r"y \neq 4", r"\boxed{(-\infty, 4) \cup (4, \infty)}", "correct"),
+    Case("golds", r"y \neq 4", r"\boxed{(-\infty, 4]}", "incorrect"),
+    Case("golds", r"2 \le |w| \le 5/2", r"\boxed{[-5/2, -2] \cup [2, 5/2]}", "correct"),
+    Case("golds", r"2 \le |w| \le 5/2", r"\boxed{[2, 5/2]}", "incorrect"),
+    Case("golds", r"3 < |w| < 4", r"\boxed{(-4,-3) \cup (3,4)}", "correct"),
+    Case("golds", r"3 < |w| < 4", r"\boxed{[-4,-3] \cup [3,4]}", "incorrect"),
+    Case("golds", r"x \in \{-2\} \cup [1,5)", r"\boxed{\{-2\} \cup [1, 5)}", "correct"),
+    Case("golds", r"x \in \{-2\} \cup [1,5)", r"\boxed{[1, 5) \cup \{-2\}}", "correct"),
+    Case("golds", r"x \in \{-2\} \cup [1,5)", r"\boxed{[1, 5)}", "incorrect"),
+    Case("golds", r"x \in \{-2\} \cup [1,5)", r"\boxed{\{2\} \cup [1, 5)}", "incorrect"),
 ]
 # fmt: on

@@ -131,17 +131,51 @@ def _intervals(node: Node) -> list[tuple[bool, Node, Node, bool]] | None:
     if kind in ("union", "or"):  # x < -2 or x > 3 is a union too
         out = []
         for part in node[1]:
-            sub = _intervals(part)
+            # a finite set among intervals ({-1} \cup [0, 7)): its points
+            sub = [(True, v, v, True) for v in part[1]] if part[0] == "set" else _intervals(part)
             if sub is None:
                 return None
             out.extend(sub)
         return out
+    if kind == "rel" and tuple(node[1]) == ("!=",) and len(node[2]) == 2:  # x != 1: all but one point
+        syms = [e for e in node[2] if e[0] == "sym"]
+        if len(syms) == 1:
+            point = node[2][1] if node[2][0][0] == "sym" else node[2][0]
+            return [(False, _NEG_OO, point, False), (False, point, _OO, False)]
+        return None
     if kind == "rel" and not (set(node[1]) & {"=", "!=", "~", "in"}):
         return _inequality(node[1], node[2])
     return None
 
 
+_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
+
+
+def _negated(ops: Sequence[str], exprs: Sequence[Node]) -> tuple[Sequence[str], Sequence[Node]]:
+    """``-x > -1`` as ``x < 1`` (each side negated, each comparison flipped)."""
+    if any(e[0] == "neg" and e[1][0] == "sym" for e in exprs) and not any(e[0] == "sym" for e in exprs):
+        return [_FLIP[o] for o in ops], [e[1] if e[0] == "neg" else ("neg", e) for e in exprs]
+    return ops, exprs
+
+
+def _absolute(ops: Sequence[str], exprs: Sequence[Node]) -> list[tuple[bool, Node, Node, bool]] | None:
+    """``a <= |x| <= b`` with 0 <= a: the two intervals ``[-b, -a]`` and ``[a, b]``."""
+    if len(exprs) != 3 or exprs[1][0] != "abs" or exprs[1][1][0] != "sym" or ops[0][0] != ops[1][0]:
+        return None
+    lo, hi = (exprs[0], exprs[2]) if ops[0][0] == "<" else (exprs[2], exprs[0])
+    lo_closed, hi_closed = (ops[0], ops[1]) if ops[0][0] == "<" else (ops[1], ops[0])
+    low = rational(lo)
+    if low is None or low <= 0 or rational(hi) is None:
+        return None
+    a, b = lo_closed.endswith("="), hi_closed.endswith("=")
+    return [(b, ("neg", hi), ("neg", lo), a), (a, lo, hi, b)]
+
+
 def _inequality(ops: Sequence[str], exprs: Sequence[Node]) -> list[tuple[bool, Node, Node, bool]] | None:
+    absolute = _absolute(ops, exprs)
+    if absolute is not None:
+        return absolute
+    ops, exprs = _negated(ops, exprs)
     syms = [k for k, e in enumerate(exprs) if e[0] == "sym"]
     if len(syms) != 1:
         return None
