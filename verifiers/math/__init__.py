@@ -27,8 +27,9 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   written exactly as the gold, up to formatting and spacing, equals it).
 - **Structures**: ordered tuples; unordered sets and lists by ``,``, ``;``, "or", "and" (complete
   matches only; ``p=5, q=2; p=7, q=2`` is two solutions, equal to ``(5, 2), (7, 2)``);
-  ``\\pm``; intervals with their ends, unions and one-variable inequalities (either way round: ``-x > -1`` is
-  ``x < 1``; ``x \\neq 1``; ``1 \\le |z| \\le 2`` is two intervals; a finite set among intervals is its points); matrices in any
+  ``\\pm``; intervals with their ends, unions and one-variable inequalities (either way round:
+  ``-x > -1`` is ``x < 1``; ``x \\neq 1``; ``1 \\le |z| \\le 2`` is two intervals; a finite set
+  among intervals is its points); matrices in any
   bracket; ``x = v`` equals ``v`` (``equation_as_value``; also ``AB = 4`` and ``(p, q) = (3, 2)``);
   equations equal up to a factor; ratios ``7:32`` (also ``S_1:S_2 = 7:32``) equal proportional ratios
   with the terms in order, never a number.

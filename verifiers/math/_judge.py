@@ -129,7 +129,7 @@ def _intervals(node: Node) -> list[tuple[bool, Node, Node, bool]] | None:
     if kind == "tuple" and len(node[1]) == 2:
         return [(False, node[1][0], node[1][1], False)]  # (a, b) read as an open interval
     if kind in ("union", "or"):  # x < -2 or x > 3 is a union too
-        out = []
+        out: list[tuple[bool, Node, Node, bool]] = []
         for part in node[1]:
             # a finite set among intervals ({-1} \cup [0, 7)): its points
             sub = [(True, v, v, True) for v in part[1]] if part[0] == "set" else _intervals(part)
