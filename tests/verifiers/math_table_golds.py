@@ -29,7 +29,7 @@ CASES: list[Case] = [
     Case("golds", r"\text{the set of even integers}", r"\boxed{\text{the set of even integers}}", "correct"),
     # ... and look-alikes stay unequal
     Case("golds", r"9:40", r"\boxed{40:9}", "incorrect"),
-    Case("golds", r"PQ \perp RS", r"\boxed{PQ \parallel RS}", "unparseable"),
+    Case("golds", r"PQ \perp RS", r"\boxed{PQ \parallel RS}", "incorrect"),
     Case("golds", r"y \neq 4", r"\boxed{y \neq 3}", "incorrect"),
     Case("golds", r"(a,b)=(5,1)", r"\boxed{(a,b)=(1,5)}", "incorrect"),
     Case("golds", r"2 \le |w| \le 5/2", r"\boxed{2 \le |w| \le 3}", "incorrect"),
@@ -93,5 +93,16 @@ CASES: list[Case] = [
     Case("golds", r"x \in \{-2\} \cup [1,5)", r"\boxed{[1, 5) \cup \{-2\}}", "correct"),
     Case("golds", r"x \in \{-2\} \cup [1,5)", r"\boxed{[1, 5)}", "incorrect"),
     Case("golds", r"x \in \{-2\} \cup [1,5)", r"\boxed{\{2\} \cup [1, 5)}", "incorrect"),
+    # --- comparisons between expressions, term by term; perpendicular and parallel either way ---
+    Case("golds", r"g(3)<g(1)<g(2)", r"\boxed{g(2) > g(1) > g(3)}", "correct"),
+    Case("golds", r"g(3)<g(1)<g(2)", r"\boxed{g(1) < g(3) < g(2)}", "incorrect"),
+    Case("golds", r"g(3)<g(1)<g(2)", r"\boxed{g(3) \le g(1) < g(2)}", "incorrect"),
+    Case("golds", r"m^k > \frac{2^k}{k}", r"\boxed{\frac{2^k}{k} < m^k}", "correct"),
+    Case("golds", r"m^k > \frac{2^k}{k}", r"\boxed{m^k > 2^k/k}", "correct"),
+    Case("golds", r"m^k > \frac{2^k}{k}", r"\boxed{m^k < \frac{2^k}{k}}", "incorrect"),
+    Case("golds", r"PQ \perp RS", r"\boxed{RS \perp PQ}", "correct"),
+    Case("golds", r"PQ \perp RS", r"\boxed{PQ \perp RT}", "incorrect"),
+    Case("golds", r"EF \parallel GH", r"So the lines are parallel: \boxed{GH \parallel EF}", "correct"),
+    Case("golds", r"EF \parallel GH", r"\boxed{EF \perp GH}", "incorrect"),
 ]
 # fmt: on

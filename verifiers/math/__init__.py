@@ -33,6 +33,8 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   bracket; ``x = v`` equals ``v`` (``equation_as_value``; also ``AB = 4`` and ``(p, q) = (3, 2)``);
   equations equal up to a factor; ratios ``7:32`` (also ``S_1:S_2 = 7:32``) equal proportional ratios
   with the terms in order, never a number.
+  Other comparisons are compared term by term (``f(2) < f(1) < f(4)`` = ``f(4) > f(1) > f(2)``);
+  ``AB \\perp CD`` and ``AB \\parallel CD`` either way round.
 - **Symbolic**: expansion, factoring, trig identities (sympy, then random-point sampling);
   towers like ``4^{2^{99}}`` compared exactly without being computed.
 

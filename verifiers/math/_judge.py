@@ -143,7 +143,7 @@ def _intervals(node: Node) -> list[tuple[bool, Node, Node, bool]] | None:
             point = node[2][1] if node[2][0][0] == "sym" else node[2][0]
             return [(False, _NEG_OO, point, False), (False, point, _OO, False)]
         return None
-    if kind == "rel" and not (set(node[1]) & {"=", "!=", "~", "in"}):
+    if kind == "rel" and set(node[1]) <= set(_FLIP):
         return _inequality(node[1], node[2])
     return None
 
@@ -315,7 +315,7 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
     gold_iv, pred_iv = _intervals(gold), _intervals(pred)
     if gold[0] in ("ival", "union", "rel") or (gold[0] == "tuple" and pred[0] in ("ival", "union", "rel")):
         if gold_iv is None or pred_iv is None:
-            return False, "an interval and a non-interval differ"
+            return _statement(eq, gold, pred)
         same = len(gold_iv) == len(pred_iv) and _match_intervals(eq, gold_iv, pred_iv)
         return same, "the intervals " + ("match" if same else "differ")
 
@@ -345,6 +345,33 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
         return False, f"a value and a {_kind(pred)} differ"
     same = eq(gold, pred)
     return same, "the values are " + ("equal" if same else "different")
+
+
+def _statement(eq: ScalarEq, gold: Node, pred: Node) -> tuple[bool, str]:
+    """Comparisons that are not one-variable intervals, compared term by term: a chain
+    ``f(2) < f(1) < f(4)`` (also written ``f(4) > f(1) > f(2)``), ``a^b > 3^n/n``, and the
+    symmetric ``AB \\perp CD`` / ``AB \\parallel CD`` (either way round)."""
+    g, p = _chain(gold), _chain(pred)
+    if g is None or p is None:
+        return False, "an interval and a non-interval differ"
+    if g[0] != p[0] or len(g[1]) != len(p[1]):
+        return False, "the statements differ"
+    if g[0] in (["perp"], ["parallel"]):
+        same = _match_unordered(eq, list(g[1]), list(p[1]))
+    else:
+        same = all(eq(a, b) for a, b in zip(g[1], p[1], strict=True))
+    return same, "the statements " + ("match" if same else "differ")
+
+
+def _chain(node: Node) -> tuple[list[str], list[Node]] | None:
+    if node[0] != "rel" or not set(node[1]) <= {*_FLIP, "perp", "parallel"}:
+        return None
+    ops, exprs = list(node[1]), list(node[2])
+    if set(ops) <= set(_FLIP) and all(o[0] == ">" for o in ops):  # b > a as a < b
+        ops, exprs = [_FLIP[o] for o in reversed(ops)], exprs[::-1]
+    if len(set(ops) & {"perp", "parallel"}) and (len(ops) != 1 or len(exprs) != 2):
+        return None
+    return ops, exprs
 
 
 def _ratio(eq: ScalarEq, gold: Node, pred: Node) -> tuple[bool, str]:

@@ -10,7 +10,7 @@ Nodes:
     ("add", (a, ...))  ("mul", (a, ...))  ("div", a, b)  ("pow", a, b)  ("neg", a)
     ("fact", a)  ("abs", a)  ("fn", name, a)  ("log", base, a)  ("root", a, index)
     ("binom", a, b)  ("pm", a | None, b)  ("pct", a)  ("deg", a)  ("base", digits, base)
-    ("rel", (op, ...), (a, ...))     a chain: a op b op c
+    ("rel", (op, ...), (a, ...))     a chain: a op b op c (op: = < <= > >= != in perp parallel)
     ("tuple", items)  ("set", items)  ("list", items)  ("or", items)  ("union", items)
     ("ival", left_closed, a, b, right_closed)  ("matrix", rows)  ("text", str)
     ("ratio", (a, b, ...))           a : b (: c ...)
@@ -130,8 +130,8 @@ class _Parser:
     def relation(self) -> Node:
         exprs = [self.ratio()]
         ops: list[str] = []
-        while self.tok.kind == "rel" or self.is_cmd("\\in"):
-            op = "in" if self.tok.kind == "cmd" else str(self.tok.value)
+        while self.tok.kind == "rel" or self.is_cmd("\\in", "\\perp", "\\parallel"):
+            op = str(self.tok.value)[1:] if self.tok.kind == "cmd" else str(self.tok.value)
             self.take()
             ops.append(op)
             exprs.append(self.item() if op == "in" else self.ratio())
