@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from verifiers.math._config import MathConfig
+from verifiers.math._intervals import FLIP, NEG_OO, OO, intervals
 from verifiers.math._numeric import decimal_places, rational
 from verifiers.math._parser import Node
 
@@ -18,8 +19,6 @@ __all__ = ["NeedSympy", "Scalars", "judge", "rational_equal"]
 
 ScalarEq = Callable[[Node, Node], bool]
 _COLLECTIONS = ("list", "or", "set")
-_OO: Node = ("const", "oo")
-_NEG_OO: Node = ("neg", _OO)
 
 
 class NeedSympy(Exception):
@@ -67,7 +66,7 @@ class Scalars:
 
 
 def _is_plain(node: Node) -> bool:
-    return node[0] in ("sym", "const") and node != _OO
+    return node[0] in ("sym", "const") and node != OO
 
 
 # -- shape of an answer ---------------------------------------------------------------------
@@ -121,90 +120,11 @@ def _is_scalar(node: Node) -> bool:
     return node[0] not in (*_COLLECTIONS, "pm", "tuple", "ival", "union", "matrix", "rel", "text", "ratio")
 
 
-def _intervals(node: Node) -> list[tuple[bool, Node, Node, bool]] | None:
-    """An interval, a union of intervals or a one-variable inequality, as interval tuples."""
-    kind = node[0]
-    if kind == "ival":
-        return [(node[1], node[2], node[3], node[4])]
-    if kind == "tuple" and len(node[1]) == 2:
-        return [(False, node[1][0], node[1][1], False)]  # (a, b) read as an open interval
-    if kind in ("union", "or"):  # x < -2 or x > 3 is a union too
-        out: list[tuple[bool, Node, Node, bool]] = []
-        for part in node[1]:
-            # a finite set among intervals ({-1} \cup [0, 7)): its points
-            sub = [(True, v, v, True) for v in part[1]] if part[0] == "set" else _intervals(part)
-            if sub is None:
-                return None
-            out.extend(sub)
-        return out
-    if kind == "rel" and tuple(node[1]) == ("!=",) and len(node[2]) == 2:  # x != 1: all but one point
-        syms = [e for e in node[2] if e[0] == "sym"]
-        if len(syms) == 1:
-            point = node[2][1] if node[2][0][0] == "sym" else node[2][0]
-            return [(False, _NEG_OO, point, False), (False, point, _OO, False)]
-        return None
-    if kind == "rel" and set(node[1]) <= set(_FLIP):
-        return _inequality(node[1], node[2])
-    return None
-
-
-_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
-
-
-def _negated(ops: Sequence[str], exprs: Sequence[Node]) -> tuple[Sequence[str], Sequence[Node]]:
-    """``-x > -1`` as ``x < 1`` (each side negated, each comparison flipped)."""
-    if any(e[0] == "neg" and e[1][0] == "sym" for e in exprs) and not any(e[0] == "sym" for e in exprs):
-        return [_FLIP[o] for o in ops], [e[1] if e[0] == "neg" else ("neg", e) for e in exprs]
-    return ops, exprs
-
-
-def _absolute(ops: Sequence[str], exprs: Sequence[Node]) -> list[tuple[bool, Node, Node, bool]] | None:
-    """``a <= |x| <= b`` with 0 <= a: the two intervals ``[-b, -a]`` and ``[a, b]``."""
-    if len(exprs) != 3 or exprs[1][0] != "abs" or exprs[1][1][0] != "sym" or ops[0][0] != ops[1][0]:
-        return None
-    lo, hi = (exprs[0], exprs[2]) if ops[0][0] == "<" else (exprs[2], exprs[0])
-    lo_closed, hi_closed = (ops[0], ops[1]) if ops[0][0] == "<" else (ops[1], ops[0])
-    low = rational(lo)
-    if low is None or low <= 0 or rational(hi) is None:
-        return None
-    a, b = lo_closed.endswith("="), hi_closed.endswith("=")
-    return [(b, ("neg", hi), ("neg", lo), a), (a, lo, hi, b)]
-
-
-def _inequality(ops: Sequence[str], exprs: Sequence[Node]) -> list[tuple[bool, Node, Node, bool]] | None:
-    absolute = _absolute(ops, exprs)
-    if absolute is not None:
-        return absolute
-    ops, exprs = _negated(ops, exprs)
-    syms = [k for k, e in enumerate(exprs) if e[0] == "sym"]
-    if len(syms) != 1:
-        return None
-    k = syms[0]
-    if len(exprs) == 3 and k == 1 and ops[0][0] == ops[1][0]:
-        lo, hi = (exprs[0], exprs[2]) if ops[0][0] == "<" else (exprs[2], exprs[0])
-        return [
-            (
-                ops[0].endswith("=") if ops[0][0] == "<" else ops[1].endswith("="),
-                lo,
-                hi,
-                ops[1].endswith("=") if ops[0][0] == "<" else ops[0].endswith("="),
-            )
-        ]
-    if len(exprs) != 2:
-        return None
-    op = ops[0] if k == 0 else {"<": ">", ">": "<", "<=": ">=", ">=": "<="}[ops[0]]
-    bound = exprs[1 - k]
-    closed = op.endswith("=")
-    if op[0] == "<":
-        return [(False, _NEG_OO, bound, closed)]
-    return [(closed, bound, _OO, False)]
-
-
 # -- comparison ----------------------------------------------------------------------------
 def _same(eq: ScalarEq, a: Node, b: Node) -> bool:
     if a == b:
         return True
-    if (a in (_OO, _NEG_OO)) or (b in (_OO, _NEG_OO)):
+    if (a in (OO, NEG_OO)) or (b in (OO, NEG_OO)):
         return False
     return eq(a, b)
 
@@ -312,11 +232,11 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
     if gold[0] == "ratio" or pred[0] == "ratio":
         return _ratio(eq, gold, pred)
 
-    gold_iv, pred_iv = _intervals(gold), _intervals(pred)
+    gold_iv, pred_iv = intervals(gold), intervals(pred)
     if gold[0] in ("ival", "union", "rel") or (gold[0] == "tuple" and pred[0] in ("ival", "union", "rel")):
         if gold_iv is None or pred_iv is None:
             return _statement(eq, gold, pred)
-        same = len(gold_iv) == len(pred_iv) and _match_intervals(eq, gold_iv, pred_iv)
+        same = len(gold_iv) == len(pred_iv) and _matchintervals(eq, gold_iv, pred_iv)
         return same, "the intervals " + ("match" if same else "differ")
 
     if gold[0] == "tuple":
@@ -364,11 +284,11 @@ def _statement(eq: ScalarEq, gold: Node, pred: Node) -> tuple[bool, str]:
 
 
 def _chain(node: Node) -> tuple[list[str], list[Node]] | None:
-    if node[0] != "rel" or not set(node[1]) <= {*_FLIP, "perp", "parallel"}:
+    if node[0] != "rel" or not set(node[1]) <= {*FLIP, "perp", "parallel"}:
         return None
     ops, exprs = list(node[1]), list(node[2])
-    if set(ops) <= set(_FLIP) and all(o[0] == ">" for o in ops):  # b > a as a < b
-        ops, exprs = [_FLIP[o] for o in reversed(ops)], exprs[::-1]
+    if set(ops) <= set(FLIP) and all(o[0] == ">" for o in ops):  # b > a as a < b
+        ops, exprs = [FLIP[o] for o in reversed(ops)], exprs[::-1]
     if len(set(ops) & {"perp", "parallel"}) and (len(ops) != 1 or len(exprs) != 2):
         return None
     return ops, exprs
@@ -386,7 +306,7 @@ def _ratio(eq: ScalarEq, gold: Node, pred: Node) -> tuple[bool, str]:
     return same, "the ratios " + ("are proportional" if same else "differ")
 
 
-def _match_intervals(
+def _matchintervals(
     eq: ScalarEq,
     gold: list[tuple[bool, Node, Node, bool]],
     pred: list[tuple[bool, Node, Node, bool]],
