@@ -104,5 +104,16 @@ CASES: list[Case] = [
     Case("golds", r"PQ \perp RS", r"\boxed{PQ \perp RT}", "incorrect"),
     Case("golds", r"EF \parallel GH", r"So the lines are parallel: \boxed{GH \parallel EF}", "correct"),
     Case("golds", r"EF \parallel GH", r"\boxed{EF \perp GH}", "incorrect"),
+    # --- names given on both sides must match (values without names stay a collection) ---
+    Case("golds", r"PQ=6, RS=8", r"\boxed{RS = 8, PQ = 6}", "correct"),
+    Case("golds", r"PQ=6, RS=8", r"\boxed{PQ = 8, RS = 6}", "incorrect"),
+    Case("golds", r"m = 12, k = 3", r"\boxed{k = 3, m = 12}", "correct"),
+    Case("golds", r"m = 12, k = 3", r"\boxed{m = 3, k = 12}", "incorrect"),
+    Case("golds", r"m = 12, k = 3", r"\boxed{m = 12, j = 3}", "incorrect"),
+    Case("golds", r"(a,b)=(5,1)", r"\boxed{b = 1, a = 5}", "correct"),
+    Case("golds", r"(a,b)=(5,1)", r"\boxed{a = 1, b = 5}", "incorrect"),
+    Case("golds", r"(a,b)=(5,1)", r"\boxed{(b,a)=(1,5)}", "correct"),
+    Case("golds", r"y_1 = -4, \quad y_2 = 7", r"\boxed{y_1 = -4, y_2 = 7}", "correct"),
+    Case("golds", r"y_1 = -4, \quad y_2 = 7", r"\boxed{y_1 = 7, y_2 = -4}", "incorrect"),
 ]
 # fmt: on

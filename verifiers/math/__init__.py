@@ -30,7 +30,9 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   ``\\pm``; intervals with their ends, unions and one-variable inequalities (either way round:
   ``-x > -1`` is ``x < 1``; ``x \\neq 1``; ``1 \\le |z| \\le 2`` is two intervals; a finite set
   among intervals is its points); matrices in any
-  bracket; ``x = v`` equals ``v`` (``equation_as_value``; also ``AB = 4`` and ``(p, q) = (3, 2)``);
+  bracket; ``x = v`` equals ``v`` (``equation_as_value``; also ``AB = 4`` and ``(p, q) = (3, 2)``;
+  two or more values named on both sides must match by name: ``q = 2, p = 3`` is ``(p, q) = (3, 2)``,
+  ``k = 2, n = 45`` is not ``k = 45, n = 2``);
   equations equal up to a factor; ratios ``7:32`` (also ``S_1:S_2 = 7:32``) equal proportional ratios
   with the terms in order, never a number.
   Other comparisons are compared term by term (``f(2) < f(1) < f(4)`` = ``f(4) > f(1) > f(2)``);

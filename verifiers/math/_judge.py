@@ -98,6 +98,22 @@ def _value_of_equation(node: Node, config: MathConfig) -> Node | None:
     return None
 
 
+def _named_values(node: Node) -> dict[Node, Node] | None:
+    """Two or more values under distinct names (``p = 5, q = 2``, ``(p, q) = (5, 2)``,
+    ``AB = 4, CD = 5``) as name -> value; None for anything else."""
+    pairs: list[tuple[Node, Node]] = []
+    if node[0] == "list" and all(i[0] == "rel" and i[1] == ("=",) and len(i[2]) == 2 for i in node[1]):
+        pairs = [(i[2][0], i[2][1]) for i in node[1]]
+    elif node[0] == "rel" and node[1] == ("=",) and node[2][0][0] == node[2][1][0] == "tuple":
+        pairs = list(zip(node[2][0][1], node[2][1][1], strict=False))
+        if len(node[2][0][1]) != len(node[2][1][1]):
+            return None
+    if len(pairs) < 2 or not all(_is_name(name) for name, _ in pairs):
+        return None
+    named = dict(pairs)
+    return named if len(named) == len(pairs) else None
+
+
 def _elements(node: Node, config: MathConfig) -> list[Node]:
     """The values a collection stands for (``\\pm`` expanded, ``x = v`` read as v)."""
     if node[0] in _COLLECTIONS:
@@ -207,6 +223,11 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
             return False, "the matrices have different shapes"
         same = all(_match_ordered(eq, g, p) for g, p in zip(gold[1], pred[1], strict=True))
         return same, "the matrices " + ("have equal entries" if same else "differ in an entry")
+
+    named_gold, named_pred = _named_values(gold), _named_values(pred)
+    if named_gold is not None and named_pred is not None:  # names given on both sides must match
+        same = named_gold.keys() == named_pred.keys() and all(eq(v, named_pred[k]) for k, v in named_gold.items())
+        return same, "the named values " + ("match" if same else "differ")
 
     # Equations that are not a plain "x = value".
     if gold[0] == "rel" and "=" in gold[1]:
