@@ -81,3 +81,20 @@ def test_arbitrary_text_never_raises_nor_hangs(gold: str, completion: str) -> No
     assert isinstance(result, VerifyResult)
     assert result.status != "error", result
     assert time.monotonic() - start < 3.0
+
+
+@SETTINGS
+@given(st.data())
+def test_every_gold_the_kit_draws_equals_itself_in_every_rendering(data: st.DataObject) -> None:
+    """Reflexivity as a property: a gold of every kind the testing kit draws (numbers,
+    expressions, sets, intervals, matrices, pairs), stated as the answer in each form, and each of
+    its renderings, is correct."""
+    from verifiers.testing import as_the_answer, math_problems
+
+    problem = data.draw(math_problems(), label="problem")
+    stated = data.draw(as_the_answer(problem.gold), label="stated")
+    result = vm.verify(problem.gold, stated)
+    assert result.correct, (problem.gold, stated, result)
+    rendered = data.draw(problem.renderings, label="rendered")
+    result = vm.verify(problem.gold, rendered)
+    assert result.correct, (problem.gold, rendered, result)
