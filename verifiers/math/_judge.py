@@ -206,16 +206,29 @@ def _scalar(scalars: Scalars, gold: Node, pred: Node) -> bool:
     return _same(scalars.equal, gold, pred)
 
 
-def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
-    """Compare a parsed gold answer with a parsed prediction; returns (equal, reason)."""
-    config = scalars.config
-    eq: ScalarEq = lambda a, b: _scalar(scalars, a, b)  # noqa: E731
+Verdict = tuple[bool, str]
 
+
+def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
+    """Compare a parsed gold answer with a parsed prediction; returns (equal, reason).
+
+    The rules, in order: text, matrices, values named on both sides, equations (reduced to
+    their values), ratios, intervals and other comparisons, tuples, collections, one value."""
+    eq: ScalarEq = lambda a, b: _scalar(scalars, a, b)  # noqa: E731
+    verdict = _text_or_matrix(eq, gold, pred) or _named(eq, gold, pred)
+    if verdict is not None:
+        return verdict
+    verdict, gold, pred = _equations(gold, pred, scalars)
+    if verdict is not None:
+        return verdict
+    return _structures(eq, gold, pred, scalars.config)
+
+
+def _text_or_matrix(eq: ScalarEq, gold: Node, pred: Node) -> Verdict | None:
     if gold[0] == "text" or pred[0] == "text":
         if gold[0] == pred[0] == "text":
             return gold[1] == pred[1], "the text answers " + ("match" if gold[1] == pred[1] else "differ")
         return False, "a text answer and a mathematical one differ"
-
     if gold[0] == "matrix" or pred[0] == "matrix":
         if gold[0] != pred[0]:
             return False, "a matrix and a non-matrix differ"
@@ -223,61 +236,70 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> tuple[bool, str]:
             return False, "the matrices have different shapes"
         same = all(_match_ordered(eq, g, p) for g, p in zip(gold[1], pred[1], strict=True))
         return same, "the matrices " + ("have equal entries" if same else "differ in an entry")
+    return None
 
+
+def _named(eq: ScalarEq, gold: Node, pred: Node) -> Verdict | None:
+    """Names given on both sides must match (``q = 2, p = 3`` is ``(p, q) = (3, 2)``)."""
     named_gold, named_pred = _named_values(gold), _named_values(pred)
-    if named_gold is not None and named_pred is not None:  # names given on both sides must match
-        same = named_gold.keys() == named_pred.keys() and all(eq(v, named_pred[k]) for k, v in named_gold.items())
-        return same, "the named values " + ("match" if same else "differ")
+    if named_gold is None or named_pred is None:
+        return None
+    same = named_gold.keys() == named_pred.keys() and all(eq(v, named_pred[k]) for k, v in named_gold.items())
+    return same, "the named values " + ("match" if same else "differ")
 
-    # Equations that are not a plain "x = value".
+
+def _equations(gold: Node, pred: Node, scalars: Scalars) -> tuple[Verdict | None, Node, Node]:
+    """Equations judged as equations, or reduced to their values (``x = 2`` -> 2)."""
+    config = scalars.config
     if gold[0] == "rel" and "=" in gold[1]:
         gval = _value_of_equation(gold, config)
         if gval is None or pred[0] == "rel":
             if pred[0] == "rel" and set(pred[1]) == set(gold[1]) == {"="}:
                 if len(gold[2]) == len(pred[2]) == 2 and scalars.equation_equal(gold, pred):
-                    return True, "the equations are equivalent"
-                if gval is not None and _value_of_equation(pred, config) is not None:
-                    pval = _value_of_equation(pred, config)
-                    assert pval is not None
-                    return judge(gval, pval, scalars)
-                return False, "the equations are not equivalent"
+                    return (True, "the equations are equivalent"), gold, pred
+                pval = _value_of_equation(pred, config)
+                if gval is not None and pval is not None:
+                    return judge(gval, pval, scalars), gold, pred
+                return (False, "the equations are not equivalent"), gold, pred
             if gval is None:
-                return False, "the answer should be an equation"
+                return (False, "the answer should be an equation"), gold, pred
         gold = gval
     if pred[0] == "rel" and "=" in pred[1]:
         pval = _value_of_equation(pred, config)
         if pval is None:
-            return False, "the answer is an unsolved equation, not a value"
+            return (False, "the answer is an unsolved equation, not a value"), gold, pred
         pred = pval
+    return None, gold, pred
 
+
+def _structures(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict:
     if gold[0] == "ratio" or pred[0] == "ratio":
         return _ratio(eq, gold, pred)
-
-    gold_iv, pred_iv = intervals(gold), intervals(pred)
     if gold[0] in ("ival", "union", "rel") or (gold[0] == "tuple" and pred[0] in ("ival", "union", "rel")):
+        gold_iv, pred_iv = intervals(gold), intervals(pred)
         if gold_iv is None or pred_iv is None:
             return _statement(eq, gold, pred)
-        same = len(gold_iv) == len(pred_iv) and _matchintervals(eq, gold_iv, pred_iv)
+        same = len(gold_iv) == len(pred_iv) and _match_intervals(eq, gold_iv, pred_iv)
         return same, "the intervals " + ("match" if same else "differ")
-
     if gold[0] == "tuple":
         if pred[0] in ("tuple", "list"):
             items = pred[1] if pred[0] == "tuple" else _elements(pred, config)  # x=2, y=3
             same = _match_ordered(eq, gold[1], items)
             return same, "the tuples " + ("match" if same else "differ")
         return False, "a tuple and a " + _kind(pred) + " differ"
-
-    if gold[0] == "set" or gold[0] in ("list", "or", "pm"):
+    if gold[0] in ("set", "list", "or", "pm"):
         if pred[0] in ("tuple", "ival", "union"):
             return False, f"a {_kind(gold)} and a {_kind(pred)} differ"
         g, p = _elements(gold, config), _elements(pred, config)
-        if gold[0] == "set" and pred[0] not in ("set", "list", "or", "pm"):
-            if len(g) != 1:
-                return False, "a set and a single value differ"
+        if gold[0] == "set" and pred[0] not in ("set", "list", "or", "pm") and len(g) != 1:
+            return False, "a set and a single value differ"
         same = _match_unordered(eq, _distinct(eq, g), _distinct(eq, p))
         return same, "the collections " + ("match" if same else "differ")
+    return _single(eq, gold, pred, config)
 
-    # gold is a single value
+
+def _single(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict:
+    """The gold is one value: the prediction must give exactly one (repeats are one)."""
     values = _distinct(eq, _elements(pred, config))
     if len(values) != 1:
         return False, f"{len(values)} different values were given where one is expected"
@@ -327,7 +349,7 @@ def _ratio(eq: ScalarEq, gold: Node, pred: Node) -> tuple[bool, str]:
     return same, "the ratios " + ("are proportional" if same else "differ")
 
 
-def _matchintervals(
+def _match_intervals(
     eq: ScalarEq,
     gold: list[tuple[bool, Node, Node, bool]],
     pred: list[tuple[bool, Node, Node, bool]],
