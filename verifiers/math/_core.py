@@ -7,6 +7,7 @@ cannot decide) and in a worker process with `SympyScalars`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from verifiers.math._config import MathConfig
@@ -123,78 +124,90 @@ def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars
     if not found.answers:
         return "no_answer", f"No answer: {found.note}.", None
     if found.source == "bare":
-        node, final_text = _read(found.answers[0], "bare", config)
-        if node is None:
-            candidates = bare_candidates(final_text)
-            fallback = last_number(final_text) if config.last_number_fallback else None
-            if not candidates and fallback is not None:
-                candidates = [fallback]
-            if candidates:
-                final_text = candidates[-1]
-                node = parse_answer(final_text, config)
-            if node is None and _as_written(found.answers[0], config) != _as_written(gold_text, config):
-                return "no_answer", "No answer: the completion states no answer we can read.", None
-            final_text = final_text if node is not None else found.answers[0]
+        outcome, final, final_text = _bare(found.answers[0], gold_text, config)
     elif len(found.answers) == 1:
-        node, final_text = _read(found.answers[0], found.source, config)
-        unread = node is None or (node[0] == "text" and len(node[1].split()) > 2)
-        if found.source == "sentence" and unread and _as_written(final_text, config) != _as_written(gold_text, config):
-            return "no_answer", "No answer: the last sentence states no value we can read.", None
-    else:  # a final run of boxes: one collection answer
-        final_text = ", ".join(a.strip() for a in found.answers)
-        parts = [parse_answer(a, config) for a in found.answers]
-        unread = [a for a, n in zip(found.answers, parts, strict=True) if n is None]
-        if unread:
-            return "unparseable", f"The boxed answer {unread[0][:80]!r} is not readable math.", final_text
-        distinct: list[Node] = []
-        for part in parts:
-            assert part is not None
-            if not any(_same_answer(part, d, scalars) for d in distinct):
-                distinct.append(part)
-        node = distinct[0] if len(distinct) == 1 else ("list", tuple(distinct))
-        if len(distinct) > 1:
-            gold_node = parse_answer(gold_text, config)
-            if gold_node is not None and gold_node[0] in _NOT_A_COLLECTION:
-                return (
-                    "incorrect",
-                    f"{len(found.answers)} separate boxed answers are a collection, not the one {gold_node[0]} "
-                    "the gold is.",
-                    final_text,
-                )
-    final = node
+        outcome, final, final_text = _stated(found.answers[0], found.source, gold_text, config)
+    else:
+        outcome, final, final_text = _run_of_boxes(found.answers, gold_text, config, scalars)
+    if outcome is not None:
+        return outcome
     written = _as_written(final_text, config)
     if written and written == _as_written(gold_text, config):  # reflexivity: the gold itself, however we read it
         return "correct", "The answer is the gold answer as written.", final_text
     if final is None:
-        return (
-            "unparseable",
-            f"The committed answer {final_text[:80]!r} is not readable math.",
-            final_text,
-        )
-
-    choice = _GOLD_CHOICE.match(normalize(gold_text))
-    if choice:
-        alone = _GOLD_CHOICE.match(normalize(final_text).upper())
-        letters = {alone.group(1)} if alone else set()
-        letters |= {(a or b).upper() for a, b in _PRED_CHOICES.findall(normalize(final_text))}
-        if letters:
-            if len(letters) > 1:
-                return (
-                    "incorrect",
-                    f"{len(letters)} choices were given where one is expected.",
-                    final_text,
-                )
-            ok = letters == {choice.group(1)}
-            return (
-                ("correct" if ok else "incorrect"),
-                f"Choice {sorted(letters)[0]} is "
-                + ("the gold choice." if ok else f"not the gold choice {choice.group(1)}."),
-                final_text,
-            )
-
+        return "unparseable", f"The committed answer {final_text[:80]!r} is not readable math.", final_text
+    chosen = _choice(gold_text, final_text)
+    if chosen is not None:
+        return chosen
     gold_node = parse_answer(gold_text, config) or _text_node(normalize(gold_text), config)
     ok, why = judge(gold_node, final, scalars)
     return ("correct" if ok else "incorrect"), why[0].upper() + why[1:] + ".", final_text
+
+
+Read = tuple[Outcome | None, Node | None, str]
+
+
+def _bare(answer: str, gold_text: str, config: MathConfig) -> Read:
+    """A whole short completion: what it says, else its last value (or number, GSM8K style)."""
+    node, final_text = _read(answer, "bare", config)
+    if node is not None:
+        return None, node, final_text
+    candidates = bare_candidates(final_text)
+    fallback = last_number(final_text) if config.last_number_fallback else None
+    if not candidates and fallback is not None:
+        candidates = [fallback]
+    if candidates:
+        final_text = candidates[-1]
+        node = parse_answer(final_text, config)
+    if node is None and _as_written(answer, config) != _as_written(gold_text, config):
+        return ("no_answer", "No answer: the completion states no answer we can read.", None), None, answer
+    return None, node, final_text if node is not None else answer
+
+
+def _stated(answer: str, source: str, gold_text: str, config: MathConfig) -> Read:
+    """One committed answer (boxed, tagged, stated); a last sentence must state a value."""
+    node, final_text = _read(answer, source, config)
+    unread = node is None or (node[0] == "text" and len(node[1].split()) > 2)
+    if source == "sentence" and unread and _as_written(final_text, config) != _as_written(gold_text, config):
+        return ("no_answer", "No answer: the last sentence states no value we can read.", None), None, final_text
+    return None, node, final_text
+
+
+def _run_of_boxes(answers: Sequence[str], gold_text: str, config: MathConfig, scalars: Scalars) -> Read:
+    """A final run of boxes: one collection answer (repeats are one value)."""
+    final_text = ", ".join(a.strip() for a in answers)
+    parts = [parse_answer(a, config) for a in answers]
+    unread = [a for a, n in zip(answers, parts, strict=True) if n is None]
+    if unread:
+        return ("unparseable", f"The boxed answer {unread[0][:80]!r} is not readable math.", final_text), None, ""
+    distinct: list[Node] = []
+    for part in parts:
+        assert part is not None
+        if not any(_same_answer(part, d, scalars) for d in distinct):
+            distinct.append(part)
+    if len(distinct) > 1:
+        gold_node = parse_answer(gold_text, config)
+        if gold_node is not None and gold_node[0] in _NOT_A_COLLECTION:
+            why = f"{len(answers)} separate boxed answers are a collection, not the one {gold_node[0]} the gold is."
+            return ("incorrect", why, final_text), None, final_text
+    return None, distinct[0] if len(distinct) == 1 else ("list", tuple(distinct)), final_text
+
+
+def _choice(gold_text: str, final_text: str) -> Outcome | None:
+    """A multiple-choice gold (``B``, ``(B)``): the letters the answer names."""
+    choice = _GOLD_CHOICE.match(normalize(gold_text))
+    if not choice:
+        return None
+    alone = _GOLD_CHOICE.match(normalize(final_text).upper())
+    letters = {alone.group(1)} if alone else set()
+    letters |= {(a or b).upper() for a, b in _PRED_CHOICES.findall(normalize(final_text))}
+    if not letters:
+        return None
+    if len(letters) > 1:
+        return "incorrect", f"{len(letters)} choices were given where one is expected.", final_text
+    ok = letters == {choice.group(1)}
+    why = "the gold choice." if ok else f"not the gold choice {choice.group(1)}."
+    return ("correct" if ok else "incorrect"), f"Choice {sorted(letters)[0]} is {why}", final_text
 
 
 def run_core(gold: str, completion: str, config: MathConfig) -> Any:
