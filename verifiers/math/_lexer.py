@@ -91,42 +91,11 @@ def tokenize(text: str) -> list[Token]:
             i += 1
             continue
         if "0" <= c <= "9" or (c == "." and i + 1 < n and "0" <= text[i + 1] <= "9"):
-            m = _NUMBER.match(text, i)
-            assert m is not None
-            literal = m.group(1)
-            end = m.end()
-            if literal.endswith(".") and end < n and text.startswith("\\overline", end):
-                pass  # 0.\overline{3}
-            elif literal.endswith("."):
-                literal, end = literal[:-1], end - 1
-                if m.group(2) is not None:  # "2.e5" is not a number we read
-                    end = m.start(1) + len(literal)
-            value, places = _number(literal, None, m.group(2) if end == m.end() else None)
-            o = _OVERLINE.match(text, end)
-            if o is not None and "." in literal:
-                digits = o.group(1) or o.group(2)
-                k = len(literal.partition(".")[2])
-                value += Fraction(int(digits), (10 ** len(digits) - 1) * 10**k)
-                places, end = None, o.end()
-            tokens.append(Token("num", (value, places), space))
-            i = end
+            token, i = _number_token(text, i, space)
+            tokens.append(token)
         elif c == "\\":
-            if text.startswith("\\\\", i):
-                tokens.append(Token("op", "\\\\", space))
-                i += 2
-            elif i + 1 < n and text[i + 1] in "{}|":
-                tokens.append(Token("op", "\\" + text[i + 1], space))
-                i += 2
-            else:
-                m = _COMMAND.match(text, i)
-                if m is None:
-                    raise ParseError(f"stray backslash at {i}")
-                name = "\\" + m.group(1)
-                if name in _RELATIONS:
-                    tokens.append(Token("rel", _RELATIONS[name], space))
-                else:
-                    tokens.append(Token("cmd", name, space))
-                i = m.end()
+            token, i = _backslash_token(text, i, space)
+            tokens.append(token)
         elif c.isalpha() and c.isascii():
             m = _LETTERS.match(text, i)
             assert m is not None
@@ -153,3 +122,41 @@ def tokenize(text: str) -> list[Token]:
         space = False
     tokens.append(Token("end", None, space))
     return tokens
+
+
+def _number_token(text: str, i: int, space: bool) -> tuple[Token, int]:
+    """A number at ``i`` (``12``, ``0.5``, ``1.5e3``, ``0.\\overline{3}``) and where it ends."""
+    n = len(text)
+    m = _NUMBER.match(text, i)
+    assert m is not None
+    literal = m.group(1)
+    end = m.end()
+    if literal.endswith(".") and end < n and text.startswith("\\overline", end):
+        pass  # 0.\overline{3}
+    elif literal.endswith("."):
+        literal, end = literal[:-1], end - 1
+        if m.group(2) is not None:  # "2.e5" is not a number we read
+            end = m.start(1) + len(literal)
+    value, places = _number(literal, None, m.group(2) if end == m.end() else None)
+    o = _OVERLINE.match(text, end)
+    if o is not None and "." in literal:
+        digits = o.group(1) or o.group(2)
+        k = len(literal.partition(".")[2])
+        value += Fraction(int(digits), (10 ** len(digits) - 1) * 10**k)
+        places, end = None, o.end()
+    return Token("num", (value, places), space), end
+
+
+def _backslash_token(text: str, i: int, space: bool) -> tuple[Token, int]:
+    """``\\\\`` (a row break), ``\\{``, ``\\}``, ``\\|``, or a command (a relation like ``\\le``)."""
+    if text.startswith("\\\\", i):
+        return Token("op", "\\\\", space), i + 2
+    if i + 1 < len(text) and text[i + 1] in "{}|":
+        return Token("op", "\\" + text[i + 1], space), i + 2
+    m = _COMMAND.match(text, i)
+    if m is None:
+        raise ParseError(f"stray backslash at {i}")
+    name = "\\" + m.group(1)
+    if name in _RELATIONS:
+        return Token("rel", _RELATIONS[name], space), m.end()
+    return Token("cmd", name, space), m.end()
