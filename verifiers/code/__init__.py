@@ -114,6 +114,15 @@ def _same(expected: Any, actual: Any) -> bool:
     return bool(expected == actual)
 
 
+def _named_tuple_as_tuple(tagged: Any, depth: int) -> Any:
+    """A named tuple result (``["N", [name, fields, values]]``) is a tuple here: it equals one."""
+    from verifiers.sandbox._wire import NotAValue, decode
+
+    if tagged[0] == "N" and isinstance(tagged[1], list) and len(tagged[1]) == 3:
+        return tuple(decode(v, depth + 1, _named_tuple_as_tuple) for v in tagged[1][2])
+    raise NotAValue("malformed value")
+
+
 def _from_call(result: Mapping[str, Any], expected: Any, suite: Suite) -> Outcome:
     from verifiers.sandbox._wire import NotAValue, decode
 
@@ -126,13 +135,8 @@ def _from_call(result: Mapping[str, Any], expected: Any, suite: Suite) -> Outcom
     if isinstance(value, list) and value[:1] == ["h"] and len(value) > 2:  # an object of the program's
         return "wrong_answer", f"the result is not a plain value (a {str(value[2])[:80]})"
 
-    def named(tagged: Any, depth: int) -> Any:  # a named tuple is a tuple here (it equals one)
-        if tagged[0] == "N" and isinstance(tagged[1], list) and len(tagged[1]) == 3:
-            return tuple(decode(v, depth + 1, named) for v in tagged[1][2])
-        raise NotAValue("malformed value")
-
     try:
-        actual = decode(value, 0, named)
+        actual = decode(value, 0, _named_tuple_as_tuple)
     except (NotAValue, ValueError, TypeError) as exc:
         return "wrong_answer", f"the result is not a plain value ({exc})"
     if suite.json_outputs:

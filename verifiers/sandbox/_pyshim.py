@@ -269,20 +269,17 @@ def judge_module() -> types.ModuleType:
     """``judge``: helpers for test code. ``printed()`` captures what the program (and the
     test) prints inside the block, for suites without pytest's ``capsys``."""
     import contextlib
-    import io
 
     module = types.ModuleType("judge")
 
     @contextlib.contextmanager
     def printed() -> Any:
-        out, err, seen = io.StringIO(), io.StringIO(), PrintedText()
-        saved = sys.stdout, sys.stderr
-        sys.stdout, sys.stderr = out, err
+        capture, seen = Capture(), PrintedText()
         try:
             yield seen
         finally:
-            sys.stdout, sys.stderr = saved
-            seen.text, seen.err = out.getvalue(), err.getvalue()
+            seen.text, seen.err = capture.readouterr()
+            sys.stdout, sys.stderr = capture.saved
 
     module.printed = printed  # type: ignore[attr-defined]
     return module
