@@ -1,33 +1,21 @@
 """Objects across the boundary (issue: verifiers.code part 2): the program's instances as
-handles, its exceptions, in-place changes, printed output, linked structures — and what a
-hostile program cannot do with them."""
+handles, its classes and exceptions, named tuples, their lifetime — and what a hostile program
+cannot do with them. In-place changes and console: `test_code_copies.py`; linked structures:
+`test_code_structures.py`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sys
+from pathlib import Path
 
 import pytest
 
-from verifiers import code as vc
-from verifiers.result import VerifyResult
 from verifiers.sandbox import DockerSandbox
 
+sys.path.insert(0, str(Path(__file__).parent))
+from judging import judged  # noqa: E402
+
 pytestmark = pytest.mark.docker
-
-
-def fenced(source: str) -> str:
-    return f"```python\n{source}\n```"
-
-
-@pytest.fixture(scope="module")
-def box() -> Iterator[DockerSandbox]:
-    with DockerSandbox(size=1, timeout_s=5) as sandbox:
-        yield sandbox
-
-
-def judged(box: DockerSandbox, tests: str | dict[str, str], program: str, **kw: float) -> VerifyResult:
-    suite = {"pytest": tests} if isinstance(tests, str) else tests
-    return vc.verify(suite, fenced(program), sandbox=box, **kw)  # type: ignore[arg-type]
 
 
 QUEUE = """class MyCircularQueue:
@@ -296,232 +284,6 @@ def parse(text):
         ).correct
 
 
-class TestMutationAndOutput:
-    def test_in_place_changes_to_arguments_are_copied_back(self, box: DockerSandbox) -> None:
-        program = ("def sort_in_place(xs):\n    xs.sort()\n\ndef add_key(d):\n    d['new'] = [1]\n\n"
-                   "def push_inner(grid):\n    grid[0].append(9)\n\ndef enqueue(q, x):\n    q.append(x)\n")  # fmt: skip
-        tests = {"asserts": "xs = [3, 1, 2]\nsort_in_place(xs)\nassert xs == [1, 2, 3]\n"
-                 "d = {'a': 1}\nadd_key(d)\nassert d == {'a': 1, 'new': [1]}\n"
-                 "grid = [[1], [2]]\nrow = grid[0]\npush_inner(grid)\nassert row == [1, 9] and grid[0] is row\n"
-                 "q = []\nenqueue(q, 1)\nenqueue(q, 2)\nassert q == [1, 2]"}  # fmt: skip
-        r = judged(box, tests, program)
-        assert r.correct, r.reason
-        copies = program.replace("xs.sort()", "xs = sorted(xs)")
-        r = judged(box, tests, copies)
-        failed = [k for k, v in r.components.items() if v == 0.0]
-        assert failed == ["test_1"], r.reason  # "assert xs == [1, 2, 3]"
-
-    def test_copy_back_writes_only_values(self, box: DockerSandbox) -> None:
-        program = ("class Anything:\n    def __eq__(self, other):\n        return True\n\n"
-                   "def fill(xs):\n    xs.append(Anything())\n")  # fmt: skip
-        assert not judged(box, {"asserts": "xs = [1]\nfill(xs)\nassert xs == [1, 2]"}, program).correct
-        checks = {"asserts": "xs = [1]\nfill(xs)\nassert len(xs) == 2 and type(xs[1]).__module__ != 'solution'"}
-        assert judged(box, checks, program).correct
-
-    PRINTS = "def show(xs):\n    for x in xs:\n        print(x)\n"
-
-    def test_what_a_call_prints_reaches_the_tests_stdout(self, box: DockerSandbox) -> None:
-        tests = """import contextlib, io, sys
-from solution import show
-
-def test_capsys(capsys):
-    show([1, 2])
-    assert capsys.readouterr().out == "1\\n2\\n"
-
-def test_redirect():
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        show(["a"])
-    assert buf.getvalue() == "a\\n"
-
-def test_reassigned_stdout():
-    old, sys.stdout = sys.stdout, io.StringIO()
-    try:
-        show([3])
-        text = sys.stdout.getvalue()
-    finally:
-        sys.stdout = old
-    assert text == "3\\n"
-"""
-        r = judged(box, tests, self.PRINTS)
-        assert r.correct, r.reason
-        r = judged(box, tests, self.PRINTS.replace("print(x)", "print(x, end=' ')"))
-        assert r.reward == 0.0
-
-    def test_assert_suites_have_a_helper_for_printed_output(self, box: DockerSandbox) -> None:
-        tests = {"asserts": "from judge import printed\nwith printed() as out:\n    show([1, 2])\n"
-                 "assert out.text == '1\\n2\\n'"}  # fmt: skip
-        assert judged(box, tests, self.PRINTS).correct
-        assert not judged(box, tests, self.PRINTS.replace("print(x)", "print(x + 1)")).correct
-
-    READS = ("import sys\n\ndef ask():\n    name = input('name? ')\n    return f'hi {name}'\n\n"
-             "def total():\n    return sum(int(line) for line in sys.stdin)\n\n"
-             "def first():\n    return sys.stdin.readline().strip()\n")  # fmt: skip
-
-    def test_what_a_call_reads_comes_from_the_tests_input(self, box: DockerSandbox) -> None:
-        tests = """import io, sys
-import pytest
-from solution import ask, total, first
-
-def test_patched_input(monkeypatch, capsys):
-    answers = iter(["ada", "bob"])
-    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
-    assert ask() == "hi ada" and ask() == "hi bob"
-
-def test_patched_stdin(monkeypatch, capsys):
-    monkeypatch.setattr("sys.stdin", io.StringIO("cy\\n"))
-    assert ask() == "hi cy"
-    assert capsys.readouterr().out == "name? "
-
-def test_stdin_lines(monkeypatch):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("1\\n2\\n3\\n"))
-    assert total() == 6
-
-def test_readline():
-    sys.stdin = io.StringIO("x y\\nrest\\n")
-    try:
-        assert first() == "x y"
-    finally:
-        sys.stdin = sys.__stdin__
-
-def test_no_input_is_end_of_file():
-    with pytest.raises(EOFError):
-        ask()
-    assert total() == 0
-"""
-        r = judged(box, tests, self.READS)
-        assert r.correct, r.reason
-        r = judged(box, tests, self.READS.replace("return f'hi {name}'", "return 'hi ada'"))
-        assert r.components["test_0"] == 0.0 and r.components["test_2"] == 1.0
-
-    def test_the_output_cap_still_holds_inside_calls(self, box: DockerSandbox) -> None:
-        flood = "def show(xs):\n    while True:\n        print('x' * 10000)\n"
-        r = judged(box, "from solution import show\n\ndef test_a():\n    show([1])\n", flood, timeout_s=10)
-        assert not r.correct and "output" in r.reason
-
-
-class TestLinkedStructures:
-    LIST_TESTS = """class ListNode:
-    def __init__(self, val=0, next=None):
-        self.val, self.next = val, next
-
-def build(values):
-    head = None
-    for v in reversed(values):
-        head = ListNode(v, head)
-    return head
-
-def values(head):
-    out = []
-    while head:
-        out.append(head.val)
-        head = head.next
-    return out
-
-def test_reverse():
-    head = build([1, 2, 3])
-    result = reverse(head)
-    assert isinstance(result, ListNode) and values(result) == [3, 2, 1]
-
-def test_delete_in_place():
-    head = build([4, 5, 1, 9])
-    delete_node(head.next)
-    assert values(head) == [4, 1, 9]
-
-def test_same_node_back():
-    head = build([7])
-    assert middle(head) is head
-
-def test_empty():
-    assert reverse(None) is None
-"""
-    LIST_PROGRAM = """class ListNode:
-    def __init__(self, val=0, next=None):
-        self.val = val
-        self.next = next
-
-def reverse(head):
-    prev = None
-    while head:
-        head.next, prev, head = prev, head, head.next
-    return prev
-
-def delete_node(node):
-    node.val, node.next = node.next.val, node.next.next
-
-def middle(head):
-    slow = fast = head
-    while fast and fast.next:
-        slow, fast = slow.next, fast.next.next
-    return slow
-"""
-
-    def test_the_tests_own_list_nodes_cross_both_ways(self, box: DockerSandbox) -> None:
-        r = judged(box, {"asserts": self.LIST_TESTS + "\ntest_reverse()\ntest_delete_in_place()\n"
-                         "test_same_node_back()\ntest_empty()"}, self.LIST_PROGRAM)  # fmt: skip
-        assert r.correct, r.reason
-        r = judged(box, "import pytest\n" + self.LIST_TESTS, self.LIST_PROGRAM)
-        assert r.correct, r.reason
-        wrong = self.LIST_PROGRAM.replace("node.val, node.next = node.next.val, node.next.next", "node = None")
-        r = judged(box, "import pytest\n" + self.LIST_TESTS, wrong)
-        assert r.components["test_1"] == 0.0 and r.components["test_0"] == 1.0
-
-    def test_graphs_with_cycles_cross_and_the_program_needs_no_class_of_its_own(self, box: DockerSandbox) -> None:
-        tests = """class Node:
-    def __init__(self, val, neighbors=None):
-        self.val, self.neighbors = val, neighbors or []
-
-def test_clone():
-    a, b = Node(1), Node(2)
-    a.neighbors, b.neighbors = [b], [a]
-    c = clone(a)
-    assert c is not a and c.val == 1 and c.neighbors[0].val == 2
-    assert c.neighbors[0].neighbors[0] is c
-"""
-        program = ("def clone(node, seen=None):\n    seen = {} if seen is None else seen\n"
-                   "    if id(node) in seen:\n        return seen[id(node)]\n    copy = type(node)(node.val)\n"
-                   "    seen[id(node)] = copy\n    copy.neighbors = [clone(n, seen) for n in node.neighbors]\n"
-                   "    return copy\n")  # fmt: skip
-        program = program.replace("type(node)(node.val)", "type(node).__new__(type(node))\n    copy.val = node.val")
-        r = judged(box, "import pytest\n" + tests, program)
-        assert r.correct, r.reason
-
-    def test_the_programs_own_tree_nodes_are_handles(self, box: DockerSandbox) -> None:
-        program = ("class TreeNode:\n    def __init__(self, val=0, left=None, right=None):\n"
-                   "        self.val, self.left, self.right = val, left, right\n\n"
-                   "def depth(root):\n    return 0 if root is None else 1 + max(depth(root.left), depth(root.right))\n\n"
-                   "def mirror(root):\n    if root:\n        root.left, root.right = mirror(root.right), mirror(root.left)\n"
-                   "    return root\n")  # fmt: skip
-        tests = """from solution import TreeNode, depth, mirror
-
-def test_depth():
-    assert depth(TreeNode(2, TreeNode(1, TreeNode(0)), TreeNode(3))) == 3
-
-def test_mirror():
-    root = mirror(TreeNode(1, TreeNode(2), TreeNode(3)))
-    assert root.left.val == 3 and root.right.val == 2 and root.left.left is None
-    root.val = 9
-    assert root.val == 9
-"""
-        r = judged(box, tests, program)
-        assert r.correct, r.reason
-
-    def test_a_structure_past_the_size_bound_is_refused(self, box: DockerSandbox) -> None:
-        tests = ("class ListNode:\n    def __init__(self, val=0, next=None):\n        self.val, self.next = val, next\n\n"
-                 "def test_long():\n    assert long_list() is not None\n")  # fmt: skip
-        program = ("class ListNode:\n    def __init__(self, val=0, next=None):\n        self.val, self.next = val, next\n\n"
-                   "def long_list():\n    head = None\n    for i in range(100_001):\n        head = ListNode(i, head)\n"
-                   "    return head\n")  # fmt: skip
-        r = judged(box, tests, program, timeout_s=20)
-        assert not r.correct and "100000 objects" in r.reason
-
-    def test_a_structure_cannot_carry_code(self, box: DockerSandbox) -> None:
-        tests = ("class Box:\n    def __init__(self):\n        self.secret = 42\n        self.hook = lambda: 42\n\n"
-                 "def test_box():\n    assert peek(Box()) == 42\n")  # fmt: skip
-        r = judged(box, tests, "def peek(b):\n    return b.hook()\n")
-        assert not r.correct and "the test passes a builtins.function to the program" in r.reason
-
-
 class TestLifetime:
     def test_a_method_that_never_returns_is_stopped_and_the_next_test_runs(self, box: DockerSandbox) -> None:
         program = "class Spin:\n    def forever(self):\n        while True:\n            pass\n    def one(self):\n        return 1\n"
@@ -539,79 +301,6 @@ class TestLifetime:
                  "except BaseException as exc:\n    assert 'exited' in str(exc)\nassert True"}  # fmt: skip
         r = judged(box, tests, program)
         assert not r.correct and "exited" in r.reason
-
-
-# A LeetCodeDataset-shaped row: the prompt is a preamble both sides run (imports, ListNode and
-# TreeNode with helpers), the test is check(candidate), the entry point an expression.
-LEETCODE_PREAMBLE = """from typing import *
-from collections import *
-
-class ListNode:
-    def __init__(self, val=0, next=None):
-        self.val = val
-        self.next = next
-
-def list_node(values: list):
-    head = None
-    for v in reversed(values):
-        head = ListNode(v, head)
-    return head
-
-def is_same_list(a, b):
-    while a and b and a.val == b.val:
-        a, b = a.next, b.next
-    return a is None and b is None
-
-class TreeNode:
-    def __init__(self, val=0, left=None, right=None):
-        self.val = val
-        self.left = left
-        self.right = right
-
-def tree_node(values: list):
-    if not values:
-        return None
-    nodes = [None if v is None else TreeNode(v) for v in values]
-    kids = deque(nodes[1:])
-    for node in nodes:
-        if node is not None:
-            node.left = kids.popleft() if kids else None
-            node.right = kids.popleft() if kids else None
-    return nodes[0]
-
-def is_same_tree(p, q):
-    if not p or not q:
-        return p is q
-    return p.val == q.val and is_same_tree(p.left, q.left) and is_same_tree(p.right, q.right)
-"""
-LEETCODE_ROWS = [
-    {
-        "prompt": LEETCODE_PREAMBLE,
-        "entry_point": "Solution().reverseList",
-        "test": "def check(candidate):\n    assert is_same_list(candidate(head = list_node([1, 2, 3])), list_node([3, 2, 1]))\n"
-        "    assert candidate(head = list_node([])) is None\n",
-        "completion": "class Solution:\n    def reverseList(self, head: Optional[ListNode]) -> Optional[ListNode]:\n"
-        "        prev = None\n        while head:\n            head.next, prev, head = prev, head, head.next\n"
-        "        return prev\n",
-    },
-    {
-        "prompt": LEETCODE_PREAMBLE,
-        "entry_point": "Solution().invertTree",
-        "test": "def check(candidate):\n    assert is_same_tree(candidate(root = tree_node([4, 2, 7, 1, 3])),"
-        " tree_node([4, 7, 2, None, None, 3, 1]))\n    assert candidate(root = tree_node([])) is None\n",
-        "completion": "class Solution:\n    def invertTree(self, root: Optional[TreeNode]) -> Optional[TreeNode]:\n"
-        "        if root:\n            root.left, root.right = self.invertTree(root.right), self.invertTree(root.left)\n"
-        "        return root\n",
-    },
-]
-
-
-def test_leetcode_rows_with_linked_lists_and_trees(box: DockerSandbox) -> None:
-    for row in LEETCODE_ROWS:
-        tests = vc.tests_from_row(row, style="leetcode")
-        assert judged(box, tests, row["completion"]).correct
-        broken = row["completion"].replace("return prev", "return head").replace("return root", "return None")
-        assert not judged(box, tests, broken).correct
 
 
 def test_the_program_never_gets_the_tests_objects_or_code(box: DockerSandbox) -> None:
