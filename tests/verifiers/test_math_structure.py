@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import verifiers.math
@@ -19,3 +20,70 @@ def test_no_function_in_verifiers_math_is_over_60_lines() -> None:
                 if lines > MAX_FUNCTION_LINES:
                     long.append(f"{path.name}:{node.lineno} {node.name} ({lines} lines)")
     assert not long, long
+
+
+MAX_FILE_LINES = 420
+
+
+def test_no_module_in_verifiers_math_is_over_about_400_lines() -> None:
+    sizes = {p.name: len(p.read_text().splitlines()) for p in Path(verifiers.math.__file__).parent.glob("*.py")}
+    assert {name: n for name, n in sizes.items() if n > MAX_FILE_LINES} == {}
+
+
+def _golds() -> list[str]:
+    import math_table
+    import math_table_golds
+    import math_table_more
+
+    return [c.gold for table in (math_table, math_table_more, math_table_golds) for c in table.CASES]
+
+
+def test_parse_trees_are_typed_nodes_all_the_way_down() -> None:
+    from dataclasses import fields
+    from fractions import Fraction
+
+    from verifiers.math import MathConfig
+    from verifiers.math._core import parse_answer
+    from verifiers.math._extract import reduce_gold
+    from verifiers.math._nodes import Node, walk
+
+    kinds: set[str] = set()
+    for gold in _golds():
+        tree = parse_answer(reduce_gold(gold), MathConfig())
+        if tree is None:
+            continue
+        for node in walk(tree):
+            assert isinstance(node, Node), (gold, node)
+            kinds.add(type(node).__name__)
+            for field in fields(node):
+                value = getattr(node, field.name)
+                leaves = value if isinstance(value, tuple) else (value,)
+                for leaf in leaves:
+                    cells = leaf if isinstance(leaf, tuple) else (leaf,)  # a matrix row
+                    for cell in cells:
+                        assert isinstance(cell, Node | str | bool | int | Fraction | None), (gold, field.name, cell)
+    # the tables exercise most kinds (a kind the tables never build would be dead code)
+    expected = {"Num", "Sym", "Const", "Add", "Mul", "Div", "Pow", "Neg", "Fn", "Root", "Tup", "Set", "List"}
+    expected |= {"Interval", "Union", "Relation", "Matrix", "Text", "Ratio", "PlusMinus", "Pct", "Deg", "Abs"}
+    assert expected <= kinds, expected - kinds
+
+
+def test_latex_reaches_the_grammar_only_through_its_protocol() -> None:
+    import inspect
+
+    from verifiers.math import _latex, _parser
+
+    source = inspect.getsource(_latex)
+    assert "_parser" not in source.replace("`_parser`", "")  # no import of the parser, even for typing
+    declared = {
+        name
+        for name, _ in inspect.getmembers(_latex.Grammar)
+        if not name.startswith("_") and name in _latex.Grammar.__dict__
+    }
+    assert {"take", "arg", "group", "additive", "subscript"} <= declared
+    for name in declared:
+        assert callable(getattr(_parser._Parser, name)) or isinstance(
+            inspect.getattr_static(_parser._Parser, name), property
+        ), name
+    called = set(re.findall(r"\bp\.([a-z_]+)\b", source))
+    assert called <= declared, called - declared  # the readers use nothing the protocol does not name

@@ -14,8 +14,9 @@ from verifiers.math._config import MathConfig
 from verifiers.math._extract import bare_candidates, commitments, last_number, reduce_gold
 from verifiers.math._judge import Scalars, judge
 from verifiers.math._lexer import ParseError
+from verifiers.math._nodes import Interval, List, Matrix, Node, Relation, Text, Tup, Union
 from verifiers.math._normalize import normalize
-from verifiers.math._parser import Node, Options, parse
+from verifiers.math._parser import parse
 from verifiers.math._statements import value_in_sentence
 
 __all__ = ["Outcome", "parse_answer", "verify_core"]
@@ -51,7 +52,7 @@ _PRED_CHOICES = re.compile(r"\(([A-Ja-j])\)|(?<![A-Za-z\\])([A-J])(?![A-Za-z])")
 
 def _text_node(norm: str, config: MathConfig) -> Node:
     text = " ".join(norm.split()).strip(" .,;:!?")
-    return ("text", text if config.case_sensitive_text else text.lower())
+    return Text(text if config.case_sensitive_text else text.lower())
 
 
 def _is_text(norm: str) -> bool:
@@ -70,19 +71,15 @@ def _as_written(text: str, config: MathConfig) -> str:
     ).rstrip(".")
 
 
-def _options(config: MathConfig) -> Options:
-    return Options(config.mixed_numbers, config.imaginary_i, config.euler_e)
-
-
 def parse_answer(text: str, config: MathConfig) -> Node | None:
-    """Parse an extracted answer; a text answer becomes ("text", ...); None if unreadable."""
+    """Parse an extracted answer; a text answer becomes `Text`; None if unreadable."""
     norm = normalize(text, thousands=config.thousands_separators, decimal_comma=config.decimal_comma)
     if not norm:
         return None
     if _is_text(norm):
         return _text_node(norm, config)
     try:
-        return parse(norm, _options(config))
+        return parse(norm, config)
     except ParseError:
         if _WORDY.match(norm):
             return _text_node(norm, config)
@@ -112,7 +109,7 @@ def _read(answer: str, source: str, config: MathConfig) -> tuple[Node | None, st
     return node, answer
 
 
-_NOT_A_COLLECTION = ("tuple", "ival", "union", "matrix", "rel")
+_NOT_A_COLLECTION = (Tup, Interval, Union, Matrix, Relation)
 
 
 def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars) -> Outcome:
@@ -167,7 +164,7 @@ def _bare(answer: str, gold_text: str, config: MathConfig) -> Read:
 def _stated(answer: str, source: str, gold_text: str, config: MathConfig) -> Read:
     """One committed answer (boxed, tagged, stated); a last sentence must state a value."""
     node, final_text = _read(answer, source, config)
-    unread = node is None or (node[0] == "text" and len(node[1].split()) > 2)
+    unread = node is None or (isinstance(node, Text) and len(node.text.split()) > 2)
     if source == "sentence" and unread and _as_written(final_text, config) != _as_written(gold_text, config):
         return ("no_answer", "No answer: the last sentence states no value we can read.", None), None, final_text
     return None, node, final_text
@@ -187,10 +184,10 @@ def _run_of_boxes(answers: Sequence[str], gold_text: str, config: MathConfig, sc
             distinct.append(part)
     if len(distinct) > 1:
         gold_node = parse_answer(gold_text, config)
-        if gold_node is not None and gold_node[0] in _NOT_A_COLLECTION:
-            why = f"{len(answers)} separate boxed answers are a collection, not the one {gold_node[0]} the gold is."
+        if isinstance(gold_node, _NOT_A_COLLECTION):
+            why = f"{len(answers)} separate boxed answers are a collection, not the one {gold_node.noun} the gold is."
             return ("incorrect", why, final_text), None, final_text
-    return None, distinct[0] if len(distinct) == 1 else ("list", tuple(distinct)), final_text
+    return None, distinct[0] if len(distinct) == 1 else List(tuple(distinct)), final_text
 
 
 def _choice(gold_text: str, final_text: str) -> Outcome | None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+from verifiers.math._nodes import Abs, Add, Div, Fact, Mul, Neg, Node, Num, Pow
 from verifiers.math._numeric import MAX_DIGITS, log10_size, rational
-from verifiers.math._parser import Node
 
 __all__ = ["canonical"]
 
@@ -55,33 +55,37 @@ def canonical(node: Node) -> Canon:
             return ("int", int(value))
         if value is not None:
             return ("frac", value)
-    kind = node[0]
-    if kind == "pow":
-        base = rational(node[1]) if log10_size(node[1]) <= MAX_DIGITS else None
-        if base is not None and base.denominator == 1 and base > 1:
-            exp = canonical(node[2])
-            return _prod({p: _times_int(k, exp) for p, k in _factor(int(base)).items()})
-        return ("pow", canonical(node[1]), canonical(node[2]))
-    if kind == "mul":
-        merged: dict[int, Canon] = {}
-        others: list[Canon] = []
-        for factor in node[1]:
-            c = canonical(factor)
-            if c[0] == "int" and c[1] > 0:  # type: ignore[index]
-                c = _prod({p: ("int", k) for p, k in _factor(c[1]).items()})  # type: ignore[index]
-            if c[0] == "prod":  # type: ignore[index]
-                for p, e in c[1]:  # type: ignore[index]
-                    merged[p] = _add(merged[p], e) if p in merged else e
-            else:
-                others.append(c)
-        prod = _prod(merged)
-        return prod if not others else ("mul", prod, tuple(sorted(others, key=repr)))
-    if kind == "add":
-        return ("sum", tuple(sorted((canonical(t) for t in node[1]), key=repr)))
-    if kind in ("neg", "fact", "abs"):
-        return (kind, canonical(node[1]))
-    if kind == "div":
-        return ("div", canonical(node[1]), canonical(node[2]))
-    if kind == "n":
-        return ("frac", node[1])
+    match node:
+        case Pow(base_node, exp_node):
+            base = rational(base_node) if log10_size(base_node) <= MAX_DIGITS else None
+            if base is not None and base.denominator == 1 and base > 1:
+                exp = canonical(exp_node)
+                return _prod({p: _times_int(k, exp) for p, k in _factor(int(base)).items()})
+            return ("pow", canonical(base_node), canonical(exp_node))
+        case Mul(factors):
+            return _product(factors)
+        case Add(terms):
+            return ("sum", tuple(sorted((canonical(t) for t in terms), key=repr)))
+        case Neg(arg) | Fact(arg) | Abs(arg):
+            return (type(node).__name__.lower(), canonical(arg))
+        case Div(a, b):
+            return ("div", canonical(a), canonical(b))
+        case Num(value):
+            return ("frac", value)
     return ("node", node)
+
+
+def _product(factors: tuple[Node, ...]) -> Canon:
+    merged: dict[int, Canon] = {}
+    others: list[Canon] = []
+    for factor in factors:
+        c = canonical(factor)
+        if c[0] == "int" and c[1] > 0:  # type: ignore[index]
+            c = _prod({p: ("int", k) for p, k in _factor(c[1]).items()})  # type: ignore[index]
+        if c[0] == "prod":  # type: ignore[index]
+            for p, e in c[1]:  # type: ignore[index]
+                merged[p] = _add(merged[p], e) if p in merged else e
+        else:
+            others.append(c)
+    prod = _prod(merged)
+    return prod if not others else ("mul", prod, tuple(sorted(others, key=repr)))

@@ -1,91 +1,101 @@
 """Intervals from answers: an interval, a union (points of a finite set included), and the
-inequalities of one variable (either way round, ``x != a``, ``a <= |x| <= b``), as
-``(left_closed, low, high, right_closed)`` tuples.
+inequalities of one variable (either way round, ``x != a``, ``a <= |x| <= b``), as `Interval`
+nodes. The variable may be a name written as a product (``0 < f(x) < 1``, ``AB > 2``): a range.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from verifiers.math._nodes import NEG_OO, OO, Abs, Interval, Neg, Node, Or, Relation, Set, Tup, Union
 from verifiers.math._numeric import rational
-from verifiers.math._parser import Node
+from verifiers.math._shapes import is_name
 
-OO: Node = ("const", "oo")
-NEG_OO: Node = ("neg", OO)
+__all__ = ["FLIP", "intervals"]
+
 FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
 
 
-def intervals(node: Node) -> list[tuple[bool, Node, Node, bool]] | None:
-    """An interval, a union of intervals or a one-variable inequality, as interval tuples."""
-    kind = node[0]
-    if kind == "ival":
-        return [(node[1], node[2], node[3], node[4])]
-    if kind == "tuple" and len(node[1]) == 2:
-        return [(False, node[1][0], node[1][1], False)]  # (a, b) read as an open interval
-    if kind in ("union", "or"):  # x < -2 or x > 3 is a union too
-        out: list[tuple[bool, Node, Node, bool]] = []
-        for part in node[1]:
-            # a finite set among intervals ({-1} \cup [0, 7)): its points
-            sub = [(True, v, v, True) for v in part[1]] if part[0] == "set" else intervals(part)
-            if sub is None:
-                return None
-            out.extend(sub)
-        return out
-    if kind == "rel" and tuple(node[1]) == ("!=",) and len(node[2]) == 2:  # x != 1: all but one point
-        syms = [e for e in node[2] if e[0] == "sym"]
-        if len(syms) == 1:
-            point = node[2][1] if node[2][0][0] == "sym" else node[2][0]
-            return [(False, NEG_OO, point, False), (False, point, OO, False)]
-        return None
-    if kind == "rel" and set(node[1]) <= set(FLIP):
-        return _inequality(node[1], node[2])
+def intervals(node: Node) -> list[Interval] | None:
+    """An interval, a union of intervals or a one-variable inequality, as intervals; None for
+    anything else.
+
+    Example:
+        >>> from verifiers.math._parser import parse
+        >>> [(i.left_closed, i.right_closed) for i in intervals(parse("x >= 2"))]
+        [(True, False)]
+    """
+    match node:
+        case Interval():
+            return [node]
+        case Tup((low, high)):
+            return [Interval(False, low, high, False)]  # (a, b) read as an open interval
+        case Union(parts) | Or(parts):  # x < -2 or x > 3 is a union too
+            return _union(parts)
+        case Relation(("!=",), (left, right)):  # x != 1: all but one point
+            return _all_but(left, right)
+        case Relation(ops, exprs) if set(ops) <= set(FLIP):
+            return _inequality(ops, exprs)
     return None
+
+
+def _union(parts: tuple[Node, ...]) -> list[Interval] | None:
+    out: list[Interval] = []
+    for part in parts:
+        # a finite set among intervals ({-1} \cup [0, 7)): its points
+        sub = [Interval(True, v, v, True) for v in part.items] if isinstance(part, Set) else intervals(part)
+        if sub is None:
+            return None
+        out.extend(sub)
+    return out
+
+
+def _all_but(left: Node, right: Node) -> list[Interval] | None:
+    if is_name(left) == is_name(right):
+        return None
+    point = right if is_name(left) else left
+    return [Interval(False, NEG_OO, point, False), Interval(False, point, OO, False)]
 
 
 def _negated(ops: Sequence[str], exprs: Sequence[Node]) -> tuple[Sequence[str], Sequence[Node]]:
     """``-x > -1`` as ``x < 1`` (each side negated, each comparison flipped)."""
-    if any(e[0] == "neg" and e[1][0] == "sym" for e in exprs) and not any(e[0] == "sym" for e in exprs):
-        return [FLIP[o] for o in ops], [e[1] if e[0] == "neg" else ("neg", e) for e in exprs]
+    if any(isinstance(e, Neg) and is_name(e.arg) for e in exprs) and not any(is_name(e) for e in exprs):
+        return [FLIP[o] for o in ops], [e.arg if isinstance(e, Neg) else Neg(e) for e in exprs]
     return ops, exprs
 
 
-def _absolute(ops: Sequence[str], exprs: Sequence[Node]) -> list[tuple[bool, Node, Node, bool]] | None:
-    """``a <= |x| <= b`` with 0 <= a: the two intervals ``[-b, -a]`` and ``[a, b]``."""
-    if len(exprs) != 3 or exprs[1][0] != "abs" or exprs[1][1][0] != "sym" or ops[0][0] != ops[1][0]:
+def _absolute(ops: Sequence[str], exprs: Sequence[Node]) -> list[Interval] | None:
+    """``a <= |x| <= b`` with 0 < a: the two intervals ``[-b, -a]`` and ``[a, b]``."""
+    if len(exprs) != 3 or not (isinstance(exprs[1], Abs) and is_name(exprs[1].arg)) or ops[0][0] != ops[1][0]:
         return None
     lo, hi = (exprs[0], exprs[2]) if ops[0][0] == "<" else (exprs[2], exprs[0])
-    lo_closed, hi_closed = (ops[0], ops[1]) if ops[0][0] == "<" else (ops[1], ops[0])
+    lo_op, hi_op = (ops[0], ops[1]) if ops[0][0] == "<" else (ops[1], ops[0])
     low = rational(lo)
     if low is None or low <= 0 or rational(hi) is None:
         return None
-    a, b = lo_closed.endswith("="), hi_closed.endswith("=")
-    return [(b, ("neg", hi), ("neg", lo), a), (a, lo, hi, b)]
+    a, b = lo_op.endswith("="), hi_op.endswith("=")
+    return [Interval(b, Neg(hi), Neg(lo), a), Interval(a, lo, hi, b)]
 
 
-def _inequality(ops: Sequence[str], exprs: Sequence[Node]) -> list[tuple[bool, Node, Node, bool]] | None:
+def _inequality(ops: Sequence[str], exprs: Sequence[Node]) -> list[Interval] | None:
     absolute = _absolute(ops, exprs)
     if absolute is not None:
         return absolute
     ops, exprs = _negated(ops, exprs)
-    syms = [k for k, e in enumerate(exprs) if e[0] == "sym"]
+    syms = [k for k, e in enumerate(exprs) if is_name(e)]
     if len(syms) != 1:
         return None
     k = syms[0]
-    if len(exprs) == 3 and k == 1 and ops[0][0] == ops[1][0]:
-        lo, hi = (exprs[0], exprs[2]) if ops[0][0] == "<" else (exprs[2], exprs[0])
-        return [
-            (
-                ops[0].endswith("=") if ops[0][0] == "<" else ops[1].endswith("="),
-                lo,
-                hi,
-                ops[1].endswith("=") if ops[0][0] == "<" else ops[0].endswith("="),
-            )
-        ]
+    if len(exprs) == 3 and k == 1 and ops[0][0] == ops[1][0]:  # a < x <= b, or b >= x > a
+        rising = ops[0][0] == "<"
+        lo, hi = (exprs[0], exprs[2]) if rising else (exprs[2], exprs[0])
+        lo_op, hi_op = (ops[0], ops[1]) if rising else (ops[1], ops[0])
+        return [Interval(lo_op.endswith("="), lo, hi, hi_op.endswith("="))]
     if len(exprs) != 2:
         return None
-    op = ops[0] if k == 0 else {"<": ">", ">": "<", "<=": ">=", ">=": "<="}[ops[0]]
+    op = ops[0] if k == 0 else FLIP[ops[0]]
     bound = exprs[1 - k]
     closed = op.endswith("=")
     if op[0] == "<":
-        return [(False, NEG_OO, bound, closed)]
-    return [(closed, bound, OO, False)]
+        return [Interval(False, NEG_OO, bound, closed)]
+    return [Interval(closed, bound, OO, False)]

@@ -1,19 +1,69 @@
-"""LaTeX commands, functions and matrix environments for the parser (`_parser`)."""
+"""LaTeX commands, functions and matrix environments, read for the parser (`_parser`).
+
+Each reader takes the grammar through the `Grammar` protocol: the token cursor and the few
+productions a command's arguments need, nothing else of the parser.
+"""
 
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from verifiers.math._lexer import ParseError, number_value
-from verifiers.math._nodes import Node
+from verifiers.math._lexer import ParseError, Token, number_value
+from verifiers.math._nodes import (
+    NEG_OO,
+    OO,
+    Binom,
+    Const,
+    Div,
+    Fn,
+    Interval,
+    Log,
+    Matrix,
+    Mul,
+    Neg,
+    Node,
+    Pow,
+    Root,
+    Set,
+    Sym,
+    num,
+)
 
-if TYPE_CHECKING:
-    from verifiers.math._parser import _Parser as Parser
+__all__ = ["FUNCTIONS", "GREEK", "Grammar", "command", "function", "matrix", "starts_value"]
 
-__all__ = ["FUNCTIONS", "GREEK", "command", "function", "matrix"]
 
-ONE: Node = ("n", Fraction(1), None)
+class Grammar(Protocol):
+    """What the LaTeX readers use of the parser."""
+
+    @property
+    def tok(self) -> Token: ...
+    def take(self) -> Token: ...
+    def is_op(self, *values: str) -> bool: ...
+    def is_cmd(self, *values: str) -> bool: ...
+    def expect_op(self, value: str) -> None: ...
+    def arg(self) -> Node:
+        """``{...}`` or one token."""
+
+    def group(self) -> Node:
+        """``{...}``."""
+
+    def bracketed(self, opener: str) -> Node:
+        """``(...)`` or ``[...]``."""
+
+    def additive(self) -> Node:
+        """A sum (a whole expression without relations)."""
+
+    def power(self) -> Node:
+        """A factor with its exponent."""
+
+    def exponent(self) -> Node:
+        """What follows ``^``."""
+
+    def subscript(self, name: str) -> Node:
+        """A name with an optional ``_`` subscript."""
+
+
+ONE = num(1)
 GREEK = frozenset(
     "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu "
     "xi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Sigma Phi "
@@ -21,10 +71,20 @@ GREEK = frozenset(
 )
 FUNCTIONS = frozenset("sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh ln log exp lg".split())
 _INVERSE = {"sin": "arcsin", "cos": "arccos", "tan": "arctan"}
+_VALUE_COMMANDS = frozenset(
+    "\\frac \\sqrt \\pi \\infty \\binom \\begin \\lfloor \\lceil \\emptyset \\varnothing "
+    "\\mathbb \\imath \\overline \\e".split()
+)
 _MATRIX_ENVS = frozenset("matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix array".split())
 
 
-def command(p: Parser) -> Node:
+def starts_value(name: str) -> bool:
+    """Whether the command ``name`` (``\\frac``, ``\\alpha``, ``\\sin``) begins a value (and so an
+    implicit product: ``2\\pi``)."""
+    return name in _VALUE_COMMANDS or name[1:] in GREEK or name[1:] in FUNCTIONS
+
+
+def command(p: Grammar) -> Node:
     name = str(p.take().value)[1:]
     if name == "frac":
         if p.tok.kind == "num":
@@ -32,30 +92,30 @@ def command(p: Parser) -> Node:
             if places is None and 10 <= value < 100:
                 p.take()  # \frac12: two one-digit arguments
                 a, b = divmod(int(value), 10)
-                return ("div", ("n", Fraction(a), None), ("n", Fraction(b), None))
-        num = p.arg()
-        return ("div", num, p.arg())
+                return Div(num(a), num(b))
+        top = p.arg()
+        return Div(top, p.arg())
     if name == "sqrt":
         return function(p, "sqrt")
     if name == "pi":
-        return ("const", "pi")
+        return Const("pi")
     if name == "infty":
-        return ("const", "oo")
+        return OO
     if name in ("imath",):
-        return ("const", "i")
+        return Const("i")
     if name in GREEK:
         return p.subscript(name)
     if name in FUNCTIONS:
         return function(p, name)
     if name == "binom":
-        top = p.arg()
-        return ("binom", top, p.arg())
+        n = p.arg()
+        return Binom(n, p.arg())
     if name in ("emptyset", "varnothing"):
-        return ("set", ())
+        return Set(())
     if name == "mathbb":
         arg = p.arg()
-        if arg == ("sym", "R"):
-            return ("ival", False, ("neg", ("const", "oo")), ("const", "oo"), False)
+        if arg == Sym("R"):
+            return Interval(False, NEG_OO, OO, False)
         raise ParseError("unsupported \\mathbb")
     if name in ("lfloor", "lceil"):
         inner = p.additive()
@@ -63,13 +123,13 @@ def command(p: Parser) -> Node:
         if not p.is_cmd(closer):
             raise ParseError(f"expected {closer}")
         p.take()
-        return ("fn", "floor" if name == "lfloor" else "ceiling", inner)
+        return Fn("floor" if name == "lfloor" else "ceiling", inner)
     if name == "begin":
         return matrix(p)
     raise ParseError(f"unsupported command \\{name}")
 
 
-def function(p: Parser, name: str) -> Node:
+def function(p: Grammar, name: str) -> Node:
     if name == "sqrt":
         index: Node | None = None
         if p.is_op("["):
@@ -77,7 +137,7 @@ def function(p: Parser, name: str) -> Node:
             index = p.additive()
             p.expect_op("]")
         arg = p.arg() if not p.is_op("(") else p.bracketed("(")
-        return ("root", arg, index or ("n", Fraction(2), None))
+        return Root(arg, index or num(2))
     base: Node | None = None
     power: Node | None = None
     if name in ("log",) and p.is_op("_"):
@@ -86,7 +146,7 @@ def function(p: Parser, name: str) -> Node:
     if p.is_op("^"):
         p.take()
         power = p.exponent()
-        if power == ("neg", ONE) and name in _INVERSE:
+        if power == Neg(ONE) and name in _INVERSE:
             name, power = _INVERSE[name], None
     if p.is_op("(", "{"):
         arg = p.bracketed("(") if p.is_op("(") else p.group()
@@ -94,14 +154,14 @@ def function(p: Parser, name: str) -> Node:
         factors = [p.power()]
         while p.tok.kind in ("num", "letter") or (p.tok.kind == "cmd" and str(p.tok.value)[1:] in GREEK | {"pi"}):
             factors.append(p.power())
-        arg = factors[0] if len(factors) == 1 else ("mul", tuple(factors))
+        arg = factors[0] if len(factors) == 1 else Mul(tuple(factors))
     if name == "lg":
-        base = ("n", Fraction(10), None)
-    node: Node = ("log", base, arg) if base is not None else ("fn", name, arg)
-    return ("pow", node, power) if power is not None else node
+        base = num(10)
+    node: Node = Log(base, arg) if base is not None else Fn(name, arg)
+    return Pow(node, power) if power is not None else node
 
 
-def matrix(p: Parser) -> Node:
+def matrix(p: Grammar) -> Node:
     p.expect_op("{")
     env = p.take()
     p.expect_op("}")
@@ -130,4 +190,4 @@ def matrix(p: Parser) -> Node:
         rows.pop()
     if not rows or len({len(r) for r in rows}) != 1:
         raise ParseError("ragged matrix")
-    return ("matrix", tuple(tuple(r) for r in rows))
+    return Matrix(tuple(tuple(r) for r in rows))

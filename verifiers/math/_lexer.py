@@ -6,10 +6,16 @@ import re
 from fractions import Fraction
 from typing import NamedTuple
 
-__all__ = ["MAX_CHARS", "ParseError", "Token", "number_value", "tokenize"]
+__all__ = ["MAX_CHARS", "MAX_DEPTH", "UNIT_STOP", "ParseError", "Token", "Tokens", "number_value", "tokenize"]
 
 MAX_CHARS = 2000
 """Longest answer we parse; a longer one is unparseable (answers are short)."""
+
+MAX_DEPTH = 60
+"""Deepest nesting we parse; deeper is unparseable."""
+
+UNIT_STOP = frozenset({"or", "and", "either"})
+"""Words that join answers; never units or part of a product."""
 
 
 class ParseError(ValueError):
@@ -160,3 +166,85 @@ def _backslash_token(text: str, i: int, space: bool) -> tuple[Token, int]:
     if name in _RELATIONS:
         return Token("rel", _RELATIONS[name], space), m.end()
     return Token("cmd", name, space), m.end()
+
+
+class Tokens:
+    """A cursor over the tokens: look at the current one, take it, bound the nesting.
+
+    Example:
+        >>> ts = Tokens(tokenize("x + 1"))
+        >>> ts.take().value, ts.is_op("+"), ts.is_op("-")
+        ('x', True, False)
+    """
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.t = tokens
+        self.i = 0
+        self.depth = 0
+
+    @property
+    def tok(self) -> Token:
+        return self.t[self.i]
+
+    def peek(self, k: int = 1) -> Token:
+        """The token ``k`` places ahead (the end token past the end)."""
+        return self.t[min(self.i + k, len(self.t) - 1)]
+
+    def at_end(self) -> bool:
+        return self.tok.kind == "end"
+
+    def is_op(self, *values: str) -> bool:
+        return self.tok.kind == "op" and self.tok.value in values
+
+    def is_cmd(self, *values: str) -> bool:
+        return self.tok.kind == "cmd" and self.tok.value in values
+
+    def is_word(self, *values: str) -> bool:
+        return self.tok.kind == "word" and str(self.tok.value).lower() in values
+
+    def take(self) -> Token:
+        tok = self.t[self.i]
+        if tok.kind != "end":
+            self.i += 1
+        return tok
+
+    def expect_op(self, value: str) -> None:
+        if not self.is_op(value):
+            raise ParseError(f"expected {value!r}, found {self.tok.value!r}")
+        self.i += 1
+
+    def enter(self) -> None:
+        """One level deeper (pair with `leave`); too deep is a ParseError."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ParseError("nested too deeply")
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    def unit_ahead(self) -> bool:
+        """A spaced word with only words (or the end) after it: units or prose, e.g. ``5 cm``."""
+        if not (self.tok.kind == "word" and self.tok.space):
+            return False
+        j = self.i
+        while self._unit_part(j):
+            if self.t[j].kind == "word" and str(self.t[j].value).lower() in UNIT_STOP:
+                return True
+            j += 1
+        end = self.t[j]
+        return end.kind == "end" or (end.kind == "op" and str(end.value) in (",", ")", "]", "}"))
+
+    def skip_units(self) -> None:
+        """Step over trailing units (``cm^2``, ``km/h``), never over ``or``/``and``."""
+        if not self.unit_ahead():
+            return
+        while self._unit_part(self.i) and not (self.tok.kind == "word" and str(self.tok.value).lower() in UNIT_STOP):
+            self.take()
+
+    def _unit_part(self, j: int) -> bool:
+        tok = self.t[j]
+        return (
+            tok.kind in ("word", "letter")
+            or (tok.kind == "op" and tok.value in ("^", ".", "/"))
+            or (tok.kind == "num" and self.t[j - 1].value == "^")
+        )

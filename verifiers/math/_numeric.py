@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from verifiers.math._parser import Node
+from verifiers.math._nodes import Abs, Add, Binom, Const, Deg, Div, Fact, Fn, Log, Mul, Neg, Node, Num, Pct, Pow, Root
 
 __all__ = ["MAX_DIGITS", "decimal_places", "log10_size", "rational"]
 
@@ -20,44 +20,36 @@ MAX_DIGITS = 5000
 
 def decimal_places(node: Node) -> int | None:
     """Decimal places written in a decimal literal (possibly negated); None otherwise."""
-    while node[0] == "neg":
-        node = node[1]
-    if node[0] == "n":
-        places: int | None = node[2]
-        return places
-    return None
+    while isinstance(node, Neg):
+        node = node.arg
+    return node.places if isinstance(node, Num) else None
 
 
 def log10_size(node: Node) -> float:
     """An upper bound of log10 |value| for numeric nodes (inf when it cannot be bounded)."""
-    kind = node[0]
-    if kind == "n":
-        v: Fraction = node[1]
-        return math.log10(max(abs(v.numerator), abs(v.denominator), 1))
-    if kind == "const":
-        return math.inf if node[1] == "oo" else 1.0
-    if kind in ("neg", "abs", "pct", "deg"):
-        return log10_size(node[1])
-    if kind in ("add", "mul"):
-        parts = [log10_size(a) for a in node[1]]
-        return sum(parts) + (math.log10(len(parts)) if kind == "add" else 0)
-    if kind == "div":
-        return log10_size(node[1]) + log10_size(node[2])
-    if kind == "pow":
-        base = log10_size(node[1])
-        exp = log10_size(node[2])
-        if exp > 300:
-            return math.inf
-        return base * (10**exp)
-    if kind == "fact":
-        n = log10_size(node[1])
-        if n > 300:
-            return math.inf
-        return (10**n) * max(n, 1.0)
-    if kind == "binom":
-        return log10_size(node[1]) * max(1.0, 10 ** min(log10_size(node[2]), 300))
-    if kind in ("root", "fn", "log"):
-        return log10_size(node[1]) if kind == "root" else 1.0
+    match node:
+        case Num(value):
+            return math.log10(max(abs(value.numerator), abs(value.denominator), 1))
+        case Const(name):
+            return math.inf if name == "oo" else 1.0
+        case Neg(arg) | Abs(arg) | Pct(arg) | Deg(arg) | Root(arg):
+            return log10_size(arg)
+        case Add(terms):
+            return sum(log10_size(a) for a in terms) + math.log10(len(terms))
+        case Mul(factors):
+            return sum(log10_size(a) for a in factors)
+        case Div(a, b):
+            return log10_size(a) + log10_size(b)
+        case Pow(base, exp):
+            exp_size = log10_size(exp)
+            return math.inf if exp_size > 300 else log10_size(base) * (10**exp_size)
+        case Fact(arg):
+            n = log10_size(arg)
+            return math.inf if n > 300 else (10**n) * max(n, 1.0)
+        case Binom(n, k):
+            return log10_size(n) * max(1.0, 10 ** min(log10_size(k), 300))
+        case Fn() | Log():
+            return 1.0
     return 1.0
 
 
@@ -71,52 +63,52 @@ def rational(node: Node) -> Fraction | None:
         >>> rational(parse(r"\\sqrt{2}")) is None
         True
     """
-    kind = node[0]
-    if kind == "n":
-        value: Fraction = node[1]
-        return value
-    if kind == "neg":
-        inner = rational(node[1])
-        return None if inner is None else -inner
-    if kind == "add":
-        total = Fraction(0)
-        for term in node[1]:
-            v = rational(term)
-            if v is None:
+    match node:
+        case Num(value):
+            return value
+        case Neg(arg) | Abs(arg):
+            inner = rational(arg)
+            if inner is None:
                 return None
-            total += v
-        return total
-    if kind == "mul":
-        product = Fraction(1)
-        for factor in node[1]:
-            v = rational(factor)
-            if v is None:
+            return -inner if isinstance(node, Neg) else abs(inner)
+        case Add(terms):
+            values = _all_rational(terms)
+            return None if values is None else sum(values, Fraction(0))
+        case Mul(factors):
+            values = _all_rational(factors)
+            return None if values is None else math.prod(values, start=Fraction(1))
+        case Div(a, b):
+            num, den = rational(a), rational(b)
+            return None if num is None or den is None or den == 0 else num / den
+        case Pow():
+            return _power(node)
+        case Fact(arg):
+            n = rational(arg)
+            if n is None or n.denominator != 1 or n < 0 or n > 1000:
                 return None
-            product *= v
-        return product
-    if kind == "div":
-        num, den = rational(node[1]), rational(node[2])
-        if num is None or den is None or den == 0:
-            return None
-        return num / den
-    if kind == "pow":
-        if log10_size(node) > MAX_DIGITS:
-            return None
-        base, exp = rational(node[1]), rational(node[2])
-        if base is None or exp is None or exp.denominator != 1 or (base == 0 and exp < 0):
-            return None
-        return base ** int(exp)
-    if kind == "fact":
-        n = rational(node[1])
-        if n is None or n.denominator != 1 or n < 0 or n > 1000:
-            return None
-        return Fraction(math.factorial(int(n)))
-    if kind == "abs":
-        inner = rational(node[1])
-        return None if inner is None else abs(inner)
-    if kind == "binom":
-        n, k = rational(node[1]), rational(node[2])
-        if n is None or k is None or n.denominator != 1 or k.denominator != 1 or n > 1000:
-            return None
-        return Fraction(math.comb(int(n), int(k))) if n >= 0 and k >= 0 else None
+            return Fraction(math.factorial(int(n)))
+        case Binom(a, b):
+            n, k = rational(a), rational(b)
+            if n is None or k is None or n.denominator != 1 or k.denominator != 1 or n > 1000:
+                return None
+            return Fraction(math.comb(int(n), int(k))) if n >= 0 and k >= 0 else None
     return None
+
+
+def _all_rational(nodes: tuple[Node, ...]) -> list[Fraction] | None:
+    values = []
+    for node in nodes:
+        v = rational(node)
+        if v is None:
+            return None
+        values.append(v)
+    return values
+
+
+def _power(node: Pow) -> Fraction | None:
+    if log10_size(node) > MAX_DIGITS:
+        return None
+    base, exp = rational(node.base), rational(node.exp)
+    if base is None or exp is None or exp.denominator != 1 or (base == 0 and exp < 0):
+        return None
+    return base ** int(exp)

@@ -1,131 +1,106 @@
-"""A recursive-descent parser for LaTeX and plain-text answers.
+"""A recursive-descent parser for LaTeX and plain-text answers: tokens in, a node tree out.
 
-It builds a small tree of tuples (see ``Node``) from tokens; nothing is evaluated and no
-string ever reaches sympy. Sizes are bounded (input length, nesting depth), so parsing any
-string takes linear time and never recurses without bound.
-
-Nodes:
-    ("n", Fraction, places)          number; places = decimal places written (None: exact)
-    ("sym", name)  ("const", "pi" | "e" | "i" | "oo")
-    ("add", (a, ...))  ("mul", (a, ...))  ("div", a, b)  ("pow", a, b)  ("neg", a)
-    ("fact", a)  ("abs", a)  ("fn", name, a)  ("log", base, a)  ("root", a, index)
-    ("binom", a, b)  ("pm", a | None, b)  ("pct", a)  ("deg", a)  ("base", digits, base)
-    ("rel", (op, ...), (a, ...))     a chain: a op b op c (op: = < <= > >= != in perp parallel)
-    ("tuple", items)  ("set", items)  ("list", items)  ("or", items)  ("union", items)
-    ("ival", left_closed, a, b, right_closed)  ("matrix", rows)  ("text", str)
-    ("ratio", (a, b, ...))           a : b (: c ...)
+The grammar of expressions and structures lives here; the cursor over tokens (and units) in
+`_lexer.Tokens`, LaTeX commands and functions in `_latex`, which reach the grammar only through
+its `Grammar` protocol. Nothing is evaluated and no string ever reaches sympy. Sizes are bounded
+(input length, nesting depth), so parsing any string takes linear time and never recurses
+without bound. The node kinds are the classes of `_nodes`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from verifiers.math._config import MathConfig
+from verifiers.math._latex import FUNCTIONS, command, function, starts_value
+from verifiers.math._lexer import UNIT_STOP, ParseError, Token, Tokens, number_value, tokenize
+from verifiers.math._nodes import (
+    Abs,
+    Add,
+    Const,
+    Deg,
+    Div,
+    Fact,
+    InBase,
+    Interval,
+    List,
+    Mul,
+    Neg,
+    Node,
+    Num,
+    Or,
+    Pct,
+    PlusMinus,
+    Pow,
+    Ratio,
+    Relation,
+    Set,
+    Sym,
+    Tup,
+    Union,
+)
+from verifiers.math._shapes import solution
 
-from verifiers.math._latex import FUNCTIONS, GREEK, command, function
-from verifiers.math._lexer import ParseError, Token, number_value, tokenize
-from verifiers.math._nodes import Node
+__all__ = ["Node", "ParseError", "parse"]
 
-__all__ = ["DEFAULT_OPTIONS", "Node", "Options", "ParseError", "parse"]
-
-
-MAX_DEPTH = 60
-
-_UNIT_STOP = frozenset({"or", "and", "either"})
 # Short words that make a "product of letters" prose instead (the answer is ...).
 _PROSE = frozenset("is the so we it of to be are as at if in on by its an our was has get got all for not but".split())
-ATOM_CMDS = frozenset(
-    "\\frac \\sqrt \\pi \\infty \\binom \\begin \\lfloor \\lceil \\emptyset \\varnothing "
-    "\\mathbb \\imath \\overline \\e".split()
-)
+_BRACKETS = {")": "(", "]": "["}
+_DEFAULT = MathConfig()
 
 
-class _Parser:
-    def __init__(self, tokens: list[Token], options: Options) -> None:
-        self.options = options
-        self.t = tokens
-        self.i = 0
-        self.depth = 0
+class _Parser(Tokens):
+    """The expression grammar, from a whole answer (`top`) down to an atom."""
 
-    # -- helpers -------------------------------------------------------------------------
-    @property
-    def tok(self) -> Token:
-        return self.t[self.i]
+    def __init__(self, tokens: list[Token], config: MathConfig) -> None:
+        super().__init__(tokens)
+        self.config = config
 
-    def peek(self, k: int = 1) -> Token:
-        return self.t[min(self.i + k, len(self.t) - 1)]
-
-    def is_op(self, *values: str) -> bool:
-        return self.tok.kind == "op" and self.tok.value in values
-
-    def is_cmd(self, *values: str) -> bool:
-        return self.tok.kind == "cmd" and self.tok.value in values
-
-    def is_word(self, *values: str) -> bool:
-        return self.tok.kind == "word" and str(self.tok.value).lower() in values
-
-    def take(self) -> Token:
-        tok = self.t[self.i]
-        if tok.kind != "end":
-            self.i += 1
-        return tok
-
-    def expect_op(self, value: str) -> None:
-        if not self.is_op(value):
-            raise ParseError(f"expected {value!r}, found {self.tok.value!r}")
-        self.i += 1
-
-    def enter(self) -> None:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise ParseError("nested too deeply")
-
-    # -- grammar -------------------------------------------------------------------------
+    # -- answers and structures ---------------------------------------------------------
     def top(self) -> Node:
         if self.is_word("either"):
             self.take()
         groups = [self.items(closers=(";",))]
         while self.is_op(";"):  # `2; 5`, `p=5,q=2; p=7,q=2`: a list of groups
             self.take()
-            if self.tok.kind == "end":
+            if self.at_end():
                 break
             groups.append(self.items(closers=(";",)))
-        node = groups[0] if len(groups) == 1 else ("list", tuple(_named_tuple(g) for g in groups))
+        node = groups[0] if len(groups) == 1 else List(tuple(solution(g) for g in groups))
         self.skip_units()
-        if self.tok.kind != "end":
+        if not self.at_end():
             raise ParseError(f"unexpected {self.tok.value!r}")
         return node
 
     def items(self, closers: tuple[str, ...]) -> Node:
         """A comma list, or alternatives joined by 'or' / 'and'; a single item stands alone."""
         first = self.item()
-        items, kind = [first], None
+        items, alternatives = [first], False
         while True:
             self.skip_units()
-            if self.is_op(","):
+            if self.is_op(",") or (self.is_op(";") and ";" not in closers):  # (0;-2;6): ; inside brackets
                 self.take()
                 if self.is_word("or", "and"):
                     self.take()
-                kind = kind or "list"
             elif self.is_word("or", "and"):
                 self.take()
-                kind = "or"
+                alternatives = True  # a bare "or" / "and" anywhere makes alternatives
             else:
                 break
-            if self.tok.kind == "end" or (self.tok.kind == "op" and self.tok.value in closers):
+            if self.at_end() or (self.tok.kind == "op" and self.tok.value in closers):
                 break  # a trailing comma
             items.append(self.item())
         if len(items) == 1:
             return first
-        return (kind or "list", tuple(items))
+        return Or(tuple(items)) if alternatives else List(tuple(items))
 
     def item(self) -> Node:
         node = self.relation()
-        if self.is_cmd("\\cup"):
-            parts = [node]
-            while self.is_cmd("\\cup"):
-                self.take()
-                parts.append(self.relation())
-            return ("union", tuple(parts))
-        return node
+        if not self.is_cmd("\\cup"):
+            return node
+        parts = [node]
+        while self.is_cmd("\\cup"):
+            self.take()
+            parts.append(self.relation())
+        return Union(tuple(parts))
 
     def relation(self) -> Node:
         exprs = [self.ratio()]
@@ -139,7 +114,7 @@ class _Parser:
             return exprs[0]
         if ops == ["in"]:
             return exprs[1]  # x \in [0, 1): the set is the answer
-        return ("rel", tuple(ops), tuple(exprs))
+        return Relation(tuple(ops), tuple(exprs))
 
     def ratio(self) -> Node:
         """``7:32``, ``S_1 : S_2``, ``1:2:3``; a single expression stands alone."""
@@ -150,8 +125,9 @@ class _Parser:
         while self.is_op(":"):
             self.take()
             parts.append(self.additive())
-        return ("ratio", tuple(parts))
+        return Ratio(tuple(parts))
 
+    # -- arithmetic -----------------------------------------------------------------------
     def additive(self) -> Node:
         self.enter()
         terms = [self.unary()]
@@ -161,27 +137,26 @@ class _Parser:
                 terms.append(self.unary())
             elif self.is_op("-"):
                 self.take()
-                terms.append(("neg", self.unary()))
+                terms.append(Neg(self.unary()))
             elif self.is_cmd("\\pm", "\\mp"):
                 sign = self.take().value
                 rest = self.unary()
-                left = terms[0] if len(terms) == 1 else ("add", tuple(terms))
-                terms = [("pm", left, rest if sign == "\\pm" else ("neg", rest))]
+                terms = [PlusMinus(_sum(terms), rest if sign == "\\pm" else Neg(rest))]
             else:
                 break
-        self.depth -= 1
-        return terms[0] if len(terms) == 1 else ("add", tuple(terms))
+        self.leave()
+        return _sum(terms)
 
     def unary(self) -> Node:
         if self.is_op("-"):
             self.take()
-            return ("neg", self.unary())
+            return Neg(self.unary())
         if self.is_op("+"):
             self.take()
             return self.unary()
         if self.is_cmd("\\pm", "\\mp"):
             self.take()
-            return ("pm", None, self.unary())
+            return PlusMinus(None, self.unary())
         return self.multiplicative()
 
     def starts_atom(self) -> bool:
@@ -189,10 +164,9 @@ class _Parser:
         if tok.kind in ("num", "letter"):
             return True
         if tok.kind == "word":
-            return not self.unit_ahead() and str(tok.value).lower() not in _UNIT_STOP
+            return not self.unit_ahead() and str(tok.value).lower() not in UNIT_STOP
         if tok.kind == "cmd":
-            name = str(tok.value)
-            return name in ATOM_CMDS or name[1:] in GREEK or name[1:] in FUNCTIONS
+            return starts_value(str(tok.value))
         return tok.kind == "op" and tok.value == "("
 
     def multiplicative(self) -> Node:
@@ -203,10 +177,9 @@ class _Parser:
                 factors.append(self.power())
             elif self.is_op("/") or self.is_cmd("\\div"):
                 self.take()
-                left = factors[0] if len(factors) == 1 else ("mul", tuple(factors))
-                factors = [("div", left, self.power())]
+                factors = [Div(_product(factors), self.power())]
             elif self.starts_atom():
-                if self.tok.kind == "num" and factors[-1][0] == "n":
+                if self.tok.kind == "num" and isinstance(factors[-1], Num):
                     raise ParseError("two numbers in a row")
                 mixed = self.mixed_number(factors)
                 if mixed is not None:
@@ -215,19 +188,20 @@ class _Parser:
                     factors.append(self.power())
             else:
                 break
-        return factors[0] if len(factors) == 1 else ("mul", tuple(factors))
+        return _product(factors)
 
     def mixed_number(self, factors: list[Node]) -> Node | None:
         """``1\\frac{3}{4}`` right after an integer literal is a mixed number, 7/4."""
-        last = factors[-1]
-        if not self.options.mixed_numbers:
+        whole = factors[-1]
+        if not self.config.mixed_numbers or len(factors) != 1 or not self.is_cmd("\\frac"):
             return None
-        if len(factors) != 1 or last[0] != "n" or last[2] is not None or not self.is_cmd("\\frac"):
+        if not isinstance(whole, Num) or whole.places is not None:
             return None
         save = self.i
         frac = self.power()
-        if frac[0] == "div" and frac[1][0] == "n" and frac[2][0] == "n" and frac[1][2] is None:
-            return ("n", last[1] + frac[1][1] / frac[2][1], None)
+        if isinstance(frac, Div) and isinstance(frac.num, Num) and isinstance(frac.den, Num):
+            if frac.num.places is None and frac.den.value != 0:
+                return Num(whole.value + frac.num.value / frac.den.value)
         self.i = save
         return None
 
@@ -236,7 +210,7 @@ class _Parser:
         if self.is_op("^"):
             self.take()
             exponent = self.exponent()
-            base = self.postfix(("pow", base, exponent))
+            base = self.postfix(Pow(base, exponent))
         return base
 
     def exponent(self) -> Node:
@@ -244,7 +218,7 @@ class _Parser:
             return self.group()
         if self.is_op("-"):
             self.take()
-            return ("neg", self.exponent())
+            return Neg(self.exponent())
         if self.tok.kind == "num":
             return self.number()
         return self.atom()
@@ -253,27 +227,28 @@ class _Parser:
         while True:
             if self.is_op("!"):
                 self.take()
-                node = ("fact", node)
+                node = Fact(node)
             elif self.is_op("%"):
                 self.take()
-                node = ("pct", node)
+                node = Pct(node)
             elif self.is_op("\u00b0"):
                 self.take()
-                node = ("deg", node)
+                node = Deg(node)
             elif self.is_op("'"):
                 raise ParseError("primes are not supported")
             else:
                 return node
 
+    # -- atoms --------------------------------------------------------------------------
     def number(self) -> Node:
         value, places = number_value(self.take())
         if self.is_op("_") and places is None:  # 1011_2: digits in another base
             self.take()
             base = self.arg()
-            if base[0] != "n" or base[2] is not None or not 2 <= base[1] <= 36:
+            if not isinstance(base, Num) or base.places is not None or not 2 <= base.value <= 36:
                 raise ParseError("unsupported base subscript")
-            return ("base", str(value.numerator), int(base[1]))
-        return ("n", value, places)
+            return InBase(str(value.numerator), int(base.value))
+        return Num(value, places)
 
     def group(self) -> Node:
         """``{ ... }``: a grouped expression (with commas inside: a set, plain-text style)."""
@@ -281,10 +256,8 @@ class _Parser:
         self.expect_op("{")
         node = self.items(closers=("}",))
         self.expect_op("}")
-        self.depth -= 1
-        if node[0] == "list":
-            return ("set", node[1])
-        return node
+        self.leave()
+        return Set(node.items) if isinstance(node, List) else node
 
     def arg(self) -> Node:
         """A LaTeX argument: ``{...}`` or a single token (``\\frac12``, ``\\sqrt2``)."""
@@ -294,43 +267,17 @@ class _Parser:
         if tok.kind == "num":
             value, places = number_value(tok)
             self.take()
-            return ("n", value, places)
+            return Num(value, places)
         if tok.kind in ("letter", "cmd"):
             return self.atom()
         raise ParseError(f"expected an argument, found {tok.value!r}")
-
-    def unit_ahead(self) -> bool:
-        """A spaced word with only words (or the end) after it: units or prose, e.g. ``5 cm``."""
-        if not (self.tok.kind == "word" and self.tok.space):
-            return False
-        j = self.i
-        while (
-            self.t[j].kind in ("word", "letter")
-            or (self.t[j].kind == "op" and self.t[j].value in ("^", ".", "/"))
-            or (self.t[j].kind == "num" and self.t[j - 1].value == "^")
-        ):
-            if self.t[j].kind == "word" and str(self.t[j].value).lower() in _UNIT_STOP:
-                return True
-            j += 1
-        end = self.t[j]
-        return end.kind == "end" or (end.kind == "op" and str(end.value) in (",", ")", "]", "}"))
-
-    def skip_units(self) -> None:
-        if not self.unit_ahead():
-            return
-        while (
-            (self.tok.kind in ("word", "letter") and str(self.tok.value).lower() not in _UNIT_STOP)
-            or (self.tok.kind == "op" and self.tok.value in ("^", ".", "/"))
-            or (self.tok.kind == "num" and self.t[self.i - 1].value == "^")
-        ):
-            self.take()
 
     def atom(self) -> Node:
         self.enter()
         try:
             return self._atom()
         finally:
-            self.depth -= 1
+            self.leave()
 
     def _atom(self) -> Node:
         tok = self.tok
@@ -343,119 +290,108 @@ class _Parser:
             return self.word()
         if tok.kind == "cmd":
             return command(self)
-        if tok.kind == "op":
-            if tok.value == "(":
-                return self.bracketed("(")
-            if tok.value == "[":
-                return self.bracketed("[")
-            if tok.value == "{":
-                return self.group()
-            if tok.value == "\\{":
-                self.take()
-                if self.is_op("\\}"):
-                    self.take()
-                    return ("set", ())
-                node = self.items(closers=("\\}",))
-                self.expect_op("\\}")
-                return ("set", node[1] if node[0] in ("list", "or") else (node,))
-            if tok.value == "|":
-                self.take()
-                inner = self.additive()
-                self.expect_op("|")
-                return ("abs", inner)
+        if self.is_op("(", "["):
+            return self.bracketed(str(tok.value))
+        if self.is_op("{"):
+            return self.group()
+        if self.is_op("\\{"):
+            return self.braced_set()
+        if self.is_op("|"):
+            self.take()
+            inner = self.additive()
+            self.expect_op("|")
+            return Abs(inner)
         raise ParseError(f"unexpected {tok.value!r}")
 
-    def subscript(self, name: str) -> Node:
-        if self.is_op("_"):
+    def braced_set(self) -> Node:
+        """``\\{1, 2\\}``, ``\\{\\}``."""
+        self.take()
+        if self.is_op("\\}"):
             self.take()
-            sub = self.arg()
-            if sub[0] == "n" and sub[2] is None:
-                name = f"{name}_{sub[1]}"
-            elif sub[0] == "sym":
-                name = f"{name}_{sub[1]}"
-            else:
-                raise ParseError("unsupported subscript")
-            return ("sym", name)
-        return self.letter(name)
+            return Set(())
+        node = self.items(closers=("\\}",))
+        self.expect_op("\\}")
+        return Set(node.items if isinstance(node, List | Or) else (node,))
+
+    def subscript(self, name: str) -> Node:
+        """A name, with a subscript if one follows (``a_1``, ``x_n``)."""
+        if not self.is_op("_"):
+            return self.letter(name)
+        self.take()
+        after = self.peek(2)
+        if self.is_op("{") and self.peek().kind == "word" and after.kind == "op" and after.value == "}":
+            self.take()  # S_{MBCN}, x_{max}: a name as the subscript
+            word = self.take().value
+            self.take()
+            return Sym(f"{name}_{word}")
+        sub = self.arg()
+        if isinstance(sub, Num) and sub.places is None:
+            return Sym(f"{name}_{sub.value}")
+        if isinstance(sub, Sym):
+            return Sym(f"{name}_{sub.name}")
+        raise ParseError("unsupported subscript")
 
     def letter(self, name: str) -> Node:
-        if name == "e" and self.options.euler_e:
-            return ("const", "e")
-        if name == "i" and self.options.imaginary_i:
-            return ("const", "i")
-        return ("sym", name)
+        if name == "e" and self.config.euler_e:
+            return Const("e")
+        if name == "i" and self.config.imaginary_i:
+            return Const("i")
+        return Sym(name)
 
     def word(self) -> Node:
         word = str(self.take().value)
         low = word.lower()
         if low in ("pi",):
-            return ("const", "pi")
+            return Const("pi")
         if low in ("inf", "infty", "infinity", "oo"):
-            return ("const", "oo")
+            return Const("oo")
         if low in FUNCTIONS or low == "sqrt":
             return function(self, low)
-        if low in _UNIT_STOP or low in _PROSE or len(word) > 3:
+        if low in UNIT_STOP or low in _PROSE or len(word) > 3:
             raise ParseError(f"{word!r} reads as prose, not math")
         # A run of letters in math is a product of one-letter symbols: xy = x*y.
-        syms: list[Node] = [self.subscript(c) if k == len(word) - 1 else ("sym", c) for k, c in enumerate(word)]
-        syms = [self.letter(s[1]) if s[0] == "sym" else s for s in syms]
-        return syms[0] if len(syms) == 1 else ("mul", tuple(syms))
+        syms = [self.letter(c) for c in word[:-1]]
+        syms.append(self.subscript(word[-1]))
+        return _product(syms)
 
     def bracketed(self, opener: str) -> Node:
+        """``( ... )`` or ``[ ... ]``: a grouped expression, a tuple or an interval."""
         self.enter()
         self.take()
         node = self.items(closers=(")", "]"))
         closer = self.tok.value if self.tok.kind == "op" else None
-        if closer not in (")", "]"):
+        if closer not in _BRACKETS:
             raise ParseError(f"unclosed {opener!r}")
         self.take()
-        self.depth -= 1
-        parts = node[1] if node[0] == "list" else None
-        if parts is None:
-            if opener == "(" and closer == ")":
-                return node
-            if opener == "[" and closer == "]":
-                return node
+        self.leave()
+        if not isinstance(node, List):
+            if _BRACKETS[str(closer)] != opener:
+                raise ParseError("mismatched brackets")
+            return node
+        if len(node.items) == 2 and (opener, closer) != ("(", ")"):
+            return Interval(opener == "[", node.items[0], node.items[1], closer == "]")
+        if _BRACKETS[str(closer)] != opener:
             raise ParseError("mismatched brackets")
-        if len(parts) == 2 and (opener, closer) != ("(", ")"):
-            return ("ival", opener == "[", parts[0], parts[1], closer == "]")
-        if (opener, closer) == ("(", ")"):
-            return ("tuple", parts)
-        if (opener, closer) == ("[", "]"):
-            return ("tuple", parts)
-        raise ParseError("mismatched brackets")
+        return Tup(node.items)
 
 
-@dataclass(frozen=True)
-class Options:
-    """Reading choices (set from `MathConfig`)."""
-
-    mixed_numbers: bool = True
-    imaginary_i: bool = True
-    euler_e: bool = True
-
-
-DEFAULT_OPTIONS = Options()
-
-
-def parse(text: str, options: Options = DEFAULT_OPTIONS) -> Node:
-    """Parse normalized answer text into a node tree; raises ParseError.
+def parse(text: str, config: MathConfig = _DEFAULT) -> Node:
+    """Parse normalized answer text into a node tree, reading letters and mixed numbers as
+    ``config`` says; raises ParseError.
 
     Example:
         >>> parse(r"\\frac{1}{2}")
-        ('div', ('n', Fraction(1, 1), None), ('n', Fraction(2, 1), None))
+        Div(num=Num(value=Fraction(1, 1), places=None), den=Num(value=Fraction(2, 1), places=None))
     """
     tokens = tokenize(text)
     if len(tokens) == 1:
         raise ParseError("empty answer")
-    return _Parser(tokens, options).top()
+    return _Parser(tokens, config).top()
 
 
-def _named_tuple(group: Node) -> Node:
-    """One of several solutions, ``p=5, q=2``: the named tuple ``(p, q) = (5, 2)``."""
-    if group[0] != "list":
-        return group
-    pairs = [item[2] for item in group[1] if item[0] == "rel" and item[1] == ("=",) and item[2][0][0] == "sym"]
-    if len(pairs) != len(group[1]) or len({left for left, _ in pairs}) != len(pairs):
-        return group
-    return ("rel", ("=",), (("tuple", tuple(left for left, _ in pairs)), ("tuple", tuple(right for _, right in pairs))))
+def _sum(terms: list[Node]) -> Node:
+    return terms[0] if len(terms) == 1 else Add(tuple(terms))
+
+
+def _product(factors: list[Node]) -> Node:
+    return factors[0] if len(factors) == 1 else Mul(tuple(factors))

@@ -15,8 +15,27 @@ import sympy
 from verifiers.math._config import MathConfig
 from verifiers.math._huge import canonical
 from verifiers.math._judge import Scalars, rational_equal
+from verifiers.math._nodes import (
+    Abs,
+    Add,
+    Binom,
+    Const,
+    Deg,
+    Div,
+    Fact,
+    Fn,
+    Log,
+    Mul,
+    Neg,
+    Node,
+    Num,
+    Pct,
+    Pow,
+    Relation,
+    Root,
+    Sym,
+)
 from verifiers.math._numeric import MAX_DIGITS, decimal_places, log10_size, rational
-from verifiers.math._parser import Node
 
 __all__ = ["SympyScalars", "to_sympy"]
 
@@ -49,40 +68,40 @@ class Unsupported(Exception):
 
 def to_sympy(node: Node) -> Any:
     """Build a sympy expression from a numeric/symbolic node (call only on bounded sizes)."""
-    kind = node[0]
-    if kind == "n":
-        return sympy.Rational(node[1].numerator, node[1].denominator)
-    if kind == "sym":
-        return sympy.Symbol(node[1])
-    if kind == "const":
-        return _CONSTS[node[1]]
-    if kind == "neg":
-        return -to_sympy(node[1])
-    if kind == "add":
-        return sympy.Add(*(to_sympy(a) for a in node[1]))
-    if kind == "mul":
-        return sympy.Mul(*(to_sympy(a) for a in node[1]))
-    if kind == "div":
-        return to_sympy(node[1]) / to_sympy(node[2])
-    if kind == "pow":
-        return sympy.Pow(to_sympy(node[1]), to_sympy(node[2]))
-    if kind == "fact":
-        return sympy.factorial(to_sympy(node[1]))
-    if kind == "abs":
-        return sympy.Abs(to_sympy(node[1]))
-    if kind == "fn":
-        return _FUNCS[node[1]](to_sympy(node[2]))
-    if kind == "log":
-        return sympy.log(to_sympy(node[2]), to_sympy(node[1]))
-    if kind == "root":
-        return sympy.root(to_sympy(node[1]), to_sympy(node[2]))
-    if kind == "binom":
-        return sympy.binomial(to_sympy(node[1]), to_sympy(node[2]))
-    if kind == "pct":
-        return to_sympy(node[1]) / 100
-    if kind == "deg":
-        return to_sympy(node[1])
-    raise Unsupported(kind)
+    match node:
+        case Num(value):
+            return sympy.Rational(value.numerator, value.denominator)
+        case Sym(name):
+            return sympy.Symbol(name)
+        case Const(name):
+            return _CONSTS[name]
+        case Neg(arg):
+            return -to_sympy(arg)
+        case Add(terms):
+            return sympy.Add(*(to_sympy(a) for a in terms))
+        case Mul(factors):
+            return sympy.Mul(*(to_sympy(a) for a in factors))
+        case Div(a, b):
+            return to_sympy(a) / to_sympy(b)
+        case Pow(base, exp):
+            return sympy.Pow(to_sympy(base), to_sympy(exp))
+        case Fact(arg):
+            return sympy.factorial(to_sympy(arg))
+        case Abs(arg):
+            return sympy.Abs(to_sympy(arg))
+        case Fn(name, arg):
+            return _FUNCS[name](to_sympy(arg))
+        case Log(base, arg):
+            return sympy.log(to_sympy(arg), to_sympy(base))
+        case Root(arg, index):
+            return sympy.root(to_sympy(arg), to_sympy(index))
+        case Binom(n, k):
+            return sympy.binomial(to_sympy(n), to_sympy(k))
+        case Pct(arg):
+            return to_sympy(arg) / 100
+        case Deg(arg):
+            return to_sympy(arg)
+    raise Unsupported(type(node).__name__)
 
 
 def _numeric(expr: Any) -> Any:
@@ -151,10 +170,10 @@ class SympyScalars(Scalars):
                 break
         return True if checked >= 2 else None
 
-    def equation_equal(self, gold: Node, pred: Node) -> bool:
+    def equation_equal(self, gold: Relation, pred: Relation) -> bool:
         try:
-            g = to_sympy(gold[2][0]) - to_sympy(gold[2][1])
-            p = to_sympy(pred[2][0]) - to_sympy(pred[2][1])
+            g = to_sympy(gold.exprs[0]) - to_sympy(gold.exprs[1])
+            p = to_sympy(pred.exprs[0]) - to_sympy(pred.exprs[1])
         except Unsupported:
             return False
         if g == 0 or p == 0:
