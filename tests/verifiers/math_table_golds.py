@@ -115,5 +115,56 @@ CASES: list[Case] = [
     Case("golds", r"(a,b)=(5,1)", r"\boxed{(b,a)=(1,5)}", "correct"),
     Case("golds", r"y_1 = -4, \quad y_2 = 7", r"\boxed{y_1 = -4, y_2 = 7}", "correct"),
     Case("golds", r"y_1 = -4, \quad y_2 = 7", r"\boxed{y_1 = 7, y_2 = -4}", "incorrect"),
+    # --- golds as datasets store them, second slice (patterns seen in NuminaMath / OpenThoughts) ---
+    # semicolons inside brackets separate coordinates
+    Case("golds", r"(1;2),(3;-4)", r"\boxed{(3, -4), (1, 2)}", "correct"),
+    Case("golds", r"(1;2),(3;-4)", r"\boxed{(1;2),(3;-4)}", "correct"),
+    Case("golds", r"(1;2),(3;-4)", r"\boxed{(2, 1), (3, -4)}", "incorrect"),
+    Case("golds", r"(0;5;-1)", r"\boxed{(0, 5, -1)}", "correct"),
+    Case("golds", r"(0;5;-1)", r"\boxed{(0, -1, 5)}", "incorrect"),
+    # a word as a subscript names a quantity
+    Case("golds", r"S_{ABC}=12", r"The area is \boxed{12}.", "correct"),
+    Case("golds", r"S_{ABC}=12", r"\boxed{13}", "incorrect"),
+    Case("golds", r"v_{max}=30", r"\boxed{v_{max} = 30}", "correct"),
+    Case("golds", r"S_{PQRS}:S=3:8", r"\boxed{3:8}", "correct"),
+    Case("golds", r"S_{PQRS}:S=3:8", r"\boxed{8:3}", "incorrect"),
+    # a quantity made of names equals a constant: the constant is the answer
+    Case("golds", r"|PQ|=2\sqrt{5}", r"\boxed{2\sqrt{5}}", "correct"),
+    Case("golds", r"|PQ|=2\sqrt{5}", r"\boxed{\sqrt{20}}", "correct"),
+    Case("golds", r"|PQ|=2\sqrt{5}", r"\boxed{4\sqrt{5}}", "incorrect"),
+    Case("golds", r"\frac{AM}{MB}=\frac{2}{3}", r"\boxed{\frac{2}{3}}", "correct"),
+    Case("golds", r"\frac{AM}{MB}=\frac{2}{3}", r"\boxed{\frac{3}{2}}", "incorrect"),
+    Case("golds", r"AB \cdot CD = \pi", r"\boxed{\pi}", "correct"),
+    Case("golds", r"2y=6", r"\boxed{6}", "incorrect"),
+    Case("golds", r"\frac{AM}{MB}=\frac{k}{3}", r"\boxed{\frac{k}{3}}", "incorrect"),
+    # a function's range written as an inequality
+    Case("golds", r"-1<g(t)<3", r"\boxed{(-1, 3)}", "correct"),
+    Case("golds", r"-1<g(t)<3", r"\boxed{[-1, 3]}", "incorrect"),
+    Case("golds", r"h(s) \geq 2", r"\boxed{[2, \infty)}", "correct"),
+    Case("golds", r"h(s) \geq 2", r"\boxed{(2, \infty)}", "incorrect"),
+    # a gold with its spaces removed, and several boxes with short labels between them
+    Case("golds", r"u_{1}=4,\quadu_{2}=9", r"\boxed{4, 9}", "correct"),
+    Case("golds", r"u_{1}=4,\quadu_{2}=9", r"\boxed{4, 8}", "incorrect"),
+    Case("golds", r"\boxed{3} apples and \boxed{7} pears", r"\boxed{3, 7}", "correct"),
+    Case("golds", r"\boxed{3} apples and \boxed{7} pears", r"\boxed{7}", "incorrect"),
+    Case("golds", r"We find $x=\boxed{3}$. Substituting back into the second equation gives \boxed{7}", r"\boxed{7}", "correct"),
+    # MATH's thousands separator with its source spacing
+    Case("golds", r"\boxed{2,\! 468,\! 000}", r"\boxed{2468000}", "correct"),
+    Case("golds", "2468000", r"The total is $\boxed{2,\! 468,\! 000}$.", "correct"),
+    Case("golds", "2468000", r"The total is $\boxed{2,\! 468,\! 001}$.", "incorrect"),
+    # an answer stated before "is the answer"
+    Case("golds", "14", r"Adding the two counts, $14$ is the final answer.", "correct"),
+    Case("golds", "14", r"Adding the two counts, $15$ is the answer.", "incorrect"),
+    Case("golds", r"t > 6", r"Hence $t > 6$ is the solution.", "correct"),
+    Case("golds", r"t \le 6", r"Hence $t <= 6$ is our answer.", "correct"),
+    Case("golds", r"t \le 6", r"Hence $t >= 6$ is our answer.", "incorrect"),
+    # an exact value followed by its approximation: the exact value is the answer
+    Case("golds", r"\frac{2}{7}", r"\boxed{p = \frac{2}{7} \approx 0.29}", "correct"),
+    Case("golds", r"\frac{2}{7}", r"\boxed{\frac{2}{7} \approx 0.2857}", "correct"),
+    Case("golds", r"\frac{2}{7}", r"\boxed{p = \frac{3}{7} \approx 0.29}", "incorrect"),
+    Case("golds", "0.29", r"\boxed{p \approx 0.29}", "correct"),
+    Case("golds", "0.29", r"\boxed{p \approx 0.31}", "incorrect"),
+    # the zero-denominator "mixed number" is a value, never a crash
+    Case("golds", "4", r"\boxed{4\frac{1}{0}}", "incorrect"),
 ]
 # fmt: on

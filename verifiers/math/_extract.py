@@ -30,6 +30,8 @@ _RUN_GAP = re.compile(
     r"(?:[\s,;.&$~]|\\[,;:! ]|\\q?quad(?![A-Za-z])|\\[()\[\]]|\\\\|\b(?:and|or)\b|\b[A-Za-z](?:_\{?\w+\}?)?\s*="
     r"|\\(?:text|textrm|mbox|mathrm)\s*\{\s*(?:and|or|,)?\s*\})*"
 )
+# Between a gold's boxes, a short label is allowed too: "\boxed{1} papers and \boxed{2} bins".
+_GOLD_GAP = re.compile(r"[^.!?\n]{0,40}?(?:\band\b|,|;)[\s}]*|" + _RUN_GAP.pattern)
 _NEGATED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
 _NEW_QUESTION = re.compile(r"\n[ \t]*(?:(?:Q|Question)[ \t]*\d*|User|Human)[ \t]*:")
 
@@ -106,14 +108,17 @@ def _tags(text: str) -> list[tuple[int, int, str]]:
     return found
 
 
-def _runs(text: str, boxes: list[tuple[int, int, str]]) -> list[tuple[int, int, tuple[str, ...]]]:
-    """Boxes (and answer tags) grouped into runs: (start, end, contents)."""
+def _runs(
+    text: str, boxes: list[tuple[int, int, str]], joins: re.Pattern[str] = _RUN_GAP
+) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Boxes (and answer tags) grouped into runs: (start, end, contents); ``joins`` matches
+    what may stand between two boxes of one run."""
     runs: list[tuple[int, int, tuple[str, ...]]] = []
     for start, end, content in sorted(boxes):
         if runs:
             r_start, r_end, parts = runs[-1]
             gap = text[r_end:start]
-            if start >= r_end and _RUN_GAP.fullmatch(gap):
+            if start >= r_end and joins.fullmatch(gap):
                 runs[-1] = (r_start, end, (*parts, content))
                 continue
         runs.append((start, end, (content,)))
@@ -189,10 +194,11 @@ def last_number(text: str) -> str | None:
 
 def reduce_gold(gold: str) -> str:
     """A gold stored with its solution (MATH's boxed, GSM8K's ``####``) reduced to the answer;
-    several boxes side by side are one list."""
+    several boxes side by side (or apart by a short label: ``\boxed{1} cat and \boxed{2} dogs``)
+    are one list."""
     boxes = _boxes(gold)
     if boxes:  # the final run of boxes: ``\boxed{2}, \boxed{5}`` is the list 2, 5
-        parts = _runs(gold, boxes)[-1][2]
+        parts = _runs(gold, boxes, _GOLD_GAP)[-1][2]
         return parts[0] if len(parts) == 1 else ", ".join(p.strip() for p in parts)
     if "####" in gold:
         return gold.rsplit("####", 1)[1].strip()

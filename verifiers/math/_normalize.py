@@ -39,11 +39,14 @@ _DROP = re.compile(
     r"\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg|"
     r"displaystyle|textstyle|scriptstyle|limits|nolimits)(?![a-zA-Z])"
 )
-_SPACES = re.compile(r"(?<!\\)(?:\\(?:quad|qquad|enspace|thinspace|medspace|thickspace)(?![a-zA-Z])|\\[,;:! ])|~")
+# ``\quad`` may be glued to what follows (``\quadx_2``: golds stored with spaces removed); no
+# LaTeX command starts with "quad", so that reads as a space too.
+_SPACES = re.compile(r"(?<!\\)(?:\\q?quad|\\(?:enspace|thinspace|medspace|thickspace)(?![a-zA-Z])|\\[,;:! ])|~")
 _THOUSANDS_BRACE = re.compile(r"(?<=\d)\s*\{\s*,\s*\}\s*(?=\d{3})")
 _THOUSANDS_SPACE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
 _THOUSANDS_SPACE_DECIMAL = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?=\.\d|(?![\d.,]))")  # 1 000,5
 _NEG_SPACE = re.compile(r"(?<!\\)\\!")
+_COMMA_NEG_SPACE = re.compile(r"(?<=\d),\\!\s+(?=\d{3}(?!\d))")  # MATH's 11,\! 111: the spacing is source layout
 _THOUSANDS_THIN = re.compile(r"(?<=\d)(?:\\,|\\ |\\;|\\!|\u2009|\u202f)(?=\d{3}(?!\d))")
 _THOUSANDS_COMMA = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])(?!\.\d*,)")
 _DECIMAL_COMMA = re.compile(r"(?<=\d)(?:\{,\}|,)(?=\d)")
@@ -96,6 +99,7 @@ def normalize(text: str, *, thousands: bool = True, decimal_comma: bool = False)
     text = _AND_OR.sub(" or ", text)
     text = _unwrap(text)
     text = text.replace("$", " ").replace("\\$", " ")
+    text = _COMMA_NEG_SPACE.sub(",", text)
     text = _NEG_SPACE.sub("", text)
     if decimal_comma:  # 3,5 and 3{,}5 are 3.5; a comma is then never a thousands separator
         text = _DECIMAL_COMMA.sub(".", text)

@@ -251,13 +251,16 @@ def statements(text: str, masked: str, anchors: tuple[str, ...], limit: int) -> 
 # -- the last sentence ------------------------------------------------------------------------------
 _ASSERT = re.compile(
     r"\s(?:is|are|was|were|equals|equal\s+to|will\s+be|would\s+be|becomes|comes\s+to|amounts\s+to|totals)\s"
-    r"|=(?!=)",
+    r"|(?<![<>!=])=(?!=)",
     re.IGNORECASE,
 )
 _CONCLUSION = re.compile(
     r"^\W*(?:so|therefore|thus|hence|in\s+total|altogether|in\s+all|overall|in\s+conclusion|finally|"
     r"as\s+a\s+result|consequently|this\s+means|that\s+means)\b",
     re.IGNORECASE,
+)
+_SELF_REFERENCE = re.compile(
+    r"(?:the|our|my)\s+(?:final\s+|correct\s+|required\s+|desired\s+)?(?:answer|solution|result)s?\b", re.IGNORECASE
 )
 _ORDINAL = re.compile(r"\b(?:step|part|case|day|week|round)\s+\d+\b", re.IGNORECASE)
 _STRONG_CLAUSE = re.compile(r",\s*(?:which|since|because|so that)\s|\s(?:because|since)\s", re.IGNORECASE)
@@ -295,6 +298,8 @@ def value_in_sentence(sentence: str, *, final: bool = False) -> str | None:
     if strong:
         body = body[: strong.start()]
     parts = _ASSERT.split(body)
+    if len(parts) > 1 and _SELF_REFERENCE.match(parts[-1].strip(" *")):  # "$5$ is the answer"
+        return only_value(parts[-2])
     if len(parts) > 1 and parts[-1].strip(" $"):
         tail = parts[-1].strip()
         clause = _CLAUSE.search(" " + tail)
