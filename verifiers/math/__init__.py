@@ -10,27 +10,34 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   the last number. Only text after ``</think>`` and before chat-template tokens counts;
   courtesy sentences ("I hope it is correct.") are ignored. Earlier answers are reasoning and
   the last one stands (self-correction). Boxes side by side (``\\boxed{1}, \\boxed{2}``) are
-  one collection answer, correct only for a gold collection; several values where the gold
+  one collection answer, correct only for a gold collection (in a *gold*, boxes apart by a short
+  label are one list too: ``\\boxed{3} apples and \\boxed{7} pears``; in a completion the last
+  box stands); several values where the gold
   has one ("3 or 4", ``\\boxed{3, 4}``, ``\\boxed{3} \\boxed{4}``) are incorrect. An explicit
   answer that does not parse is "unparseable"; nothing committed (or a cut-off output) is
   "no_answer".
-- **Formatting never matters**: ``$``, ``\\(\\)``, ``\\left``, ``\\dfrac``, ``\\text{}``,
-  thousands separators, unicode minus, trailing units, case of text and choice letters.
+- **Formatting never matters**: ``$``, ``\\(\\)``, ``\\left``, ``\\dfrac``, ``\\text{}``, ``\\quad``
+  (also glued: ``x_1=4,\\quadx_2=9``), thousands separators (``11,\\! 111``), unicode minus,
+  trailing units, case of text and choice letters. "$5$ is the answer" states 5.
 - **Numbers**: exact. Integers are never approximate; an exact gold equals a decimal only if
   it is the same number (``0.375 = 3/8``, ``0.\\overline{3} = 1/3``, but ``3.14 != \\pi``); a
   decimal gold equals a more precise prediction that rounds to it (``decimal_rounding``).
   ``25\\%`` equals ``25`` (and ``0.25`` only with ``percent_as_fraction``); degrees are
-  dropped. Mixed numbers, scientific notation, ``i``, ``e`` and principal roots are read. A
-  decimal comma (``3,5`` = 3.5) is read only with ``decimal_comma`` (off: it conflicts with
-  thousands separators and with lists written without spaces).
+  dropped. An exact value followed by its approximation is the exact value (``x = 2/7 \\approx
+  0.29`` is 2/7, whatever the approximation); ``x \\approx 0.29`` states 0.29. Mixed numbers,
+  scientific notation, ``i``, ``e`` and principal roots are read. A decimal comma (``3,5`` =
+  3.5) is read only with ``decimal_comma`` (off: it conflicts with thousands separators and
+  with lists written without spaces).
 - **Reflexivity**: the gold, stated as the answer, is always correct, read or not (an answer
   written exactly as the gold, up to formatting and spacing, equals it).
-- **Structures**: ordered tuples; unordered sets and lists by ``,``, ``;``, "or", "and" (complete
-  matches only; ``p=5, q=2; p=7, q=2`` is two solutions, equal to ``(5, 2), (7, 2)``);
+- **Structures**: ordered tuples (``(0;-2;6)`` too); unordered sets and lists by ``,``, ``;``,
+  "or", "and" (complete matches only; ``p=5, q=2; p=7, q=2`` is two solutions, equal to ``(5, 2), (7, 2)``);
   ``\\pm``; intervals with their ends, unions and one-variable inequalities (either way round:
   ``-x > -1`` is ``x < 1``; ``x \\neq 1``; ``1 \\le |z| \\le 2`` is two intervals; a finite set
-  among intervals is its points); matrices in any
-  bracket; ``x = v`` equals ``v`` (``equation_as_value``; also ``AB = 4`` and ``(p, q) = (3, 2)``;
+  among intervals is its points; the variable may be a function's value: ``0 < f(x) < 1`` is
+  ``(0, 1)``); matrices in any bracket; ``x = v`` equals ``v`` (``equation_as_value``; also a
+  quantity of names equal to a constant, ``AB = 4``, ``|AB| = 2\\sqrt{3}``, ``S_{ABC} = 12``,
+  ``\\frac{AM}{MB} = \\frac{2}{3}``, but not ``2x = 4``; and ``(p, q) = (3, 2)``;
   two or more values named on both sides must match by name: ``q = 2, p = 3`` is ``(p, q) = (3, 2)``,
   ``k = 2, n = 45`` is not ``k = 45, n = 2``);
   equations equal up to a factor; ratios ``7:32`` (also ``S_1:S_2 = 7:32``) equal proportional ratios
