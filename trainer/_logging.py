@@ -3,6 +3,7 @@ a tqdm bar, and at the end a PNG plot and a summary table."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import math
@@ -39,18 +40,30 @@ class RunLog:
             _truncate(path, resume_step)
         self.run_id = run_id
         self.skipped: list[str] = []
-        self.tb: Any = None
-        try:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self.tb = SummaryWriter(str(run_dir / "tensorboard"), purge_step=resume_step + 1 if resume_step else None)
-        except Exception:
+        self._tb: Any = None
+        self._purge_step = resume_step + 1 if resume_step else None
+        self._tb_ok = importlib.util.find_spec("tensorboard") is not None
+        if not self._tb_ok:
             self.skipped.append("TensorBoard (pip install tensorboard)")
         self.bar: Any = None
         if show_progress:
             from tqdm.auto import tqdm
 
             self.bar = tqdm(total=total_steps, initial=resume_step, desc="GRPO", unit="step", dynamic_ncols=True)
+
+    @property
+    def tb(self) -> Any:
+        """The TensorBoard writer, opened at the first row (a trainer that never steps leaves no
+        writer thread behind), or None without tensorboard."""
+        if self._tb is None and self._tb_ok:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+
+                self._tb = SummaryWriter(str(self.dir / "tensorboard"), purge_step=self._purge_step)
+            except Exception:
+                self._tb_ok = False
+                self.skipped.append("TensorBoard (pip install tensorboard)")
+        return self._tb
 
     def _append(self, path: Path, row: dict[str, Any]) -> None:
         with open(path, "a") as f:
@@ -79,8 +92,8 @@ class RunLog:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-        if self.tb is not None:
-            self.tb.close()
+        if self._tb is not None:
+            self._tb.close()
 
     def finish(self) -> str:
         """Write the plot (if matplotlib is installed) and return the summary table."""
