@@ -43,7 +43,6 @@ Each phase prints one JSON line and appends it to ``--results`` (default ``$OUT/
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import platform
@@ -282,15 +281,22 @@ def phase_ours(s: Setup) -> dict[str, Any]:
     dev = device(s)
     n = n_params(model)
     with tempfile.TemporaryDirectory(prefix="gpu-check-ours-") as tmp:
+        # bf16 on the GPU, float32 on CPU: the trainer derives the dtype from the device
         fields: dict[str, Any] = dict(
             env=ENV_ID, output_dir=tmp, seed=0, steps=10, prompts_per_step=s.prompts, num_generations=G,
-            max_new_tokens=s.max_new_tokens, temperature=1.0, top_p=1.0, micro_batch_size=s.micro_batch, beta=BETA,
-            epsilon=0.2, loss_type=LOSS_TYPE, scale="group", num_iterations=1, learning_rate=1e-6, weight_decay=0.0,
-            lr_scheduler="constant", max_grad_norm=1.0, device=dev.type, bf16=not s.cpu, gradient_checkpointing=False,
+            max_new_tokens=s.max_new_tokens, temperature=1.0, micro_batch_size=s.micro_batch, beta=BETA,
+            epsilon=0.2, loss_type=LOSS_TYPE, scale="group", num_iterations=1, learning_rate=1e-6,
+            lr_scheduler="constant", max_grad_norm=1.0, device=dev.type, gradient_checkpointing=False,
             save_every=0, eval_every=0,
         )  # fmt: skip
-        if "min_new_tokens" in {f.name for f in dataclasses.fields(trainer.GRPOConfig)}:
-            fields["min_new_tokens"] = s.max_new_tokens  # fixed-length completions, as TRL's below
+        import trainer.grpo as grpo_module
+
+        real_rollout = grpo_module.rollout
+
+        def fixed_length(*args: Any, **kw: Any) -> Any:  # fixed-length completions, as TRL's below
+            return real_rollout(*args, **{**kw, "min_new_tokens": kw["max_new_tokens"]})
+
+        grpo_module.rollout = fixed_length  # type: ignore[assignment]
         grpo = trainer.GRPOTrainer(trainer.GRPOConfig(**fields), model=model, tokenizer=tok, show_progress=False)
         try:
             grpo.step()  # warm-up

@@ -15,8 +15,8 @@ everything that changes the work of a step is set on both sides to the same valu
   ``gradient_accumulation_steps`` = ``P * G / micro_batch_size``, one generation per step);
 - fixed-length generation: ``min_new_tokens == max_new_tokens == N`` on both sides (TRL:
   ``max_completion_length=N, generation_kwargs={"min_new_tokens": N}``, which TRL merges into
-  its ``GenerationConfig``; ours: the config's ``min_new_tokens``, and the bench also forwards
-  it to `rollout` in case the trainer does not), checked on both sides from the logged
+  its ``GenerationConfig``; ours: the bench passes it to the trainer's `rollout`, since
+  ``min_new_tokens`` is no config field), checked on both sides from the logged
   completion lengths; sampling at temperature 1, top-p 1, no top-k;
 - the objective: ``beta`` (0.0 and 0.04 are run; 0.04 loads a reference model on both sides),
   ``loss_type="dapo"``, ``epsilon=0.2``, ``num_iterations=1``, group scaling;
@@ -46,7 +46,6 @@ case: nothing to share, both sides do the same compute, and the ratio is about 1
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import statistics
@@ -110,16 +109,14 @@ def run_ours(size: dict[str, int], env: str, beta: float, steps: int, warmup: in
     n = size["N"]
     kwargs: dict[str, Any] = dict(
         model="demo", env=env_id, env_kwargs=dict(env_kwargs), output_dir=str(out), seed=0, steps=warmup + steps,
-        prompts_per_step=size["P"], num_generations=size["G"], max_new_tokens=n, temperature=1.0, top_p=1.0,
+        prompts_per_step=size["P"], num_generations=size["G"], max_new_tokens=n, temperature=1.0,
         micro_batch_size=size["M"], beta=beta, epsilon=EPSILON, loss_type=LOSS_TYPE, scale="group",
-        num_iterations=NUM_ITERATIONS, learning_rate=LEARNING_RATE, weight_decay=0.0, warmup_steps=0,
+        num_iterations=NUM_ITERATIONS, learning_rate=LEARNING_RATE, warmup_steps=0,
         lr_scheduler="constant", max_grad_norm=1.0, device="cpu", save_every=0, eval_every=0,
     )  # fmt: skip
-    if "min_new_tokens" in {f.name for f in dataclasses.fields(GRPOConfig)}:
-        kwargs["min_new_tokens"] = n
     real_rollout = getattr(grpo_module, "rollout")  # noqa: B009
 
-    def fixed_length(*args: Any, **kw: Any) -> Any:  # whether or not grpo.py forwards min_new_tokens
+    def fixed_length(*args: Any, **kw: Any) -> Any:  # min_new_tokens is a benchmark knob, not a config field
         kw["min_new_tokens"] = kw["max_new_tokens"]
         return real_rollout(*args, **kw)
 

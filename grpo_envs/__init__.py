@@ -8,7 +8,7 @@ Example:
     >>> import gymnasium, grpo_envs
     >>> env = gymnasium.make("grpo_envs/Arithmetic-v0")
     >>> prompt, info = env.reset(seed=0)
-    >>> group = grpo_envs.make_group("grpo_envs/Arithmetic-v0", seed=0, size=8)
+    >>> group = grpo_envs.make_group("grpo_envs/Arithmetic-v0", seed=0, num_generations=8)
     >>> group.task.prompt == env.unwrapped.task.prompt
     True
 """

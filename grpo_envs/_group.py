@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +37,7 @@ class Group:
     """One task and the ids to score G completions of it.
 
     Example:
-        >>> group = make_group("grpo_envs/Arithmetic-v0", seed=11, size=4)
+        >>> group = make_group("grpo_envs/Arithmetic-v0", seed=11, num_generations=4)
         >>> score = group.score([group.env.reference_completion(group.task), "no idea"] * 2)
         >>> score.rewards
         (1.0, 0.0, 1.0, 0.0)
@@ -43,16 +45,25 @@ class Group:
 
     group_id: str
     seed: int
-    size: int
+    num_generations: int
     task: Task
     prompt: str
     messages: tuple[dict[str, str], ...]
     env: ReasoningEnv = field(repr=False, compare=False)
 
+    @property
+    def size(self) -> int:
+        """Deprecated name of `num_generations` (until the next release)."""
+        warnings.warn("Group.size is now Group.num_generations", FutureWarning, stacklevel=2)
+        return self.num_generations
+
     def score(self, completions: Sequence[str]) -> GroupScore:
         """Verify single-turn completions of this task together (in parallel); never raises."""
-        if len(completions) != self.size:
-            raise GrpoEnvsError(f"the group has size {self.size}, got {len(completions)} completions")
+        if isinstance(completions, str):
+            raise GrpoEnvsError("score takes the group's completions as a list of strings, got one string")
+        if len(completions) != self.num_generations:
+            n = self.num_generations
+            raise GrpoEnvsError(f"the group has size {n} (num_generations), got {len(completions)} completions")
         env = self.env
         texts = [c if isinstance(c, str) else "" for c in completions]
         results = env.judge(self.task, texts)
@@ -75,7 +86,7 @@ class Group:
         if spec is None:
             raise GrpoEnvsError("make_envs needs an env made with gymnasium.make (it has a spec)")
         envs = []
-        for _ in range(self.size):
+        for _ in range(self.num_generations):
             env = gymnasium.make(spec).unwrapped
             assert isinstance(env, ReasoningEnv)
             env.reset(seed=self.seed, options={"group_id": self.group_id})
@@ -83,13 +94,23 @@ class Group:
         return envs
 
 
-def make_group(env: str | gymnasium.Env[Any, Any], seed: int, size: int, **kwargs: Any) -> Group:
-    """The group for task ``seed``: ``size`` completions of the same task.
+def make_group(
+    env: str | gymnasium.Env[Any, Any], seed: int, num_generations: int | None = None, **kwargs: Any
+) -> Group:
+    """The group for task ``seed``: ``num_generations`` (G) completions of the same task.
 
     ``env`` is an env id (made with ``gymnasium.make(env, **kwargs)``) or an env instance.
+    ``size=`` is the old name of ``num_generations`` (accepted until the next release).
     """
-    if size < 1:
-        raise GrpoEnvsError(f"size must be >= 1, got {size}")
+    if num_generations is None and "size" in kwargs:
+        warnings.warn("make_group(size=) is now make_group(num_generations=)", FutureWarning, stacklevel=2)
+        num_generations = kwargs.pop("size")
+    if num_generations is None:
+        raise GrpoEnvsError("make_group needs num_generations, the number of completions in the group (G)")
+    if not _is_int(num_generations) or num_generations < 1:
+        raise GrpoEnvsError(f"num_generations must be an int >= 1, got {num_generations!r}")
+    if not _is_int(seed):
+        raise GrpoEnvsError(f"seed must be an int (the task's seed), got {seed!r}")
     made = gymnasium.make(env, **kwargs) if isinstance(env, str) else env
     base = made.unwrapped
     if not isinstance(base, ReasoningEnv):
@@ -98,6 +119,11 @@ def make_group(env: str | gymnasium.Env[Any, Any], seed: int, size: int, **kwarg
     _, info = base.reset(seed=int(seed), options={"group_id": group_id})
     assert base.task is not None
     return Group(
-        group_id, int(seed), size, base.task, base.prompt_text(base.task),
+        group_id, int(seed), int(num_generations), base.task, base.prompt_text(base.task),
         tuple(dict(m) for m in info["messages"]), base,
     )  # fmt: skip
+
+
+def _is_int(value: object) -> bool:
+    """An integer (Python's or numpy's), not a bool or a float."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)

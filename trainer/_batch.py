@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 
+from trainer._distributed import unwrap
 from trainer._generation import CacheSupport, cache_support, prompt_cache
 from trainer._math import token_logprobs
 from trainer._rollout import Rollout
@@ -88,14 +89,9 @@ def sequence_logps(
     return token_logprobs(logits, batch["completion"][rows].to(device))
 
 
-def _inner(model: Any) -> Any:
-    """The module under a DDP wrapper (the prompt forward must not be a second DDP forward)."""
-    return model.module if type(model).__name__ == "DistributedDataParallel" else model
-
-
 def _cache_for_sharing(model: Any) -> CacheSupport | None:
     """How ``model`` takes a prompt cache, or None when it cannot here."""
-    inner = _inner(model)
+    inner = unwrap(model)
     checkpointed = any(getattr(m, "gradient_checkpointing", False) is True for m in inner.modules())
     if checkpointed and inner.training and torch.is_grad_enabled():
         return None  # checkpointed layers drop the cache in training
@@ -110,7 +106,7 @@ def _shared_prefix_logps(
     width_p = batch["ids"].shape[1] - width_c
     ids, attention, positions = (batch[k][rows].to(device) for k in ("ids", "attention", "positions"))
     completion = batch["completion"][rows].to(device)
-    inner = _inner(model)
+    inner = unwrap(model)
     first_pass = model if width_c == 1 else inner  # one DDP forward per backward: the last one
     cache, head = prompt_cache(first_pass, inner.config, support, ids[:, :width_p], attention[:, :width_p],
                                positions[:, :width_p])  # fmt: skip

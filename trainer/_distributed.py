@@ -17,7 +17,7 @@ import torch
 
 from trainer.errors import TrainerError
 
-__all__ = ["Dist", "init_distributed"]
+__all__ = ["Dist", "RankBatch", "init_distributed", "pad_ranks"]
 
 log = logging.getLogger("trainer")
 
@@ -39,6 +39,12 @@ class Dist:
     @property
     def main(self) -> bool:
         return self.rank == 0
+
+    @property
+    def fsdp(self) -> bool:
+        """Sharded over ranks (FSDP under torchrun): every forward is a collective, so all ranks
+        must run the same ones. In one process ``mode="fsdp"`` trains exactly like DDP's."""
+        return self.enabled and self.mode == "fsdp"
 
     def shard(self, items: list[Any]) -> list[Any]:
         """This rank's contiguous share of ``items`` (``len(items)`` must divide by the world)."""
@@ -91,6 +97,42 @@ class Dist:
             dist.barrier()
 
 
+@dataclass(frozen=True)
+class RankBatch:
+    """This rank's rows for one update, padded so that every rank runs the same collectives.
+
+    ``chunks`` are the micro-batches; ``counted[i]`` is False for a chunk run only to keep the
+    ranks in step (a repeat, so that every rank runs as many backward passes as the busiest, or
+    the weightless stand-in row of a rank without rows of its own: ``live`` is False). An
+    uncounted chunk must weigh nothing: give it a zero mask.
+    """
+
+    rows: list[Any]
+    advantages: list[float]
+    chunks: list[slice]
+    counted: list[bool]
+    live: bool
+
+
+def pad_ranks(
+    dist_info: Dist, rows: list[Any], advantages: list[float], filler: Any, micro_batch_size: int
+) -> RankBatch:
+    """Cut ``rows`` into micro-batches, padded for the other ranks (a no-op in one process).
+
+    Example:
+        >>> share = pad_ranks(Dist(), ["a", "b", "c"], [1.0, 0.0, -1.0], "a", 2)
+        >>> share.chunks, share.counted, share.live
+        ([slice(0, 2, None), slice(2, 3, None)], [True, True], True)
+    """
+    live = bool(rows)
+    if not live:  # other ranks learn: join their collectives with a row that weighs nothing
+        rows, advantages = [filler], [0.0]
+    chunks = [slice(s, min(s + micro_batch_size, len(rows))) for s in range(0, len(rows), micro_batch_size)]
+    real = len(chunks) if live else 0
+    chunks += [chunks[-1]] * (dist_info.max(len(chunks)) - len(chunks))  # equal backward counts on every rank
+    return RankBatch(rows, advantages, chunks, [i < real for i in range(len(chunks))], live)
+
+
 def init_distributed(mode: str, device: str) -> Dist:
     """Join the torchrun job described by the environment (``RANK``, ``WORLD_SIZE``, ...)."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -113,7 +155,7 @@ def wrap(model: Any, dist_info: Dist, device: torch.device) -> Any:
     """The module to train: ``model`` itself (one process), in DDP, or sharded by ``fully_shard``."""
     if not dist_info.enabled:
         return model
-    if dist_info.mode == "fsdp":
+    if dist_info.fsdp:
         from torch.distributed.fsdp import fully_shard
 
         for layer in _decoder_layers(model):
@@ -141,7 +183,7 @@ def _decoder_layers(model: Any) -> list[torch.nn.Module]:
 
 def full_state_dict(model: Any, dist_info: Dist) -> dict[str, torch.Tensor] | None:
     """The whole model's weights on CPU on rank 0 (FSDP gathers the shards; a collective)."""
-    if dist_info.mode == "fsdp" and dist_info.enabled:
+    if dist_info.fsdp:
         from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 
         sd = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
@@ -151,7 +193,7 @@ def full_state_dict(model: Any, dist_info: Dist) -> dict[str, torch.Tensor] | No
 
 def full_optimizer_state(model: Any, optimizer: Any, dist_info: Dist) -> dict[str, Any] | None:
     """The optimizer's full state on rank 0 (FSDP gathers it; a collective)."""
-    if dist_info.mode == "fsdp" and dist_info.enabled:
+    if dist_info.fsdp:
         from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
 
         sd = get_optimizer_state_dict(
@@ -164,7 +206,7 @@ def full_optimizer_state(model: Any, optimizer: Any, dist_info: Dist) -> dict[st
 def load_full_state(model: Any, optimizer: Any, weights: dict[str, Any], optim_state: dict[str, Any],
                     dist_info: Dist) -> None:  # fmt: skip
     """Load full (unsharded) weights and optimizer state into a possibly sharded model."""
-    if dist_info.mode == "fsdp" and dist_info.enabled:
+    if dist_info.fsdp:
         from torch.distributed.checkpoint.state_dict import (
             StateDictOptions,
             set_model_state_dict,

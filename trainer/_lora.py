@@ -1,6 +1,6 @@
 """Optional LoRA (peft): train low-rank adapters; the reference policy is the adapter switched off.
 
-With ``lora_r > 0`` no second copy of the model is kept for the KL term: the reference
+With ``lora = {"r": ...}`` no second copy of the model is kept for the KL term: the reference
 log-probs are the same weights with the adapter disabled (the frozen base model).
 """
 
@@ -14,7 +14,11 @@ from typing import Any
 
 from trainer.errors import TrainerError
 
-__all__ = ["adapter_disabled", "apply_lora", "is_lora", "load_adapter", "merged_copy"]
+__all__ = ["LORA_DEFAULTS", "adapter_disabled", "apply_lora", "is_lora", "load_adapter", "merged_copy"]
+
+
+LORA_DEFAULTS: dict[str, object] = {"alpha": 16, "dropout": 0.0, "target_modules": "all-linear"}
+"""What ``lora`` keys default to (``r`` has no default: it turns LoRA on)."""
 
 
 def apply_lora(model: Any, *, r: int, alpha: int, dropout: float, targets: str) -> Any:
@@ -22,17 +26,19 @@ def apply_lora(model: Any, *, r: int, alpha: int, dropout: float, targets: str) 
     try:
         from peft import LoraConfig, get_peft_model
     except ImportError:
-        raise TrainerError("lora_r > 0 needs peft: pip install 'grpo-envs[lora]' (or lora_r=0)") from None
+        raise TrainerError(
+            "lora needs peft: pip install 'grpo-envs[lora]' (or lora = {} to train every weight)"
+        ) from None
     target: str | list[str] = targets if targets == "all-linear" else [t.strip() for t in targets.split(",") if t]
     if not target:
-        raise TrainerError('lora_target_modules is empty: give module names ("q_proj,v_proj") or "all-linear"')
+        raise TrainerError('lora target_modules is empty: give module names ("q_proj,v_proj") or "all-linear"')
     config = LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, target_modules=target, task_type="CAUSAL_LM")
     try:
         with warnings.catch_warnings():  # peft asks transformers 5 a deprecated question; not ours to fix
             warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
             return get_peft_model(model, config)
     except ValueError as exc:
-        raise TrainerError(f"LoRA: {exc} (check lora_target_modules against the model's module names)") from exc
+        raise TrainerError(f"LoRA: {exc} (check lora's target_modules against the model's module names)") from exc
 
 
 def is_lora(model: Any) -> bool:

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import warnings
 from typing import Any
 
 import torch
 
 from trainer.errors import TrainerError
 
-__all__ = ["group_advantages", "grpo_loss", "k3_kl", "pass_at_k", "token_logprobs"]
+__all__ = ["LOSS_TYPES", "SCALES", "group_advantages", "grpo_loss", "k3_kl", "pass_at_k", "token_logprobs"]
 
 SCALES = ("group", "batch", "none")
+"""How advantages are scaled (`group_advantages`)."""
 LOSS_TYPES = ("grpo", "dapo", "dr_grpo")
+"""How the loss is reduced over tokens and completions (`grpo_loss`)."""
 
 
 def group_advantages(rewards: Any, *, scale: str = "group", eps: float = 1e-8) -> torch.Tensor:
@@ -77,18 +79,22 @@ def grpo_loss(
     epsilon_high: float | None = None,
     beta: float = 0.04,
     loss_type: str = "grpo",
-    max_completion_length: int | None = None,
-    normalizer: float | None = None,
+    max_new_tokens: int | None = None,
+    num_sequences: int | None = None,
+    num_tokens: float | None = None,
+    **deprecated: Any,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """The clipped surrogate loss with a k3 KL penalty, over ``[B, T]`` token log-probs.
 
     Per token: ``min(ratio * A, clip(ratio, 1 - epsilon, 1 + epsilon_high) * A) - beta * KL``
     with ``ratio = exp(logps - old_logps)``; the loss is its negative, reduced by ``loss_type``:
-    "grpo" (mean over each completion's tokens, then over completions), "dapo" (mean over all
-    tokens; ``normalizer`` replaces the token count, e.g. the global count across
-    micro-batches), "dr_grpo" (sum over tokens / (completions x ``max_completion_length``);
-    ``normalizer`` replaces that product). ``mask`` (bool or 0/1) keeps completion tokens (the
-    EOS of a finished completion included) and drops padding and environment tokens.
+    "grpo" (mean over each completion's tokens, summed over completions / ``num_sequences``),
+    "dapo" (sum over all tokens / ``num_tokens``), "dr_grpo" (sum over all tokens /
+    (``num_sequences`` x ``max_new_tokens``, the generation limit)). ``num_sequences`` and
+    ``num_tokens`` default to this call's counts; pass the whole batch's (over micro-batches and
+    ranks) and the summed micro-batch losses equal the loss of the batch in one call. ``mask``
+    (bool or 0/1) keeps completion tokens (the EOS of a finished completion included) and drops
+    padding and environment tokens.
 
     Returns the loss and metrics: ``kl`` (masked mean), ``clip_low``/``clip_high`` (fractions
     of tokens clipped), ``ratio`` (masked mean).
@@ -101,41 +107,71 @@ def grpo_loss(
         >>> round(float(loss), 5)
         0.33333
     """
+    max_new_tokens, divisor = _renamed(deprecated, max_new_tokens)
     if loss_type not in LOSS_TYPES:
         raise TrainerError(f"loss_type must be one of {LOSS_TYPES}, got {loss_type!r}")
     if beta != 0.0 and ref_logps is None:
         raise TrainerError("beta > 0 needs ref_logps (or set beta=0.0 to train without a reference model)")
-    mask = mask.to(logps.dtype)
-    logps32, old32 = logps.float(), old_logps.float()
-    ratio = torch.exp(logps32 - old32)
+    m = mask.to(logps.dtype).float()
+    logps32 = logps.float()
+    ratio = torch.exp(logps32 - old_logps.float())
     eps_low, eps_high = epsilon, epsilon if epsilon_high is None else epsilon_high
     adv = advantages.float().unsqueeze(1)
-    clipped = torch.clamp(ratio, 1 - eps_low, 1 + eps_high)
-    objective = torch.minimum(ratio * adv, clipped * adv)
+    objective = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - eps_low, 1 + eps_high) * adv)
     kl = k3_kl(logps32, ref_logps.float()) if ref_logps is not None else torch.zeros_like(logps32)
     per_token = -(objective - beta * kl)
-    m = mask.float()
+    sequences = float(num_sequences if num_sequences is not None else logps.shape[0])
+    if divisor is None:
+        divisor = _divisor(loss_type, sequences, num_tokens if num_tokens is not None else m.sum(), max_new_tokens)
+    if loss_type == "grpo":  # each completion's token mean, summed
+        loss = ((per_token * m).sum(dim=1) / m.sum(dim=1).clamp(min=1.0)).sum() / divisor
+    else:  # dapo, dr_grpo: every token summed
+        loss = (per_token * m).sum() / divisor
+    return loss, _loss_metrics(ratio, adv, kl, m, eps_low, eps_high)
+
+
+def _divisor(loss_type: str, sequences: float, tokens: Any, max_new_tokens: int | None) -> Any:
+    """What each loss type divides its sum by: completions, tokens, or completions x the limit."""
     if loss_type == "grpo":
-        loss = ((per_token * m).sum(dim=1) / m.sum(dim=1).clamp(min=1.0)).mean()
-    elif loss_type == "dapo":
-        loss = (per_token * m).sum() / (normalizer if normalizer is not None else m.sum().clamp(min=1.0))
-    else:
-        if normalizer is None:
-            if max_completion_length is None:
-                raise TrainerError("loss_type='dr_grpo' needs max_completion_length (the generation limit)")
-            normalizer = logps.shape[0] * max_completion_length
-        loss = (per_token * m).sum() / normalizer
+        return sequences
+    if loss_type == "dapo":
+        return tokens.clamp(min=1.0) if torch.is_tensor(tokens) else max(float(tokens), 1.0)
+    if max_new_tokens is None:
+        raise TrainerError("loss_type='dr_grpo' needs max_new_tokens (the generation limit)")
+    return sequences * float(max_new_tokens)
+
+
+def _loss_metrics(
+    ratio: torch.Tensor, adv: torch.Tensor, kl: torch.Tensor, m: torch.Tensor, eps_low: float, eps_high: float
+) -> dict[str, float]:
     with torch.no_grad():
         tokens = m.sum().clamp(min=1.0)
         low = ((ratio < 1 - eps_low) & (adv < 0)).float()
         high = ((ratio > 1 + eps_high) & (adv > 0)).float()
-        metrics = {
+        return {
             "kl": float((kl * m).sum() / tokens),
             "clip_low": float((low * m).sum() / tokens),
             "clip_high": float((high * m).sum() / tokens),
             "ratio": float((ratio * m).sum() / tokens),
         }
-    return loss, metrics
+
+
+def _renamed(deprecated: dict[str, Any], max_new_tokens: int | None) -> tuple[int | None, float | None]:
+    """The old keyword names of `grpo_loss` (accepted for one release, with a warning)."""
+    unknown = set(deprecated) - {"max_completion_length", "normalizer"}
+    if unknown:
+        raise TypeError(f"grpo_loss() got unexpected keyword arguments {sorted(unknown)}")
+    if "max_completion_length" in deprecated:
+        warnings.warn("grpo_loss(max_completion_length=) is now max_new_tokens=", DeprecationWarning, stacklevel=3)
+        max_new_tokens = deprecated["max_completion_length"]
+    divisor = deprecated.get("normalizer")
+    if divisor is not None:
+        warnings.warn(
+            "grpo_loss(normalizer=) is replaced by num_sequences= / num_tokens= (the batch's counts)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+    return max_new_tokens, divisor
 
 
 def token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -164,7 +200,3 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     if n - c < k:
         return 1.0
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
-
-
-def mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0

@@ -20,7 +20,7 @@ from grpo_envs import ReasoningEnv, make_group
 from trainer._generation import Generator, Sample, TransformersGenerator
 from trainer.errors import TrainerError
 
-__all__ = ["Rollout", "generate", "rollout"]
+__all__ = ["Rollout", "generate", "is_single_turn", "rollout"]
 
 
 @dataclass
@@ -62,12 +62,19 @@ def generate(
     )
 
 
+def is_single_turn(env: gymnasium.Env[Any, Any]) -> bool:
+    """A `ReasoningEnv` of one turn: its G rollouts of a task are one group, verified together
+    (one env per task); any other env is stepped (one env per rollout)."""
+    base = env.unwrapped
+    return isinstance(base, ReasoningEnv) and base.max_turns == 1
+
+
 def rollout(
     model: Any,
     tokenizer: Any,
     envs: Sequence[gymnasium.Env[Any, Any]],
     seeds: Sequence[int],
-    group_size: int,
+    num_generations: int,
     *,
     max_new_tokens: int,
     temperature: float,
@@ -82,7 +89,7 @@ def rollout(
     grown to one per rollout with ``make_env`` (any other env).
 
     ``generator`` samples the completions (default: `TransformersGenerator` over ``model``); all
-    ``len(seeds) x group_size`` contexts of a turn go to it in one call."""
+    ``len(seeds) x num_generations`` contexts of a turn go to it in one call."""
     gen = generator if generator is not None else TransformersGenerator(model, tokenizer, device)
 
     def sample(contexts: list[list[int]]) -> list[Sample]:
@@ -93,23 +100,25 @@ def rollout(
             raise TrainerError(f"{name}.generate returned {len(out)} samples for {len(contexts)} contexts")
         return out
 
-    base = envs[0].unwrapped if envs else make_env().unwrapped
-    single = isinstance(base, ReasoningEnv) and base.max_turns == 1
-    if single:
-        return _single_turn(tokenizer, envs, seeds, group_size, sample)
-    return _stepped(tokenizer, envs, seeds, group_size, sample, max_turns)
+    if is_single_turn(envs[0] if envs else make_env()):
+        return _single_turn(tokenizer, envs, seeds, num_generations, sample)
+    return _stepped(tokenizer, envs, seeds, num_generations, sample, max_turns)
 
 
 def _single_turn(
-    tokenizer: Any, envs: Sequence[Any], seeds: Sequence[int], g: int, sample: Callable[[list[list[int]]], list[Sample]]
+    tokenizer: Any,
+    envs: Sequence[Any],
+    seeds: Sequence[int],
+    num_generations: int,
+    sample: Callable[[list[list[int]]], list[Sample]],
 ) -> list[list[Rollout]]:
-    groups = [make_group(env, seed, g) for env, seed in zip(envs, seeds, strict=True)]
+    groups = [make_group(env, seed, num_generations) for env, seed in zip(envs, seeds, strict=True)]
     contexts = [_context_ids(tokenizer, grp.prompt, grp.messages) for grp in groups]
-    flat = [ctx for ctx in contexts for _ in range(g)]
+    flat = [ctx for ctx in contexts for _ in range(num_generations)]
     samples = sample(flat)
     out: list[list[Rollout]] = []
     for k, grp in enumerate(groups):
-        rows = samples[k * g : (k + 1) * g]
+        rows = samples[k * num_generations : (k + 1) * num_generations]
         texts = [tokenizer.decode(ids, skip_special_tokens=True) for ids, _ in rows]
         score = grp.score(texts)
         group_rollouts = []
@@ -124,7 +133,7 @@ def _single_turn(
 
 
 def _stepped(
-    tokenizer: Any, envs: Sequence[Any], seeds: Sequence[int], g: int,
+    tokenizer: Any, envs: Sequence[Any], seeds: Sequence[int], num_generations: int,
     sample: Callable[[list[list[int]]], list[Sample]], max_turns: int,
 ) -> list[list[Rollout]]:  # fmt: skip
     flat_envs = list(envs)
@@ -132,7 +141,7 @@ def _stepped(
     contexts: list[list[int]] = []
     transcripts: list[list[dict[str, str]] | None] = []
     for k, env in enumerate(flat_envs):
-        observation, info = env.reset(seed=int(seeds[k // g]))
+        observation, info = env.reset(seed=int(seeds[k // num_generations]))
         messages = info.get("messages") if isinstance(info, dict) else None
         ctx = _context_ids(tokenizer, str(observation), messages)
         rollouts.append(Rollout(prompt_ids=ctx, reward=0.0))
@@ -171,7 +180,7 @@ def _stepped(
             contexts[k] += reply
             still.append(k)
         active = still
-    return [rollouts[k * g : (k + 1) * g] for k in range(len(seeds))]
+    return [rollouts[k * num_generations : (k + 1) * num_generations] for k in range(len(seeds))]
 
 
 def _reply_ids(tokenizer: Any, observation: str, transcript: list[dict[str, str]] | None, completion: str,

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from trainer._checkpoint import checkpoints
+from trainer._renamed import upgrade
 from trainer.errors import TrainerError
 
 __all__ = ["RunPlan", "holds_a_run", "open_run"]
@@ -137,7 +138,8 @@ def _plan_resume(root: Path, config: dict[str, Any]) -> RunPlan:
         )
     latest = found[-1]
     saved = states[latest]
-    before, now = dict(saved["config"]), dict(config)
+    before = upgrade(saved["config"])  # a checkpoint written with the old field names
+    before, now = json.loads(json.dumps(before)), json.loads(json.dumps(config))
     before.pop("steps", None)
     wanted_steps = now.pop("steps", None)
     before.pop("output_dir", None), now.pop("output_dir", None)  # a run directory may be moved

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from trainer._lora import LORA_DEFAULTS
+from trainer._math import LOSS_TYPES, SCALES
+from trainer._renamed import OLD_NAMES, upgrade
 from trainer.errors import TrainerError
 
 __all__ = ["PRESETS", "GRPOConfig", "add_config_flags", "config_from_args", "load_config"]
@@ -27,12 +31,14 @@ def _f(default: Any, help: str) -> Any:
 
 @dataclass(frozen=True)
 class GRPOConfig:
-    """Everything a GRPO run needs. Defaults are the paper's GRPO (preset "grpo").
+    """Everything a GRPO run needs (30 fields). Defaults are the paper's GRPO (preset "grpo").
 
     Example:
         >>> cfg = GRPOConfig(steps=10, num_generations=4)
         >>> cfg.replace(learning_rate=1e-5).learning_rate
         1e-05
+        >>> GRPOConfig(epsilon=(0.2, 0.28)).clip_range, GRPOConfig(lora={"r": 8}).lora_options["alpha"]
+        ((0.2, 0.28), 16)
     """
 
     # what to train, on what
@@ -44,38 +50,29 @@ class GRPOConfig:
     # the batch
     steps: int = _f(200, "optimizer steps")
     prompts_per_step: int = _f(16, "tasks (groups) per step")
-    num_generations: int = _f(8, "completions per task (G)")
+    num_generations: int = _f(8, "completions per task (G, the group size)")
     max_new_tokens: int = _f(256, "generation limit per turn")
-    min_new_tokens: int = _f(0, "generate at least this many tokens per turn (benchmarks: = max_new_tokens)")
-    temperature: float = _f(1.0, "sampling temperature")
-    top_p: float = _f(1.0, "nucleus sampling")
+    temperature: float = _f(1.0, "sampling temperature (the loss's log-probs use the same)")
     micro_batch_size: int = _f(32, "completions per forward/backward (gradient accumulation)")
     # the objective
     beta: float = _f(0.04, "KL penalty to the frozen reference (0: no reference model is loaded)")
-    epsilon: float = _f(0.2, "lower clip range of the ratio")
-    epsilon_high: float | None = _f(None, "upper clip range (None: same as epsilon; DAPO: 0.28)")
+    epsilon: float | tuple[float, float] = _f(0.2, "clip range of the ratio: 0.2, or (low, high), e.g. DAPO's 0.2,0.28")
     loss_type: str = _f("grpo", '"grpo" (per-sequence mean), "dapo" (token mean), "dr_grpo"')
     scale: str = _f("group", 'advantage scale: "group", "batch" or "none"')
     num_iterations: int = _f(1, "policy updates per batch of generations (mu)")
     mask_truncated_completions: bool = _f(False, "leave completions without EOS out of the loss")
     skip_zero_variance_groups: bool = _f(False, "leave groups with equal rewards out of the loss")
-    # the optimizer
+    # the optimizer (AdamW, no weight decay)
     learning_rate: float = _f(1e-6, "AdamW learning rate")
-    weight_decay: float = _f(0.0, "AdamW weight decay")
     warmup_steps: int = _f(0, "linear warm-up steps")
     lr_scheduler: str = _f("constant", '"constant", "linear" or "cosine" decay after warm-up')
     max_grad_norm: float = _f(1.0, "gradient clipping (0 disables)")
-    # the machine
+    # the machine (bfloat16 on a GPU that has it, float32 on CPU)
     device: str = _f("auto", '"auto", "cpu", "cuda" or "cuda:N"')
-    bf16: bool = _f(True, "bfloat16 weights and compute on GPU (ignored on CPU)")
     gradient_checkpointing: bool = _f(False, "trade compute for activation memory")
-    share_prefix: bool = _f(True, "run each group's shared prompt through the model once (generation and loss)")
     distributed: str = _f("ddp", 'under torchrun: "ddp" (replicas) or "fsdp" (sharded weights, single-turn envs)')
-    # LoRA (peft): the reference policy is the adapter disabled, not a second model
-    lora_r: int = _f(0, "LoRA rank (0: full fine-tuning)")
-    lora_alpha: int = _f(16, "LoRA scaling numerator (alpha / r scales the update)")
-    lora_dropout: float = _f(0.0, "LoRA dropout")
-    lora_target_modules: str = _f("all-linear", 'comma-separated module names, or "all-linear"')
+    lora: dict[str, Any] = _f({}, 'LoRA adapters (peft): {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": '
+                                  '"all-linear"}; {} trains every weight')  # fmt: skip
     # evaluation, checkpoints
     eval_every: int = _f(0, "evaluate on the eval split every N steps (0: only at the end)")
     eval_prompts: int = _f(32, "eval tasks (fixed seeds); pass@k uses num_generations samples")
@@ -83,6 +80,9 @@ class GRPOConfig:
     keep_checkpoints: int = _f(2, "checkpoints kept")
 
     def __post_init__(self) -> None:
+        eps: Any = self.epsilon
+        if isinstance(eps, list):  # from a TOML or YAML list
+            object.__setattr__(self, "epsilon", tuple(eps))
         checks = [
             (self.num_generations >= 2, "num_generations must be >= 2 (GRPO compares completions)"),
             (self.prompts_per_step >= 1, "prompts_per_step must be >= 1"),
@@ -90,20 +90,32 @@ class GRPOConfig:
             (self.max_new_tokens >= 1, "max_new_tokens must be >= 1"),
             (self.micro_batch_size >= 1, "micro_batch_size must be >= 1"),
             (self.num_iterations >= 1, "num_iterations must be >= 1"),
-            (self.loss_type in ("grpo", "dapo", "dr_grpo"), "loss_type must be grpo, dapo or dr_grpo"),
-            (self.scale in ("group", "batch", "none"), "scale must be group, batch or none"),
+            (self.loss_type in LOSS_TYPES, f"loss_type must be one of {', '.join(LOSS_TYPES)}"),
+            (self.scale in SCALES, f"scale must be one of {', '.join(SCALES)}"),
             (self.lr_scheduler in ("constant", "linear", "cosine"), "lr_scheduler must be constant, linear or cosine"),
-            (self.beta >= 0 and self.epsilon >= 0, "beta and epsilon must be >= 0"),
+            (_clip_range_ok(self.epsilon), "epsilon must be a number >= 0 or a pair (low, high) of them"),
+            (self.beta >= 0, "beta must be >= 0"),
             (self.temperature > 0, "temperature must be > 0"),
-            (0 < self.top_p <= 1, "top_p must be in (0, 1]"),
             (self.keep_checkpoints >= 1, "keep_checkpoints must be >= 1"),
-            (0 <= self.min_new_tokens <= self.max_new_tokens, "min_new_tokens must be in [0, max_new_tokens]"),
             (self.distributed in ("ddp", "fsdp"), "distributed must be ddp or fsdp"),
-            (self.lora_r >= 0 and 0 <= self.lora_dropout < 1, "lora_r must be >= 0 and lora_dropout in [0, 1)"),
         ]
         for ok, message in checks:
             if not ok:
                 raise TrainerError(f"GRPOConfig: {message}")
+        _check_lora(self.lora)
+
+    @property
+    def clip_range(self) -> tuple[float, float]:
+        """``(epsilon_low, epsilon_high)``: the ratio is clipped to ``[1 - low, 1 + high]``."""
+        eps = self.epsilon
+        return (float(eps[0]), float(eps[1])) if isinstance(eps, tuple) else (float(eps), float(eps))
+
+    @property
+    def lora_options(self) -> dict[str, Any] | None:
+        """The LoRA settings with their defaults filled in, or None (full fine-tuning)."""
+        if not self.lora:
+            return None
+        return {**LORA_DEFAULTS, **self.lora}
 
     def replace(self, **changes: Any) -> GRPOConfig:
         return dataclasses.replace(self, **changes)
@@ -112,10 +124,45 @@ class GRPOConfig:
         return dataclasses.asdict(self)
 
 
+_fields_init = GRPOConfig.__init__
+
+
+def _init(self: GRPOConfig, *args: Any, **kwargs: Any) -> None:
+    _fields_init(self, *args, **upgrade(kwargs))  # old field names work for one release
+
+
+_init.__doc__ = _fields_init.__doc__
+GRPOConfig.__init__ = _init  # type: ignore[method-assign]
+
+
+def _clip_range_ok(eps: Any) -> bool:
+    values = eps if isinstance(eps, tuple) else (eps,)
+    return len(values) in (1, 2) and all(isinstance(v, int | float) and v >= 0 for v in values)
+
+
+def _check_lora(lora: dict[str, Any]) -> None:
+    if not lora:
+        return
+    unknown = sorted(set(lora) - {"r", *LORA_DEFAULTS})
+    if unknown:
+        hint = difflib.get_close_matches(unknown[0], ["r", *LORA_DEFAULTS], n=1)
+        raise TrainerError(
+            f"GRPOConfig: lora has unknown key {unknown[0]!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
+            + "; the keys are r, alpha, dropout, target_modules"
+        )  # fmt: skip
+    r, dropout = lora.get("r"), lora.get("dropout", 0.0)
+    if not isinstance(r, int) or r < 1:
+        raise TrainerError(
+            f'GRPOConfig: lora needs "r", the adapter rank (an int >= 1), got {r!r}; {{}} turns LoRA off'
+        )
+    if not isinstance(dropout, int | float) or not 0 <= dropout < 1:
+        raise TrainerError(f"GRPOConfig: lora dropout must be in [0, 1), got {dropout!r}")
+
+
 PRESETS: dict[str, dict[str, Any]] = {
     "grpo": {},
     "dapo": {
-        "epsilon_high": 0.28,
+        "epsilon": (0.2, 0.28),
         "beta": 0.0,
         "loss_type": "dapo",
         "skip_zero_variance_groups": True,
@@ -128,8 +175,10 @@ PRESETS: dict[str, dict[str, Any]] = {
 def _coerce(name: str, value: Any) -> Any:
     kinds = {f.name: f.type for f in fields(GRPOConfig)}
     if name not in kinds:
+        hint = difflib.get_close_matches(name, list(kinds), n=1)
         known = ", ".join(sorted(kinds))
-        raise TrainerError(f"unknown config field {name!r}; known fields: {known}")
+        guess = f" (did you mean {hint[0]!r}?)" if hint else ""
+        raise TrainerError(f"unknown config field {name!r}{guess}; known fields: {known}")
     kind = str(kinds[name])
     if value is None or not isinstance(value, str):
         return value
@@ -142,6 +191,9 @@ def _coerce(name: str, value: Any) -> Any:
     try:
         if kind.startswith("int"):
             return int(value)
+        if kind.startswith("float | tuple"):  # epsilon: 0.2 or 0.2,0.28
+            parts = [float(v) for v in value.strip("()[] ").split(",")]
+            return parts[0] if len(parts) == 1 else tuple(parts)
         if kind.startswith("float"):
             return None if value.lower() == "none" else float(value)
         if kind.startswith("dict"):
@@ -191,7 +243,7 @@ def load_config(
             values = dict(PRESETS[file_preset])
         values.update(data)
     values.update(overrides or {})
-    return GRPOConfig(**{k: _coerce(k, v) for k, v in values.items()})
+    return GRPOConfig(**{k: _coerce(k, v) for k, v in upgrade(values).items()})
 
 
 def add_config_flags(parser: argparse.ArgumentParser) -> None:
@@ -201,23 +253,11 @@ def add_config_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", default="grpo", choices=sorted(PRESETS), help="defaults to start from")
     for f in fields(GRPOConfig):
         parser.add_argument(f"--{f.name}", dest=f"cfg_{f.name}", default=None, help=f.metadata.get("help"))
+    for name in OLD_NAMES:  # renamed or removed fields: accepted for one release (`trainer._renamed`)
+        parser.add_argument(f"--{name}", dest=f"cfg_{name}", default=None, help=argparse.SUPPRESS)
 
 
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:
-    overrides = {
-        f.name: getattr(args, f"cfg_{f.name}")
-        for f in fields(GRPOConfig)
-        if getattr(args, f"cfg_{f.name}", None) is not None
-    }
+    names = [*(f.name for f in fields(GRPOConfig)), *OLD_NAMES]
+    overrides = {name: getattr(args, f"cfg_{name}") for name in names if getattr(args, f"cfg_{name}", None) is not None}
     return load_config(args.config, preset=args.preset, overrides=overrides)
-
-
-def help_table(names: Sequence[str] | None = None) -> str:
-    """Field, default and help, one per line (for the README and ``--help``)."""
-    rows = []
-    for f in fields(GRPOConfig):
-        if names is None or f.name in names:
-            factory: Any = f.default_factory
-            default = factory() if f.default is dataclasses.MISSING else f.default
-            rows.append(f"{f.name} = {default!r}  # {f.metadata.get('help', '')}")
-    return "\n".join(rows)

@@ -14,18 +14,18 @@ Deliberate deviations from the paper (each is a config switch where it matters):
   gradient of the unclipped objective); with more iterations old log-probs are computed once.
 - Log-probs are taken from logits divided by the sampling temperature, so the ratio compares
   the distribution that was sampled from.
-- "dapo" and "dr_grpo" token-level reductions and the DAPO asymmetric clip (``epsilon_high``),
+- "dapo" and "dr_grpo" token-level reductions and the DAPO asymmetric clip (``epsilon = (0.2, 0.28)``),
   dynamic sampling (``skip_zero_variance_groups``) and truncated-completion masking are options.
 - Multi-turn rewards are the episode's summed step rewards; a rollout's env tokens never
   enter the loss.
 
-Scale: ``lora_r > 0`` trains LoRA adapters (peft) and takes the reference log-probs from the
+Scale: ``lora = {"r": 16}`` trains LoRA adapters (peft) and takes the reference log-probs from the
 same weights with the adapter disabled. Under ``torchrun`` each rank rolls out its share of
 the step's tasks and DDP (or FSDP's ``fully_shard``, ``distributed="fsdp"``) averages the
 gradients; the loss is normalised by global counts so N ranks make the same update as one
-process with the same global batch. ``share_prefix`` (default on) runs each group's prompt
-through the model once, in generation and in every loss forward (policy, old, reference), and
-copies its KV cache to the G rows.
+process with the same global batch. Each group's prompt runs through the model once, in
+generation and in every loss forward (policy, old, reference), and its KV cache is copied to
+the G rows (where the model takes a cache).
 """
 
 from __future__ import annotations
@@ -49,10 +49,12 @@ from trainer._batch import make_batch, sequence_logps
 from trainer._checkpoint import read_checkpoint, restore_rng, save_checkpoint
 from trainer._distributed import (
     Dist,
+    RankBatch,
     full_optimizer_state,
     full_state_dict,
     init_distributed,
     load_full_state,
+    pad_ranks,
     unwrap,
     wrap,
 )
@@ -62,7 +64,7 @@ from trainer._logging import RunLog, rollout_metrics
 from trainer._lora import adapter_disabled, apply_lora, is_lora, load_adapter, merged_copy
 from trainer._math import group_advantages, grpo_loss, pass_at_k
 from trainer._model import load_policy, pick_device
-from trainer._rollout import Rollout, rollout
+from trainer._rollout import Rollout, is_single_turn, rollout
 from trainer._rundir import RunPlan, open_run
 from trainer.config import GRPOConfig
 from trainer.errors import TrainerError
@@ -115,34 +117,36 @@ class GRPOTrainer:
         alphabet = getattr(probe.unwrapped, "alphabet", None)
         self._envs: list[gymnasium.Env[Any, Any]] = [probe]
         self._eval_envs: list[gymnasium.Env[Any, Any]] = []
-        if self.dist.mode == "fsdp" and self.dist.enabled and not self._single_turn():
+        if self.dist.fsdp and not self._single_turn():
             raise TrainerError('distributed="fsdp" supports single-turn envs; use distributed="ddp" for multi-turn')
         policy, self.tokenizer = load_policy(model or config.model, tokenizer, alphabet=alphabet, seed=config.seed)
-        if self.device.type == "cuda" and config.bf16:
+        if self.device.type == "cuda" and torch.cuda.is_bf16_supported():
             policy.to(torch.bfloat16)
         policy.to(self.device)
         if config.gradient_checkpointing:
             enable = getattr(policy, "activation_checkpointing_enable", None)  # transformers >= 5.2x
             (enable or policy.gradient_checkpointing_enable)()
-            if config.lora_r:
+            if config.lora:
                 policy.enable_input_require_grads()
         self.ref_model = None
-        if config.lora_r:
-            policy = apply_lora(policy, r=config.lora_r, alpha=config.lora_alpha, dropout=config.lora_dropout,
-                                targets=config.lora_target_modules)  # fmt: skip
+        lora = config.lora_options
+        if lora is not None:
+            policy = apply_lora(policy, r=lora["r"], alpha=lora["alpha"], dropout=lora["dropout"],
+                                targets=lora["target_modules"])  # fmt: skip
         elif config.beta > 0:
             self.ref_model = copy.deepcopy(policy).eval()
             self.ref_model.requires_grad_(False)
-            if self.dist.mode == "fsdp":
+            if self.dist.fsdp:
                 self.ref_model = wrap(self.ref_model, self.dist, self.device)
         policy.train()
         self.model = wrap(policy, self.dist, self.device)
         self.optimizer = torch.optim.AdamW(
             [p for p in self.model.parameters() if p.requires_grad], lr=config.learning_rate,
-            weight_decay=config.weight_decay,
+            weight_decay=0.0,
         )  # fmt: skip
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step_count = 0
+        self.share_prefix = True  # a group's prompt runs once (where the model takes a cache); off: to compare
         if self.run.checkpoint is not None:
             self._resume(self.run.checkpoint)
         self.log = RunLog(self.run_dir, total_steps=config.steps, resume_step=self.step_count, run_id=self.run.run_id,
@@ -176,7 +180,7 @@ class GRPOTrainer:
         if is_lora(base):
             load_adapter(base, found / "model")
             self.optimizer.load_state_dict(saved["state"]["optimizer"])
-        elif self.dist.mode == "fsdp" and self.dist.enabled:
+        elif self.dist.fsdp:
             load_full_state(self.model, self.optimizer, saved["weights"], saved["state"]["optimizer"], self.dist)
         else:
             missing, unexpected = base.load_state_dict(saved["weights"], strict=False)
@@ -207,8 +211,7 @@ class GRPOTrainer:
         return envs[:n]
 
     def _single_turn(self) -> bool:
-        base = self._envs[0].unwrapped
-        return isinstance(base, ReasoningEnv) and base.max_turns == 1
+        return is_single_turn(self._envs[0])
 
     # -- rollouts and log-probs ------------------------------------------------------------------
     def _rollouts(self, seeds: list[int], envs: list[gymnasium.Env[Any, Any]]) -> list[list[Rollout]]:
@@ -217,27 +220,22 @@ class GRPOTrainer:
         mine = self.dist.shard(seeds)
         groups = rollout(
             unwrap(self.model), self.tokenizer, envs[: len(envs) * len(mine) // len(seeds)], mine,
-            cfg.num_generations, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
-            device=self.device, make_env=self.make_env, min_new_tokens=cfg.min_new_tokens,
+            cfg.num_generations, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=1.0,
+            device=self.device, make_env=self.make_env,
             generator=TransformersGenerator(unwrap(self.model), self.tokenizer, self.device,
-                                            share_prefix=cfg.share_prefix, synced=self._fsdp),
+                                            share_prefix=self.share_prefix, synced=self.dist.fsdp),
         )  # fmt: skip
         return [g for part in self.dist.gather(groups) for g in part]
 
     def _logps(self, model: Any, batch: dict[str, torch.Tensor], rows: slice) -> torch.Tensor:
         return sequence_logps(model, batch, rows, device=self.device, temperature=self.config.temperature,
-                              share_prefix=self.config.share_prefix, force=self._fsdp)  # fmt: skip
-
-    @property
-    def _fsdp(self) -> bool:
-        """Sharded over ranks: every forward is a collective, so all ranks must run the same ones."""
-        return self.dist.enabled and self.dist.mode == "fsdp"
+                              share_prefix=self.share_prefix, force=self.dist.fsdp)  # fmt: skip
 
     def _ref_logps(self, batch: dict[str, torch.Tensor], rows: slice) -> torch.Tensor | None:
         base = unwrap(self.model)
         if is_lora(base) and self.config.beta > 0:
             with adapter_disabled(base):
-                return self._logps(self.model if self.dist.mode == "fsdp" else base, batch, rows)
+                return self._logps(self.model if self.dist.fsdp else base, batch, rows)
         if self.ref_model is not None:
             return self._logps(self.ref_model, batch, rows)
         return None
@@ -271,76 +269,80 @@ class GRPOTrainer:
         """One policy update from this rank's ``groups``; with N ranks, normalised by global counts
         (rows, tokens) and scaled by N against DDP/FSDP's gradient averaging."""
         cfg = self.config
-        adv = group_advantages([[r.reward for r in g] for g in groups], scale=cfg.scale)
-        rows: list[Rollout] = []
-        advantages: list[float] = []
-        for p, g in enumerate(groups):
-            if cfg.skip_zero_variance_groups and len({r.reward for r in g}) == 1:
-                continue
-            for j, r in enumerate(g):
-                rows.append(r)
-                advantages.append(float(adv[p, j]))
-        n_local = len(rows)
-        n = int(self.dist.sum(n_local))
+        rows, advantages = self._rows(groups)
+        n = int(self.dist.sum(len(rows)))
         if not n:  # every group had equal rewards: nothing to learn, the schedule still advances
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # "scheduler.step() before optimizer.step()"
-                self.scheduler.step()
-            return {"loss": 0.0, "kl": 0.0, "clip_low": 0.0, "clip_high": 0.0, "ratio": 1.0, "grad_norm": 0.0}
-        if not rows:  # other ranks learn: join their collectives with a row that weighs nothing
-            rows, advantages = [groups[0][0]], [0.0]
-        width = self.dist.max(max(len(r.ids) for r in rows)) if self._fsdp else 1
-        batch = make_batch(rows, self.tokenizer.pad_token_id, completion_width=width)
-        for k, r in enumerate(rows):
-            if (cfg.mask_truncated_completions and r.truncated) or not n_local:
-                batch["mask"][k] = 0.0
-        chunks = [slice(s, min(s + cfg.micro_batch_size, len(rows))) for s in range(0, len(rows), cfg.micro_batch_size)]
-        real = len(chunks)
-        chunks += [chunks[-1]] * (self.dist.max(real) - real)  # equal backward counts on every rank
-        adv_t = torch.tensor(advantages, dtype=torch.float32, device=self.device)
-        mask = batch["mask"].to(self.device)
+            return self._no_update()
+        share = pad_ranks(self.dist, rows, advantages, groups[0][0], cfg.micro_batch_size)
+        width = self.dist.max(max(len(r.ids) for r in share.rows)) if self.dist.fsdp else 1
+        batch = make_batch(share.rows, self.tokenizer.pad_token_id, completion_width=width)
+        mask = self._loss_mask(batch, share)
+        adv = torch.tensor(share.advantages, dtype=torch.float32, device=self.device)
         tokens = max(self.dist.sum(float(mask.sum())), 1.0)
-        scale = float(self.dist.world)  # DDP and FSDP average gradients over ranks; we want the sum
-        no_grad_model = self.model if self.dist.mode == "fsdp" else unwrap(self.model)
         with torch.no_grad():
-            old = [self._logps(no_grad_model, batch, c) for c in chunks] if cfg.num_iterations > 1 else None
-            ref = [self._ref_logps(batch, c) for c in chunks]
-        totals: dict[str, float] = dict.fromkeys(("loss", "kl", "clip_low", "clip_high", "ratio"), 0.0)
+            frozen = self.model if self.dist.fsdp else unwrap(self.model)
+            old = [self._logps(frozen, batch, c) for c in share.chunks] if cfg.num_iterations > 1 else None
+            ref = [self._ref_logps(batch, c) for c in share.chunks]
+        totals = _Totals(n, cfg.num_iterations)
         grad_norm = 0.0
         for _ in range(cfg.num_iterations):
             self.optimizer.zero_grad(set_to_none=True)
-            for i, c in enumerate(chunks):
-                with self._grad_sync(last=i == len(chunks) - 1):
+            for i, (c, counted) in enumerate(zip(share.chunks, share.counted, strict=True)):
+                with self._grad_sync(last=i == len(share.chunks) - 1):
                     logps = self._logps(self.model, batch, c)
-                    normalizer = {"dapo": tokens, "dr_grpo": float(n * cfg.max_new_tokens)}.get(cfg.loss_type)
                     loss, metrics = grpo_loss(
-                        logps, old[i] if old is not None else logps.detach(), ref[i], adv_t[c], mask[c],
-                        epsilon=cfg.epsilon, epsilon_high=cfg.epsilon_high, beta=cfg.beta, loss_type=cfg.loss_type,
-                        max_completion_length=cfg.max_new_tokens, normalizer=normalizer,
+                        logps, old[i] if old is not None else logps.detach(), ref[i], adv[c],
+                        mask[c] if counted else torch.zeros_like(mask[c]), epsilon=cfg.clip_range[0],
+                        epsilon_high=cfg.clip_range[1], beta=cfg.beta, loss_type=cfg.loss_type,
+                        max_new_tokens=cfg.max_new_tokens, num_sequences=n, num_tokens=tokens,
                     )  # fmt: skip
-                    if cfg.loss_type == "grpo":
-                        loss = loss * (c.stop - c.start) / n
-                    if i >= real or not n_local:
-                        loss = loss * 0.0
-                    (loss * scale).backward()
-                if i < real and n_local:
-                    weight = (c.stop - c.start) / (n * cfg.num_iterations)
-                    totals["loss"] += float(loss.detach()) / cfg.num_iterations
-                    for key, value in metrics.items():
-                        totals[key] += value * weight
-            if cfg.max_grad_norm > 0:
-                norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
-                grad_norm = float(norm.full_tensor() if hasattr(norm, "full_tensor") else norm)
-            self.optimizer.step()
+                    (loss * self.dist.world).backward()  # DDP and FSDP average gradients; we want the sum
+                if counted:
+                    totals.add(float(loss.detach()), metrics, rows=c.stop - c.start)
+            grad_norm = self._optimizer_step()
         self.scheduler.step()
-        summed = {k: self.dist.sum(v) for k, v in totals.items()}  # each rank's share of the global mean
-        return {**summed, "grad_norm": grad_norm}
+        return {**{k: self.dist.sum(v) for k, v in totals.values.items()}, "grad_norm": grad_norm}
+
+    def _rows(self, groups: list[list[Rollout]]) -> tuple[list[Rollout], list[float]]:
+        """The rollouts that enter the loss, with their group-relative advantages."""
+        adv = group_advantages([[r.reward for r in g] for g in groups], scale=self.config.scale)
+        rows, advantages = [], []
+        for p, g in enumerate(groups):
+            if self.config.skip_zero_variance_groups and len({r.reward for r in g}) == 1:
+                continue
+            rows += g
+            advantages += [float(a) for a in adv[p]]
+        return rows, advantages
+
+    def _loss_mask(self, batch: dict[str, torch.Tensor], share: RankBatch) -> torch.Tensor:
+        """The completion tokens that weigh: none of a stand-in row, none of a truncated
+        completion with ``mask_truncated_completions``."""
+        mask = batch["mask"].to(self.device)
+        for k, r in enumerate(share.rows):
+            if not share.live or (self.config.mask_truncated_completions and r.truncated):
+                mask[k] = 0.0
+        return mask
+
+    def _optimizer_step(self) -> float:
+        """Clip the gradients (returns their norm before clipping) and step the optimizer."""
+        grad_norm = 0.0
+        if self.config.max_grad_norm > 0:
+            norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
+            grad_norm = float(norm.full_tensor() if hasattr(norm, "full_tensor") else norm)
+        self.optimizer.step()
+        return grad_norm
+
+    def _no_update(self) -> dict[str, float]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "scheduler.step() before optimizer.step()"
+            self.scheduler.step()
+        return {"loss": 0.0, "kl": 0.0, "clip_low": 0.0, "clip_high": 0.0, "ratio": 1.0, "grad_norm": 0.0}
 
     def _grad_sync(self, *, last: bool) -> contextlib.AbstractContextManager[Any]:
         """Gradients are reduced over ranks only after the last micro-batch."""
         if not self.dist.enabled:
             return contextlib.nullcontext()
-        if self.dist.mode == "fsdp":
+        if self.dist.fsdp:
             self.model.set_requires_gradient_sync(last)
             return contextlib.nullcontext()
         return contextlib.nullcontext() if last else self.model.no_sync()
@@ -375,7 +377,7 @@ class GRPOTrainer:
         """Write a checkpoint (rank 0 writes; with FSDP every rank helps gather the weights)."""
         path = self.run_dir / "checkpoints" / f"step-{self.step_count:06d}"
         weights = optim = None
-        if self.dist.mode == "fsdp" and self.dist.enabled:
+        if self.dist.fsdp:
             weights = full_state_dict(self.model, self.dist)
             optim = full_optimizer_state(self.model, self.optimizer, self.dist)
         if self.dist.main:
@@ -390,7 +392,7 @@ class GRPOTrainer:
 
     def save_final(self, directory: Path) -> None:
         """A plain transformers model (LoRA merged in) and the tokenizer, loadable with from_pretrained."""
-        weights = full_state_dict(self.model, self.dist) if self.dist.mode == "fsdp" and self.dist.enabled else None
+        weights = full_state_dict(self.model, self.dist) if self.dist.fsdp else None
         if self.dist.main:
             base = unwrap(self.model)
             if is_lora(base):
@@ -428,6 +430,20 @@ class GRPOTrainer:
             table = self.log.finish()
             print(table)
         return {**last, "eval": final_eval, "summary": table}
+
+
+class _Totals:
+    """An update's metrics: each micro-batch's share of the mean over its ``n`` rows and the
+    iterations (summed over ranks afterwards)."""
+
+    def __init__(self, n: int, iterations: int) -> None:
+        self.n, self.iterations = n, iterations
+        self.values: dict[str, float] = dict.fromkeys(("loss", "kl", "clip_low", "clip_high", "ratio"), 0.0)
+
+    def add(self, loss: float, metrics: dict[str, float], *, rows: int) -> None:
+        self.values["loss"] += loss / self.iterations
+        for key, value in metrics.items():
+            self.values[key] += value * rows / (self.n * self.iterations)
 
 
 def _peak_memory_mb(device: torch.device) -> float:

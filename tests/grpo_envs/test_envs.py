@@ -139,11 +139,25 @@ def test_text_space() -> None:
 
 
 # -- groups ----------------------------------------------------------------------------------
+def test_make_group_checks_its_arguments_and_takes_the_old_name() -> None:
+    with pytest.raises(GrpoEnvsError, match="num_generations must be an int >= 1, got 2.5"):
+        make_group("grpo_envs/Arithmetic-v0", seed=1, num_generations=2.5)  # type: ignore[arg-type]
+    with pytest.raises(GrpoEnvsError, match="seed must be an int"):
+        make_group("grpo_envs/Arithmetic-v0", seed="1", num_generations=2)  # type: ignore[arg-type]
+    with pytest.warns(FutureWarning, match="num_generations"):
+        old = make_group("grpo_envs/Arithmetic-v0", seed=1, size=4)
+    assert old.num_generations == 4
+    with pytest.warns(FutureWarning, match="Group.size is now Group.num_generations"):
+        assert old.size == 4
+    with pytest.raises(GrpoEnvsError, match="a list of strings, got one string"):
+        old.score("one completion")  # type: ignore[arg-type]
+
+
 def test_make_group_scores_a_group() -> None:
-    group = make_group("grpo_envs/Arithmetic-v0", seed=42, size=8)
-    again = make_group("grpo_envs/Arithmetic-v0", seed=42, size=8)
+    group = make_group("grpo_envs/Arithmetic-v0", seed=42, num_generations=8)
+    again = make_group("grpo_envs/Arithmetic-v0", seed=42, num_generations=8)
     assert group.group_id == again.group_id and group.task == again.task
-    assert group.group_id != make_group("grpo_envs/Arithmetic-v0", seed=43, size=8).group_id
+    assert group.group_id != make_group("grpo_envs/Arithmetic-v0", seed=43, num_generations=8).group_id
     good = group.env.reference_completion(group.task)
     score = group.score([good, "I give up", good, "\\boxed{0.123}", good, "", good, "\\boxed{x}"])
     assert score.rewards == (1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0)
@@ -154,7 +168,7 @@ def test_make_group_scores_a_group() -> None:
 
 
 def test_a_group_of_a_multi_turn_env_gets_one_env_per_rollout() -> None:
-    group = make_group("grpo_envs/PythonTool-v0", seed=1, size=3)
+    group = make_group("grpo_envs/PythonTool-v0", seed=1, num_generations=3)
     envs = group.make_envs()
     assert len({id(e) for e in envs}) == 3
     assert all(e.task == group.task and e._group_id == group.group_id for e in envs)
@@ -268,7 +282,7 @@ def test_a_code_group_is_verified_concurrently_over_the_pool() -> None:
     with DockerSandbox(size=4) as box:
         rows = [{"prompt": "Print the sum of two integers on one line.",
                  "tests": {"stdin_stdout": [{"input": "2 3\n", "output": "5\n"}]}}]  # fmt: skip
-        group = make_group("grpo_envs/CodeTests-v0", seed=0, size=8, rows=rows, sandbox=box, eval_fraction=0)
+        group = make_group("grpo_envs/CodeTests-v0", seed=0, num_generations=8, rows=rows, sandbox=box, eval_fraction=0)
         slow_ok = "```python\nimport time\ntime.sleep(0.5)\na, b = map(int, input().split())\nprint(a + b)\n```"
         start = time.monotonic()
         score = group.score([slow_ok] * 6 + ["```python\nprint(0)\n```", "no code"])

@@ -134,9 +134,9 @@ def test_trainer_update_is_the_same_with_and_without_prompt_sharing(tmp_path: Pa
         cfg = GRPOConfig(
             steps=1, prompts_per_step=3, num_generations=4, max_new_tokens=6, learning_rate=1e-3, device="cpu",
             output_dir=str(tmp_path / f"run-{share}"), save_every=0, beta=0.04, micro_batch_size=5,
-            share_prefix=share,
         )  # fmt: skip
         trainer = GRPOTrainer(cfg, env="grpo_envs/Digits-v0", show_progress=False)
+        trainer.share_prefix = share
         rows = _groups(seed=5, empty=False, vocab=len(trainer.tokenizer))
         for k, r in enumerate(rows):
             r.reward = float(k % 3 == 0)

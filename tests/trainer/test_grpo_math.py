@@ -59,7 +59,7 @@ ADV = torch.tensor([1.0, -1.0])
 
 @pytest.mark.parametrize(("loss_type", "expected"), [("grpo", 0.0), ("dapo", 1 / 3), ("dr_grpo", 0.25)])
 def test_on_policy_loss_values(loss_type: str, expected: float) -> None:
-    loss, metrics = grpo_loss(LP, LP, None, ADV, MASK, beta=0.0, loss_type=loss_type, max_completion_length=4)
+    loss, metrics = grpo_loss(LP, LP, None, ADV, MASK, beta=0.0, loss_type=loss_type, max_new_tokens=4)
     assert float(loss) == pytest.approx(expected, abs=1e-6)
     assert metrics["ratio"] == pytest.approx(1.0) and metrics["clip_low"] == metrics["clip_high"] == 0.0
 
@@ -102,10 +102,8 @@ def test_extra_padding_changes_nothing(loss_type: str) -> None:
     wide_lp = torch.cat([LP, pad], dim=1)
     wide_mask = torch.cat([MASK, torch.zeros(2, 3, dtype=MASK.dtype)], dim=1)
     old = LP - 0.1
-    a, _ = grpo_loss(LP, old, LP, ADV, MASK, loss_type=loss_type, max_completion_length=8)
-    b, _ = grpo_loss(
-        wide_lp, torch.cat([old, pad], 1), wide_lp, ADV, wide_mask, loss_type=loss_type, max_completion_length=8
-    )
+    a, _ = grpo_loss(LP, old, LP, ADV, MASK, loss_type=loss_type, max_new_tokens=8)
+    b, _ = grpo_loss(wide_lp, torch.cat([old, pad], 1), wide_lp, ADV, wide_mask, loss_type=loss_type, max_new_tokens=8)
     assert float(a) == pytest.approx(float(b), abs=1e-6)
 
 
@@ -122,7 +120,7 @@ def test_dapo_over_micro_batches_equals_one_pass() -> None:
     grad_acc = torch.zeros_like(lp)
     for rows in (slice(0, 2), slice(2, 3), slice(3, 6)):
         part, _ = grpo_loss(
-            lp[rows], old[rows], ref[rows], adv[rows], mask[rows], loss_type="dapo", normalizer=float(total)
+            lp[rows], old[rows], ref[rows], adv[rows], mask[rows], loss_type="dapo", num_tokens=float(total)
         )
         (g,) = torch.autograd.grad(part, lp)
         grad_acc += g
@@ -147,3 +145,47 @@ def test_pass_at_k() -> None:
     assert pass_at_k(8, 0, 4) == 0.0 and pass_at_k(8, 8, 1) == 1.0
     assert pass_at_k(8, 2, 1) == pytest.approx(0.25)
     assert pass_at_k(4, 1, 2) == pytest.approx(1 - math.comb(3, 2) / math.comb(4, 2))
+
+
+@pytest.mark.parametrize("loss_type", ["grpo", "dr_grpo"])
+def test_per_sequence_losses_over_micro_batches_equal_one_pass(loss_type: str) -> None:
+    torch.manual_seed(2)
+    lp = torch.randn(6, 5, requires_grad=True)
+    old, ref, adv = lp.detach() + 0.05 * torch.randn(6, 5), lp.detach() - 0.1, torch.randn(6)
+    mask = (torch.rand(6, 5) > 0.3).float()
+    full, _ = grpo_loss(lp, old, ref, adv, mask, loss_type=loss_type, max_new_tokens=5)
+    (grad_full,) = torch.autograd.grad(full, lp)
+    grad_acc = torch.zeros_like(lp)
+    for rows in (slice(0, 4), slice(4, 6)):
+        part, _ = grpo_loss(
+            lp[rows],
+            old[rows],
+            ref[rows],
+            adv[rows],
+            mask[rows],
+            loss_type=loss_type,
+            max_new_tokens=5,
+            num_sequences=6,
+        )
+        (g,) = torch.autograd.grad(part, lp)
+        grad_acc += g
+    assert torch.allclose(grad_full, grad_acc, atol=1e-6)
+    alone, _ = grpo_loss(lp[0:4], old[0:4], ref[0:4], adv[0:4], mask[0:4], loss_type=loss_type, max_new_tokens=5)
+    counted, _ = grpo_loss(
+        lp[0:4], old[0:4], ref[0:4], adv[0:4], mask[0:4], loss_type=loss_type, max_new_tokens=5, num_sequences=6
+    )
+    assert float(counted.detach()) == pytest.approx(float(alone.detach()) * 4 / 6)  # its share of the whole batch
+
+
+def test_old_keyword_names_still_work_with_a_warning() -> None:
+    new, _ = grpo_loss(LP, LP, None, ADV, MASK, beta=0.0, loss_type="dr_grpo", max_new_tokens=4)
+    with pytest.warns(DeprecationWarning, match="max_new_tokens"):
+        old, _ = grpo_loss(LP, LP, None, ADV, MASK, beta=0.0, loss_type="dr_grpo", max_completion_length=4)
+    assert float(old) == float(new)
+    with pytest.warns(DeprecationWarning, match="num_tokens"):
+        by_divisor, _ = grpo_loss(LP, LP, None, ADV, MASK, beta=0.0, loss_type="dapo", normalizer=12.0)
+    assert float(by_divisor) == pytest.approx(
+        float(grpo_loss(LP, LP, None, ADV, MASK, beta=0.0, loss_type="dapo", num_tokens=12.0)[0])
+    )
+    with pytest.raises(TypeError, match="nomalizer"):
+        grpo_loss(LP, LP, None, ADV, MASK, nomalizer=1.0)

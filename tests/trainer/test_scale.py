@@ -27,7 +27,7 @@ CASES = ["grpo", "dapo_skip", "dr_grpo"]
 def tiny(tmp_path: Path, **overrides: Any) -> GRPOConfig:
     base = dict(
         steps=2, prompts_per_step=4, num_generations=4, max_new_tokens=3, learning_rate=1e-2, beta=0.04,
-        output_dir=str(tmp_path / "run"), save_every=0, eval_prompts=4, device="cpu", lora_r=4,
+        output_dir=str(tmp_path / "run"), save_every=0, eval_prompts=4, device="cpu", lora={"r": 4},
     )  # fmt: skip
     base.update(overrides)
     return GRPOConfig(**base)
@@ -85,8 +85,8 @@ def test_lora_checkpoint_resume_and_final_model(tmp_path: Path) -> None:
 
 
 def test_lora_bad_target_modules_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(TrainerError, match="lora_target_modules"):
-        GRPOTrainer(tiny(tmp_path, lora_target_modules="no_such_proj"), show_progress=False)
+    with pytest.raises(TrainerError, match="target_modules"):
+        GRPOTrainer(tiny(tmp_path, lora={"r": 4, "target_modules": "no_such_proj"}), show_progress=False)
 
 
 # -- torchrun ------------------------------------------------------------------------------------

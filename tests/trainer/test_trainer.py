@@ -92,16 +92,53 @@ def test_multi_turn_env_tokens_are_masked_out(tmp_path: Path) -> None:
     assert batch["mask"].sum() == r.generated
 
 
+def _options_config(tmp_path: Path, name: str, **overrides: Any) -> GRPOConfig:
+    values: dict[str, Any] = dict(
+        steps=3, prompts_per_step=8, num_generations=8, max_new_tokens=2, learning_rate=1e-2,
+        output_dir=str(tmp_path / name), save_every=0, eval_prompts=2, device="cpu", env="grpo_envs/Digits-v0",
+        num_iterations=2, micro_batch_size=16, warmup_steps=1, lr_scheduler="cosine",
+        mask_truncated_completions=False,  # 2 tokens: most completions are cut off
+    )  # fmt: skip
+    return load_config(preset="dapo", overrides={**values, **overrides})
+
+
 def test_reasoning_env_with_presets_and_options(tmp_path: Path) -> None:
-    cfg = load_config(preset="dapo", overrides=dict(
-        steps=2, prompts_per_step=3, num_generations=3, max_new_tokens=1, learning_rate=1e-3,
-        output_dir=str(tmp_path / "run"), save_every=0, eval_prompts=2, device="cpu", env="grpo_envs/Digits-v0",
-        num_iterations=2, micro_batch_size=4, warmup_steps=1, lr_scheduler="cosine",
-    ))  # fmt: skip
-    trainer = GRPOTrainer(cfg, show_progress=False)
+    trainer = GRPOTrainer(_options_config(tmp_path, "run"), show_progress=False)
     assert trainer.ref_model is None  # beta 0: no reference model
     trainer.train()
-    assert len(rows(tmp_path / "run" / "metrics.jsonl")) == 2
+    log = rows(tmp_path / "run" / "metrics.jsonl")
+    assert [r["step"] for r in log] == [1, 2, 3]
+    # warm-up for 1 step, then cosine decay over the 2 left: the rate after steps 1, 2, 3
+    assert [r["lr"] for r in log] == pytest.approx([1e-2, 5e-3, 0.0], abs=1e-12)
+    learned = [r for r in log if r["grad_norm"] > 0]
+    assert learned, "some step should have had groups with different rewards"
+    # two iterations per batch: the second runs on updated weights, so the mean ratio moves off 1
+    assert any(abs(r["ratio"] - 1.0) > 1e-6 for r in learned)
+    # dynamic sampling: a step whose groups all had equal rewards does not touch the weights
+    for r in log:
+        if r["zero_variance_frac"] == 1.0:
+            assert r["grad_norm"] == 0.0 and r["loss"] == 0.0
+
+
+def test_micro_batches_and_one_process_fsdp_make_the_same_update(tmp_path: Path) -> None:
+    """Gradient accumulation over micro-batches of 1 gives the gradient of one pass over the batch;
+    in one process ``distributed="fsdp"`` trains exactly as ``"ddp"`` (the mode matters only
+    under torchrun). Compared before AdamW's step (which magnifies rounding in tiny gradients)."""
+
+    def update(name: str, **overrides: Any) -> tuple[dict[str, Any], list[torch.Tensor]]:
+        cfg = _options_config(tmp_path, name, steps=1, num_iterations=1, skip_zero_variance_groups=False, **overrides)
+        trainer = GRPOTrainer(cfg, show_progress=False)
+        metrics = trainer.step()
+        return metrics, [p.grad.detach().clone() for p in trainer.model.parameters() if p.grad is not None]
+
+    whole, grads = update("whole", micro_batch_size=64)
+    assert whole["grad_norm"] > 0 and grads, "the step should learn"
+    for name, overrides in (("micro", {"micro_batch_size": 1}), ("fsdp", {"distributed": "fsdp"})):
+        other, other_grads = update(name, **overrides)
+        assert other["loss"] == pytest.approx(whole["loss"], rel=1e-5, abs=1e-7), name  # ~0: advantages sum to 0
+        assert other["grad_norm"] == pytest.approx(whole["grad_norm"], rel=1e-5), name
+        assert len(other_grads) == len(grads)
+        assert all(torch.allclose(a, b, rtol=1e-4, atol=1e-8) for a, b in zip(grads, other_grads, strict=True)), name
 
 
 def test_a_verifier_that_fails_costs_a_completion_not_the_run(tmp_path: Path) -> None:
@@ -235,7 +272,7 @@ def test_chat_messages_go_through_the_tokenizer_chat_template(tmp_path: Path) ->
 
 @pytest.mark.gpu
 def test_one_bf16_training_step_on_the_gpu(tmp_path: Path) -> None:
-    cfg = tiny(tmp_path, device="cuda", bf16=True, steps=1, env="grpo_envs/Digits-v0", max_new_tokens=1)
+    cfg = tiny(tmp_path, device="cuda", steps=1, env="grpo_envs/Digits-v0", max_new_tokens=1)
     trainer = GRPOTrainer(cfg, show_progress=False)
     assert next(trainer.model.parameters()).dtype == torch.bfloat16
     metrics = trainer.step()
