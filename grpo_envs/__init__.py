@@ -15,16 +15,19 @@ Example:
 
 from __future__ import annotations
 
-from grpo_envs._check import EnvCheckError, check_disjoint, check_env
+from grpo_envs._check import check_disjoint, check_env
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._formats import ANSWER_TAGS, BOXED, CODE, THINK_ANSWER, AnswerFormat
 from grpo_envs._group import Group, GroupScore, make_group
-from grpo_envs._registry import env_ids, load_plugins, register_builtins
+from grpo_envs._judgement import Judgement
+from grpo_envs._registry import env_ids
+from grpo_envs._registry import load_plugins as _load_plugins
+from grpo_envs._registry import register_builtins as _register_builtins
 from grpo_envs._rubric import RewardTerm, Rubric, format_reward, length_penalty
 from grpo_envs._spaces import TextSpace
-from grpo_envs._task import Task
+from grpo_envs._task import Task, stable_seed
 from grpo_envs._verifier import Verifier, code_verifier, math_verifier
-from grpo_envs.errors import GrpoEnvsError, SetupError
+from grpo_envs.errors import EnvCheckError, EnvConfigError, GrpoEnvsError, SetupError
 
 __version__ = "0.1.0"
 
@@ -35,9 +38,11 @@ __all__ = [
     "THINK_ANSWER",
     "AnswerFormat",
     "EnvCheckError",
+    "EnvConfigError",
     "GrpoEnvsError",
     "Group",
     "GroupScore",
+    "Judgement",
     "ReasoningEnv",
     "RewardTerm",
     "Rubric",
@@ -54,7 +59,8 @@ __all__ = [
     "length_penalty",
     "make_group",
     "math_verifier",
+    "stable_seed",
 ]
 
-register_builtins()
-load_plugins()
+_register_builtins()
+_load_plugins()

@@ -13,15 +13,11 @@ from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._task import stable_digest
-from grpo_envs.errors import GrpoEnvsError
+from grpo_envs.errors import EnvCheckError, GrpoEnvsError
 
 __all__ = ["EnvCheckError", "check_disjoint", "check_env"]
 
 GARBAGE = ["", "   ", "\x00\ufffd" * 10, "}{\\boxed{" * 50, "x" * 100_000, "<answer></answer>"]
-
-
-class EnvCheckError(GrpoEnvsError):
-    """An environment broke one or more laws; the message lists them."""
 
 
 def _global_state() -> tuple[Any, Any]:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Sequence
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium
 
 from grpo_envs._formats import ANSWER_TAGS, BOXED, THINK_ANSWER, AnswerFormat
+from grpo_envs._judgement import Judgement
 from grpo_envs._rubric import Rubric
 from grpo_envs._spaces import TextSpace
 from grpo_envs._task import Task, stable_seed
@@ -156,10 +158,8 @@ class ReasoningEnv(gymnasium.Env[str, str]):
             raise GrpoEnvsError("step() called before reset() or after the episode ended: call reset()")
         task = self.task
         completion = action if isinstance(action, str) else ""
-        result = self.judge(task, [completion])[0] if isinstance(action, str) else (
-            VerifyResult.judged("no_answer", f"The action is a {type(action).__name__}, not text.")
-        )  # fmt: skip
-        reward, parts = self.rubric.score(task, completion, result)
+        judgement = self.judgements(task, [action], group_id=self._group_id)[0]
+        result = judgement.result
         self.messages.append({"role": "assistant", "content": completion})
         self.turn += 1
         observation = ""
@@ -173,20 +173,41 @@ class ReasoningEnv(gymnasium.Env[str, str]):
                 observation = message
         truncated = not terminated and self.turn >= self.max_turns
         self._done = terminated or truncated
-        return observation, float(reward), terminated, truncated, self._info(result, parts)
+        return observation, judgement.reward, terminated, truncated, self._info(judgement)
 
-    def judge(self, task: Task, completions: list[str]) -> list[VerifyResult]:
+    def judgements(self, task: Task, completions: Sequence[object], *, group_id: str | None = None) -> list[Judgement]:
+        """The verdicts (reward, verifier result, rubric parts, provenance) on completions of
+        ``task``, verified together; never raises on a completion."""
+        verifier = f"{self.verifier.name}:{self.verifier.digest}"
+        out = []
+        for completion, result in zip(completions, self.judge(task, completions), strict=True):
+            text = completion if isinstance(completion, str) else ""
+            reward, parts = self.rubric.score(task, text, result)
+            out.append(
+                Judgement(float(reward), result, parts, task.task_id, self.env_id, self.version, verifier, group_id)
+            )
+        return out
+
+    def judge(self, task: Task, completions: Sequence[object]) -> list[VerifyResult]:
         """Verify completions of one task (in parallel when the verifier can); never raises."""
         spans: list[str | None] = []
-        for completion in completions:
-            try:
-                spans.append(self.answer_format.extract(completion))
-            except Exception:
-                spans.append(None)
-        todo = [k for k, span in enumerate(spans) if span is not None]
         results: list[VerifyResult] = [
             VerifyResult.judged("no_answer", f"The completion does not follow the {self.answer_format.name} format.")
         ] * len(completions)  # fmt: skip
+        for k, completion in enumerate(completions):
+            if not isinstance(completion, str):
+                spans.append(None)
+                results[k] = VerifyResult.judged(
+                    "no_answer", f"The completion is a {type(completion).__name__}, not text."
+                )
+                continue
+            try:
+                spans.append(self.answer_format.extract(completion))
+            except Exception as exc:  # the extractor's bug, not the completion's: an error, not a verdict
+                log.exception("answer format %s failed on a completion of %s", self.answer_format.name, task.task_id)
+                spans.append(None)
+                results[k] = VerifyResult.judged("error", f"The answer extractor failed: {type(exc).__name__}: {exc}.")
+        todo = [k for k, span in enumerate(spans) if span is not None]
         if todo:
             try:
                 judged = self.verifier.verify_all(task.answer, [str(spans[k]) for k in todo])
@@ -197,7 +218,7 @@ class ReasoningEnv(gymnasium.Env[str, str]):
                 results[k] = result
         return results
 
-    def _info(self, result: VerifyResult | None = None, parts: dict[str, float] | None = None) -> dict[str, Any]:
+    def _info(self, judgement: Judgement | None = None) -> dict[str, Any]:
         assert self.task is not None
         info: dict[str, Any] = {
             "task_id": self.task.task_id,
@@ -209,16 +230,8 @@ class ReasoningEnv(gymnasium.Env[str, str]):
         }
         if self._group_id is not None:
             info["group_id"] = self._group_id
-        if result is not None:
-            info.update(
-                correct=result.correct,
-                status=result.status,
-                reason=result.reason,
-                extracted=result.extracted,
-                components=dict(result.components),
-                reward_parts=dict(parts or {}),
-                verifier=f"{self.verifier.name}:{self.verifier.digest}",
-            )
+        if judgement is not None:
+            info.update(judgement.info())
         return info
 
     def render(self) -> str | None:

@@ -11,6 +11,7 @@ from typing import Any
 import gymnasium
 
 from grpo_envs._env import ReasoningEnv
+from grpo_envs._judgement import Judgement
 from grpo_envs._task import Task, stable_digest
 from grpo_envs.errors import GrpoEnvsError
 from verifiers import VerifyResult
@@ -20,16 +21,28 @@ __all__ = ["Group", "GroupScore", "make_group"]
 
 @dataclass(frozen=True)
 class GroupScore:
-    """Rewards and verdicts of a group's completions, in order."""
+    """The verdicts on a group's completions, in order (`Judgement`: reward, verifier result,
+    rubric parts, provenance)."""
 
-    rewards: tuple[float, ...]
-    results: tuple[VerifyResult, ...]
-    infos: tuple[dict[str, Any], ...]
+    judgements: tuple[Judgement, ...]
+
+    @property
+    def rewards(self) -> tuple[float, ...]:
+        return tuple(j.reward for j in self.judgements)
+
+    @property
+    def results(self) -> tuple[VerifyResult, ...]:
+        return tuple(j.result for j in self.judgements)
+
+    @property
+    def infos(self) -> tuple[dict[str, Any], ...]:
+        """Each verdict as Gymnasium ``info`` keys (what ``env.step`` returns)."""
+        return tuple(j.info() for j in self.judgements)
 
     @property
     def accuracy(self) -> float:
         """Fraction judged correct (``correct is True``; never ``reward > 0``)."""
-        return sum(r.correct is True for r in self.results) / max(1, len(self.results))
+        return sum(j.correct is True for j in self.judgements) / max(1, len(self.judgements))
 
 
 @dataclass(frozen=True)
@@ -64,21 +77,7 @@ class Group:
         if len(completions) != self.num_generations:
             n = self.num_generations
             raise GrpoEnvsError(f"the group has size {n} (num_generations), got {len(completions)} completions")
-        env = self.env
-        texts = [c if isinstance(c, str) else "" for c in completions]
-        results = env.judge(self.task, texts)
-        rewards, infos = [], []
-        for completion, result in zip(texts, results, strict=True):
-            reward, parts = env.rubric.score(self.task, completion, result)
-            rewards.append(float(reward))
-            infos.append({
-                "task_id": self.task.task_id, "group_id": self.group_id, "env_id": env.env_id,
-                "env_version": env.version, "correct": result.correct, "status": result.status,
-                "reason": result.reason, "extracted": result.extracted,
-                "components": dict(result.components), "reward_parts": parts,
-                "verifier": f"{env.verifier.name}:{env.verifier.digest}",
-            })  # fmt: skip
-        return GroupScore(tuple(rewards), tuple(results), tuple(infos))
+        return GroupScore(tuple(self.env.judgements(self.task, list(completions), group_id=self.group_id)))
 
     def make_envs(self) -> list[ReasoningEnv]:
         """G fresh env instances (from ``env.spec``) reset to this task: multi-turn rollouts."""

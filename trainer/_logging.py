@@ -145,7 +145,7 @@ def rollout_metrics(groups: list[list[Any]]) -> dict[str, Any]:
     statuses = Counter(r.status for r in flat)
     parts: dict[str, list[float]] = {}
     for r in flat:
-        for name, value in r.components.items():
+        for name, value in r.reward_parts.items():
             parts.setdefault(name, []).append(value)
     zero_var = sum(len({r.reward for r in g}) == 1 for g in groups) / len(groups)
     errors = [r.reason for r in flat if r.status in ("error", "timeout")][:3]

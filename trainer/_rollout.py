@@ -8,6 +8,7 @@ as tokens masked out of the loss.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ import torch
 from grpo_envs import ReasoningEnv, make_group
 from trainer._generation import Generator, Sample, TransformersGenerator
 from trainer.errors import TrainerError
+
+log = logging.getLogger("trainer")
 
 __all__ = ["Rollout", "generate", "is_single_turn", "rollout"]
 
@@ -34,13 +37,22 @@ class Rollout:
     correct: bool | None = None
     status: str = "no_answer"
     reason: str = ""
-    components: dict[str, float] = field(default_factory=dict)
+    reward_parts: dict[str, float] = field(default_factory=dict)  # the rubric's parts of the reward
     truncated: bool = False  # the last generated turn hit max_new_tokens without EOS
     text: str = ""
 
     @property
     def generated(self) -> int:
         return sum(self.mask)
+
+    def record(self, reward: float | None, info: dict[str, Any]) -> None:
+        """The verdict of a step: its reward (summed over turns; None poisons the sum) and the
+        verdict keys of its ``info`` (a `Judgement`'s, or any env's ``correct``/``status``)."""
+        self.reward = None if reward is None or self.reward is None else self.reward + reward
+        self.correct = info.get("correct", self.correct)
+        self.status = str(info.get("status", "correct" if reward else "incorrect"))
+        self.reason = str(info.get("reason", ""))
+        self.reward_parts = dict(info.get("reward_parts", {}))
 
 
 def _context_ids(tokenizer: Any, observation: str, messages: Sequence[dict[str, str]] | None) -> list[int]:
@@ -120,14 +132,11 @@ def _single_turn(
     for k, grp in enumerate(groups):
         rows = samples[k * num_generations : (k + 1) * num_generations]
         texts = [tokenizer.decode(ids, skip_special_tokens=True) for ids, _ in rows]
-        score = grp.score(texts)
         group_rollouts = []
-        for (ids, truncated), text, reward, info in zip(rows, texts, score.rewards, score.infos, strict=True):
-            group_rollouts.append(Rollout(
-                prompt_ids=contexts[k], ids=list(ids), mask=[1] * len(ids), reward=reward,
-                correct=info["correct"], status=info["status"], reason=info["reason"],
-                components=dict(info["reward_parts"]), truncated=truncated, text=text,
-            ))  # fmt: skip
+        for (ids, truncated), text, judgement in zip(rows, texts, grp.score(texts).judgements, strict=True):
+            r = Rollout(prompt_ids=contexts[k], ids=list(ids), mask=[1] * len(ids), truncated=truncated, text=text)
+            r.record(judgement.reward, judgement.info())
+            group_rollouts.append(r)
         out.append(group_rollouts)
     return out
 
@@ -163,15 +172,12 @@ def _stepped(
             try:
                 observation, reward, terminated, truncated_env, info = flat_envs[k].step(text)
             except Exception as exc:  # an env that raises costs this rollout its reward
+                log.warning("the environment raised on a rollout; its reward is 0", exc_info=True)
                 observation, reward, terminated, truncated_env, info = "", 0.0, True, False, {}
                 info = {"status": "error", "reason": f"the environment raised {type(exc).__name__}: {exc}"}
             reward_f = float(reward) if reward is not None and not math.isnan(float(reward)) else None
-            r.reward = None if reward_f is None or r.reward is None else r.reward + reward_f
             info = info if isinstance(info, dict) else {}
-            r.correct = info.get("correct", r.correct)
-            r.status = str(info.get("status", "correct" if reward_f else "incorrect"))
-            r.reason = str(info.get("reason", ""))
-            r.components = dict(info.get("reward_parts", {}))
+            r.record(reward_f, info)
             if terminated or truncated_env:
                 continue
             reply = _reply_ids(tokenizer, str(observation), transcripts[k], text, info)

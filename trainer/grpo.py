@@ -43,8 +43,7 @@ from typing import Any
 import gymnasium
 import torch
 
-from grpo_envs import ReasoningEnv
-from grpo_envs._task import stable_seed
+from grpo_envs import ReasoningEnv, stable_seed
 from trainer._batch import make_batch, sequence_logps
 from trainer._checkpoint import read_checkpoint, restore_rng, save_checkpoint
 from trainer._distributed import (

@@ -19,6 +19,7 @@ from verifiers.errors import (
     VerifierInputError,
     VerifiersError,
     VerifyTimeout,
+    WorkerCrashed,
 )
 from verifiers.result import Status, VerifyResult
 
@@ -31,4 +32,5 @@ __all__ = [
     "VerifiersError",
     "VerifyResult",
     "VerifyTimeout",
+    "WorkerCrashed",
 ]

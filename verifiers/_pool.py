@@ -20,17 +20,13 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from verifiers.errors import VerifiersError, VerifyTimeout
+from verifiers.errors import VerifiersError, VerifyTimeout, WorkerCrashed
 
-__all__ = ["WorkerCrashed", "WorkerPool"]
+__all__ = ["WorkerPool"]
 
 log = logging.getLogger("verifiers.pool")
 
 _MEMORY_LIMIT = 4 * 2**30  # a worker that grows past this gets MemoryError, not the host OOM
-
-
-class WorkerCrashed(VerifiersError):
-    """A worker process died (killed, out of memory) while running a call."""
 
 
 def _serve(conn: Connection, preload: Sequence[str]) -> None:

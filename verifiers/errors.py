@@ -6,6 +6,7 @@ reason. These exceptions are for *our* side: bad arguments, a missing engine, a 
     VerifiersError
      ├── VerifierInputError (also a ValueError)  our caller's bug: a bad gold or config
      ├── VerifyTimeout                           `equivalent` could not decide in time
+     ├── WorkerCrashed                           a worker process died while running a call
      └── SandboxError
           ├── EngineUnavailableError   no Docker engine answers
           └── ImageBuildError          the sandbox image could not be built
@@ -20,6 +21,7 @@ __all__ = [
     "VerifierInputError",
     "VerifiersError",
     "VerifyTimeout",
+    "WorkerCrashed",
 ]
 
 
@@ -33,6 +35,10 @@ class VerifierInputError(VerifiersError, ValueError):
 
 class VerifyTimeout(VerifiersError, TimeoutError):
     """A comparison did not finish within its timeout (`verify` returns status "timeout")."""
+
+
+class WorkerCrashed(VerifiersError):
+    """A worker process died (killed, out of memory) while running a call."""
 
 
 class SandboxError(VerifiersError):

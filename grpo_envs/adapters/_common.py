@@ -10,9 +10,9 @@ from typing import Any
 import gymnasium
 
 from grpo_envs._env import ReasoningEnv
+from grpo_envs._judgement import Judgement
 from grpo_envs._task import Task, stable_seed, thaw
 from grpo_envs.errors import GrpoEnvsError
-from verifiers import VerifyResult
 
 __all__ = ["Scorer", "completion_text", "reference_text", "task_seeds"]
 
@@ -74,8 +74,8 @@ class Scorer:
 
     def score(
         self, seed: int, completions: Sequence[str], *, split: str = "train", reference: str | None = None
-    ) -> list[tuple[float, VerifyResult, dict[str, float]]]:
-        """(reward, verdict, reward parts) for completions of one task, verified together."""
+    ) -> list[Judgement]:
+        """The verdicts on completions of one task, verified together."""
         task = self.task(seed, split)
         if reference is not None and reference != reference_text(task):
             raise GrpoEnvsError(
@@ -83,10 +83,4 @@ class Scorer:
                 f"{reference_text(task)[:80]!r}, not {reference[:80]!r}: the dataset was made with another "
                 "env version or arguments"
             )
-        env = self.env(split)
-        results = env.judge(task, list(completions))
-        out = []
-        for completion, result in zip(completions, results, strict=True):
-            reward, parts = env.rubric.score(task, completion, result)
-            out.append((float(reward), result, parts))
-        return out
+        return self.env(split).judgements(task, list(completions))

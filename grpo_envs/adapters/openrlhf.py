@@ -176,9 +176,9 @@ class RewardServer:
             groups.setdefault(key, []).append(k)
         for (env_id, split, seed), ks in groups.items():
             scored = self._scorer(env_id).score(seed, [responses[k] for k in ks], split=split)
-            for k, (reward, result, _) in zip(ks, scored, strict=True):
-                rewards[k], correct[k] = reward, result.correct
-                statuses[result.status] = statuses.get(result.status, 0) + 1
+            for k, judgement in zip(ks, scored, strict=True):
+                rewards[k], correct[k] = judgement.reward, judgement.correct
+                statuses[judgement.status] = statuses.get(judgement.status, 0) + 1
         judged = [c for c in correct if c is not None]
         extra = {"correct_rate": sum(judged) / len(judged) if judged else 0.0,
                  **{f"status/{s}": float(n) for s, n in sorted(statuses.items())}}  # fmt: skip

@@ -79,9 +79,9 @@ def reward_function(env_id: str, **env_kwargs: Any) -> Callable[..., list[float]
         correct = 0
         for (task_seed, split), ks in by_task.items():
             scored = scorer.score(task_seed, [texts[k] for k in ks], split=split, reference=references[ks[0]])
-            for k, (value, result, _) in zip(ks, scored, strict=True):
-                rewards[k] = value
-                correct += result.correct is True
+            for k, judgement in zip(ks, scored, strict=True):
+                rewards[k] = judgement.reward
+                correct += judgement.correct is True
         log_metric = kwargs.get("log_metric")
         if callable(log_metric) and texts:
             log_metric("grpo_envs/correct_rate", correct / len(texts))

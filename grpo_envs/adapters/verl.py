@@ -79,8 +79,8 @@ def compute_score(
     scorer = _scorer(env_id, env_kwargs)
     text = solution_str if isinstance(solution_str, str) else ""
     if "task_seed" in info:
-        reward, result, parts = scorer.score(int(info["task_seed"]), [text], split=str(info.get("split", "train")),
-                                             reference=ground_truth)[0]  # fmt: skip
+        split = str(info.get("split", "train"))
+        judgement = scorer.score(int(info["task_seed"]), [text], split=split, reference=ground_truth)[0]
     else:
         env = scorer.env("train")
         try:
@@ -88,7 +88,11 @@ def compute_score(
         except (TypeError, json.JSONDecodeError):
             answer = ground_truth
         task = Task("verl", "", answer if not isinstance(answer, (int, float)) else ground_truth)
-        result = env.judge(task, [text])[0]
-        reward, parts = env.rubric.score(task, text, result)
-    return {"score": float(reward), "correct": result.correct, "status": result.status, "reason": result.reason,
-            **{f"reward/{k}": v for k, v in parts.items()}}  # fmt: skip
+        judgement = env.judgements(task, [text])[0]
+    return {
+        "score": judgement.reward,
+        "correct": judgement.correct,
+        "status": judgement.status,
+        "reason": judgement.reason,
+        **{f"reward/{k}": v for k, v in judgement.reward_parts.items()},
+    }

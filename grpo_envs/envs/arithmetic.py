@@ -8,6 +8,7 @@ from typing import Any
 
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._task import Task
+from grpo_envs.errors import EnvConfigError
 
 __all__ = ["Arithmetic"]
 
@@ -52,8 +53,10 @@ class Arithmetic(ReasoningEnv):
 
     def __init__(self, *, n_ops: int = 3, max_value: int = 20, fractions: bool = True, **kwargs: Any):
         super().__init__(**kwargs)
-        if not 1 <= n_ops <= 12 or max_value < 2:
-            raise ValueError("need 1 <= n_ops <= 12 and max_value >= 2")
+        if not 1 <= n_ops <= 12:
+            raise EnvConfigError("Arithmetic", "n_ops", "an int in [1, 12]", n_ops)
+        if max_value < 2:
+            raise EnvConfigError("Arithmetic", "max_value", "an int >= 2", max_value)
         self.n_ops, self.max_value, self.fractions = n_ops, max_value, fractions
 
     def _expr(self, rng: random.Random, ops: int) -> tuple[str, Fraction]:

@@ -12,6 +12,7 @@ from grpo_envs._env import ReasoningEnv
 from grpo_envs._formats import ANSWER_TAGS
 from grpo_envs._task import Task
 from grpo_envs._verifier import Verifier
+from grpo_envs.errors import EnvConfigError
 from verifiers import VerifyResult
 
 __all__ = ["Countdown", "check_countdown"]
@@ -151,7 +152,7 @@ class Countdown(ReasoningEnv):
         kwargs.setdefault("verifier", Verifier("countdown", check_countdown))
         super().__init__(**kwargs)
         if not 3 <= count <= 6:
-            raise ValueError(f"count must be in [3, 6], got {count}")
+            raise EnvConfigError("Countdown", "count", "an int in [3, 6]", count)
         self.count, self.max_value = count, max_value
 
     def make_task(self, rng: random.Random) -> Task:

@@ -9,6 +9,7 @@ from grpo_envs._env import ReasoningEnv
 from grpo_envs._formats import AnswerFormat
 from grpo_envs._task import Task
 from grpo_envs._verifier import Verifier
+from grpo_envs.errors import EnvConfigError
 from verifiers import VerifyResult
 
 __all__ = ["Digits", "PLAIN"]
@@ -71,7 +72,7 @@ class Digits(ReasoningEnv):
         kwargs.setdefault("verifier", Verifier("first-digit", _first_digit))
         super().__init__(**kwargs)
         if not ops or set(ops) - set(OPS):
-            raise ValueError(f"ops must be letters from {sorted(OPS)}, got {ops!r}")
+            raise EnvConfigError("Digits", "ops", f"letters from {''.join(sorted(OPS))}", ops)
         self.ops = ops
 
     def make_task(self, rng: random.Random) -> Task:

@@ -7,6 +7,7 @@ from typing import Any
 
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._task import Task
+from grpo_envs.errors import EnvConfigError
 
 __all__ = ["LinearEquations"]
 
@@ -45,7 +46,7 @@ class LinearEquations(ReasoningEnv):
     def __init__(self, *, unknowns: int = 1, max_value: int = 12, fractions: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
         if unknowns not in (1, 2):
-            raise ValueError(f"unknowns must be 1 or 2, got {unknowns}")
+            raise EnvConfigError("LinearEquations", "unknowns", "1 or 2", unknowns)
         self.unknowns, self.max_value, self.fractions = unknowns, max_value, fractions
 
     def _value(self, rng: random.Random) -> Any:

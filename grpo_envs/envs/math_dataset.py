@@ -83,6 +83,6 @@ class MathDataset(ReasoningEnv):
         )
 
     def reference_completion(self, task: Task) -> str:
-        from verifiers.math._extract import reduce_gold
+        from verifiers.math import reduce_gold
 
         return f"The final answer is $\\boxed{{{reduce_gold(str(task.answer))}}}$."

@@ -7,6 +7,7 @@ from typing import Any
 
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._task import Task
+from grpo_envs.errors import EnvConfigError
 
 __all__ = ["ModularArithmetic"]
 
@@ -46,7 +47,7 @@ class ModularArithmetic(ReasoningEnv):
     def __init__(self, *, difficulty: int = 2, **kwargs: Any):
         super().__init__(**kwargs)
         if difficulty not in (1, 2, 3):
-            raise ValueError(f"difficulty must be 1, 2 or 3, got {difficulty}")
+            raise EnvConfigError("ModularArithmetic", "difficulty", "1, 2 or 3", difficulty)
         self.difficulty = difficulty
 
     def make_task(self, rng: random.Random) -> Task:

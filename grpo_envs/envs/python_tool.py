@@ -8,6 +8,7 @@ from typing import Any
 
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._task import Task
+from grpo_envs.errors import EnvConfigError
 from verifiers import VerifyResult
 
 __all__ = ["PythonTool"]
@@ -64,7 +65,7 @@ class PythonTool(ReasoningEnv):
         kwargs.setdefault("max_turns", 4)
         super().__init__(**kwargs)
         if difficulty not in (1, 2, 3):
-            raise ValueError(f"difficulty must be 1, 2 or 3, got {difficulty}")
+            raise EnvConfigError("PythonTool", "difficulty", "1, 2 or 3", difficulty)
         self.difficulty, self.sandbox, self.timeout_s = difficulty, sandbox, timeout_s
 
     def make_task(self, rng: random.Random) -> Task:

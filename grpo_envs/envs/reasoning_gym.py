@@ -88,11 +88,10 @@ class ReasoningGym(ReasoningEnv):
         )
 
     def _verify(self, index: Any, completion: str) -> VerifyResult:
-        from verifiers.math import MathConfig, extract_answer
-        from verifiers.math._extract import commitments
+        from verifiers.math import extract_answer, final_answers
 
-        found = commitments(completion, MathConfig())
-        if found.spray or len(set(a.strip() for a in found.answers)) >= 2:
+        found = final_answers(completion)
+        if found is None or len(set(found)) >= 2:
             return VerifyResult.judged("incorrect", "Several different answers were given as the final one.")
         answer = extract_answer(completion)
         if answer is None:

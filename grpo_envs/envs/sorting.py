@@ -7,6 +7,7 @@ from typing import Any
 
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._task import Task
+from grpo_envs.errors import EnvConfigError
 
 __all__ = ["Sorting"]
 
@@ -45,7 +46,7 @@ class Sorting(ReasoningEnv):
     def __init__(self, *, length: int = 8, max_value: int = 99, descending: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
         if not 2 <= length <= 200:
-            raise ValueError(f"length must be in [2, 200], got {length}")
+            raise EnvConfigError("Sorting", "length", "an int in [2, 200]", length)
         self.length, self.max_value, self.descending = length, max_value, descending
 
     def make_task(self, rng: random.Random) -> Task:

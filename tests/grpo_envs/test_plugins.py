@@ -76,3 +76,19 @@ def test_the_cli_lists_plugin_envs(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "demo/Echo-v0" in proc.stdout and "(plugin demo) Repeat a word." in proc.stdout
     assert "grpo_envs/Countdown-v0" in proc.stdout
+
+
+def test_a_plugin_command_joins_the_cli(tmp_path: Path) -> None:
+    """The ``grpo_envs.commands`` group: a third-party ``main(argv) -> int`` becomes a command."""
+    (tmp_path / "hello_cmd.py").write_text("def main(argv):\n    print('hello', *argv)\n    return 3\n")
+    info = tmp_path / "hello_cmd-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: hello-cmd\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[grpo_envs.commands]\nhello = hello_cmd:main\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
+    script = shutil.which("grpo-envs", path=os.path.dirname(sys.executable))
+    assert script is not None
+    listed = subprocess.run([script, "--help"], env=env, capture_output=True, text=True, timeout=120)
+    assert "hello" in listed.stdout and "(from hello-cmd)" in listed.stdout
+    ran = subprocess.run([script, "hello", "a", "b"], env=env, capture_output=True, text=True, timeout=120)
+    assert (ran.returncode, ran.stdout.strip()) == (3, "hello a b")

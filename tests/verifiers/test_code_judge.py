@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from verifiers import VerifierInputError
 from verifiers import code as vc
 from verifiers.code._tests import parse_suite
 from verifiers.sandbox import DockerSandbox
@@ -44,7 +45,7 @@ def test_statements_that_use_the_solution_are_tests_and_keep_their_order() -> No
     raising = parse_suite(DIVIDE_RAISES)
     assert raising.cases[0].startswith("ok = False\ntry:") and raising.cases[0].endswith("assert ok")
     assert len(raising.cases) == 2
-    with pytest.raises(vc.VerifierInputError, match="no top-level assert"):
+    with pytest.raises(VerifierInputError, match="no top-level assert"):
         parse_suite({"asserts": "x = 1", "entry_point": "f"})
 
 
@@ -214,7 +215,7 @@ def test_a_pytest_file_is_one_test_per_function() -> None:
     assert names == ["test_add", "test_add_many", "test_add_floats", "test_raises_on_strings",
                      "test_with_a_fixture", "TestGroup::test_zero", "TestGroup::test_negative"]  # fmt: skip
     assert vc.tests_from_row({"test_code": PYTEST_FILE}, style="pytest") == {"pytest": PYTEST_FILE}
-    with pytest.raises(vc.VerifierInputError, match="no test_"):
+    with pytest.raises(VerifierInputError, match="no test_"):
         parse_suite({"pytest": "from solution import f\nassert f(1) == 2"})
 
 

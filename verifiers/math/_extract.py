@@ -194,8 +194,13 @@ def last_number(text: str) -> str | None:
 
 def reduce_gold(gold: str) -> str:
     """A gold stored with its solution (MATH's boxed, GSM8K's ``####``) reduced to the answer;
-    several boxes side by side (or apart by a short label: ``\boxed{1} cat and \boxed{2} dogs``)
-    are one list."""
+    several boxes side by side (or apart by a short label: ``\\boxed{1} cat and \\boxed{2} dogs``)
+    are one list.
+
+    Example:
+        >>> reduce_gold("48 + 24 = 72 clips.\\n#### 72"), reduce_gold(r"So $x = \\boxed{\\frac{1}{2}}$.")
+        ('72', '\\\\frac{1}{2}')
+    """
     boxes = _boxes(gold)
     if boxes:  # the final run of boxes: ``\boxed{2}, \boxed{5}`` is the list 2, 5
         parts = _runs(gold, boxes, _GOLD_GAP)[-1][2]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import TypeVar
 
 from verifiers.math._config import MathConfig
 from verifiers.math._intervals import FLIP, intervals
@@ -44,6 +45,7 @@ from verifiers.math._shapes import elements, named_values, value_of_equation
 __all__ = ["NeedSympy", "Scalars", "Verdict", "judge", "rational_equal"]
 
 ScalarEq = Callable[[Node, Node], bool]
+T = TypeVar("T")
 Verdict = tuple[bool, str]
 """(equal, reason)."""
 
@@ -105,16 +107,21 @@ def _same(eq: ScalarEq, a: Node, b: Node) -> bool:
     return eq(a, b)
 
 
-def _match_unordered(eq: ScalarEq, gold: Sequence[Node], pred: Sequence[Node]) -> bool:
+def _pairs_up(gold: Sequence[T], pred: Sequence[T], same: Callable[[T, T], bool]) -> bool:
+    """Each gold item matches a distinct prediction item, in any order, none left over."""
     if len(gold) != len(pred):
         return False
     left = list(pred)
     for g in gold:
-        k = next((k for k, p in enumerate(left) if _scalar_or_structure(eq, g, p)), None)
+        k = next((k for k, p in enumerate(left) if same(g, p)), None)
         if k is None:
             return False
         del left[k]
     return True
+
+
+def _match_unordered(eq: ScalarEq, gold: Sequence[Node], pred: Sequence[Node]) -> bool:
+    return _pairs_up(gold, pred, lambda g, p: _scalar_or_structure(eq, g, p))
 
 
 def _match_ordered(eq: ScalarEq, gold: Sequence[Node], pred: Sequence[Node]) -> bool:
@@ -274,18 +281,8 @@ def _ranges(eq: ScalarEq, gold: Node, pred: Node) -> Verdict:
     gold_iv, pred_iv = intervals(gold), intervals(pred)
     if gold_iv is None or pred_iv is None:
         return _statement(eq, gold, pred)
-    same = len(gold_iv) == len(pred_iv) and _match_intervals(eq, gold_iv, pred_iv)
+    same = _pairs_up(gold_iv, pred_iv, lambda a, b: _same_interval(eq, a, b))
     return same, "the intervals " + ("match" if same else "differ")
-
-
-def _match_intervals(eq: ScalarEq, gold: list[Interval], pred: list[Interval]) -> bool:
-    left = list(pred)
-    for g in gold:
-        k = next((k for k, p in enumerate(left) if _same_interval(eq, g, p)), None)
-        if k is None:
-            return False
-        del left[k]
-    return True
 
 
 def _same_interval(eq: ScalarEq, a: Interval, b: Interval) -> bool:

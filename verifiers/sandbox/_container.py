@@ -8,6 +8,7 @@ multiplexed attach stream), in frames of an 8-byte length and JSON. The log driv
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import socket
@@ -17,6 +18,8 @@ from typing import Any
 
 from verifiers.errors import SandboxError
 from verifiers.sandbox._program import PROGRAM as SUPERVISOR
+
+log = logging.getLogger("verifiers.sandbox")
 
 __all__ = ["LABEL", "Container", "ContainerGone", "Lockdown"]
 
@@ -177,9 +180,9 @@ class Container:
             try:
                 if closable is not None:
                     closable.close()
-            except Exception:
-                pass
+            except Exception as exc:
+                log.debug("closing a socket of container %s failed: %s", self.container.short_id, exc)
         try:
             self.container.remove(force=True)
-        except Exception:
-            pass
+        except Exception as exc:  # gone already, or the engine is down: the next pool sweeps it
+            log.debug("removing container %s failed: %s", self.container.short_id, exc)

@@ -83,8 +83,8 @@ def remove_orphans(client: Any) -> int:
             try:
                 c.remove(force=True)
                 removed += 1
-            except Exception:
-                pass
+            except Exception as exc:  # another process may be removing it too
+                log.debug("could not remove orphaned container %s: %s", c.short_id, exc)
     if removed:
         log.info("removed %d orphaned sandbox container(s)", removed)
     return removed
@@ -391,8 +391,8 @@ class DockerSandbox:
         for engine in self._engines:
             try:
                 engine.client.close()
-            except Exception:
-                pass
+            except Exception as exc:  # closing is best effort: the pool is going away
+                log.debug("closing the client of %s failed: %s", engine.url, exc)
 
     def __enter__(self) -> DockerSandbox:
         return self

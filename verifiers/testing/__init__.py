@@ -48,6 +48,7 @@ from verifiers.testing._check import (
 )
 from verifiers.testing._code import code_problems, programs_with_known_output, test_suites, wrong_programs
 from verifiers.testing._gaming import gaming_completions, garbage, unbalanced_latex
+from verifiers.testing._laws import LawBroken
 from verifiers.testing._math import expressions, near_misses, renderings
 from verifiers.testing._problems import (
     Problem,
@@ -59,7 +60,6 @@ from verifiers.testing._problems import (
     numbers,
     pairs,
 )
-from verifiers.testing.laws import LawBroken
 
 __all__ = [
     "LAWS",

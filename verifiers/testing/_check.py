@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import Flaky, HypothesisWarning, Unsatisfiable, UnsatisfiedAssumption
 
 from verifiers.errors import VerifierInputError
-from verifiers.testing import laws as _laws
+from verifiers.testing import _laws
 from verifiers.testing._answers import as_the_answer
 from verifiers.testing._code import CODE_GAMING, code_problems
 from verifiers.testing._gaming import HUGE, gaming_completions, garbage

@@ -19,17 +19,19 @@ Example:
 
 from __future__ import annotations
 
-import math
-import random
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
-from hypothesis import reject
-
-from verifiers.result import _CORRECT as STATUS_CORRECT
-from verifiers.result import VerifyResult
+from verifiers.testing._laws import (
+    LAWS,
+    LawBroken,
+    consistency,
+    determinism,
+    discrimination,
+    gaming_resistance,
+    latency,
+    reflexivity,
+    rendering_invariance,
+    reward_range,
+    totality,
+)
 
 __all__ = [
     "LAWS",
@@ -44,161 +46,3 @@ __all__ = [
     "reward_range",
     "totality",
 ]
-
-Verify = Callable[[Any, str], Any]
-
-
-class LawBroken(AssertionError):
-    """A verifier broke ``law`` on one example; ``detail`` says how (with the verifier's reason)."""
-
-    def __init__(self, law: str, detail: str) -> None:
-        super().__init__(f"{law}: {detail}")
-        self.law = law
-        self.detail = detail
-
-
-@dataclass(frozen=True)
-class Judged:
-    """One call's outcome, normalized from whatever the verifier returned."""
-
-    correct: bool | None
-    reward: float
-    status: str | None
-    reason: str
-    error: str | None = None
-    timed_out: bool = False
-    consistent: bool = True
-    skipped: bool = False  # not called: the run's budget for a slow verifier (`check_verifier`)
-
-    def key(self) -> tuple[Any, ...]:
-        return (self.correct, round(self.reward, 9), self.status, self.error)
-
-    def describe(self) -> str:
-        said = f"status={self.status}, correct={self.correct}, reward={self.reward:g}"
-        return f"{said}; reason: {self.reason}" if self.reason else said
-
-
-def _normalize(value: Any, top: float) -> Judged:
-    if isinstance(value, VerifyResult):
-        consistent = STATUS_CORRECT.get(value.status, "?") is value.correct
-        return Judged(value.correct, float(value.reward), value.status, value.reason, consistent=consistent)
-    if isinstance(value, bool):
-        return Judged(value, float(value), None, "")
-    if isinstance(value, (int, float)):
-        return Judged(float(value) == top, float(value), None, "")
-    return Judged(None, math.nan, None, "", error=f"returned a {type(value).__name__}, not a VerifyResult/bool/float")
-
-
-def judge(verify: Verify, reference: Any, completion: str, latency_s: float = 3.0, top: float = 1.0) -> Judged:
-    """Call ``verify`` under a watchdog (daemon) thread; abandon it after ``latency_s``. Inside
-    `check_verifier` the call goes through its `Guard` instead (a killable worker process, and a
-    budget for a slow verifier)."""
-    from verifiers.testing._runner import Guard, in_thread
-
-    if isinstance(verify, Guard):
-        return verify.judge(reference, completion, latency_s)  # type: ignore[no-any-return]
-    verdict = in_thread(verify, reference, completion, latency_s, top)
-    return Judged(None, math.nan, None, "", timed_out=True) if verdict is None else verdict
-
-
-def _settled(verify: Verify, reference: Any, completion: str, latency_s: float, top: float) -> Judged:
-    result = judge(verify, reference, completion, latency_s, top)
-    if result.timed_out or result.skipped:
-        reject()  # the latency law's business
-    return result
-
-
-def determinism(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
-    """Two calls on the same input agree (status, correct, reward, error)."""
-    random.seed()  # Hypothesis seeds the global `random` per example, which would hide its use
-    first = _settled(verify, reference, completion, latency_s, reward_range[1])
-    random.seed()
-    second = _settled(verify, reference, completion, latency_s, reward_range[1])
-    if first.key() != second.key():
-        raise LawBroken("determinism", f"two calls disagree: {first.describe()} vs {second.describe()}")
-
-
-def reward_range(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                 reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
-    """The reward lies in the declared ``reward_range`` (a raising call is totality's business)."""
-    low, high = reward_range
-    r = _settled(verify, reference, completion, latency_s, high)
-    if not r.error and not low <= r.reward <= high:
-        raise LawBroken("reward_range", f"reward {r.reward} outside {reward_range}")
-
-
-def totality(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-             reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
-    """The verifier returns a verdict on any completion: it never raises."""
-    r = _settled(verify, reference, completion, latency_s, reward_range[1])
-    if r.error:
-        raise LawBroken("totality", f"raised {r.error}")
-
-
-def latency(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-            reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
-    """The call returns within ``latency_s`` (it is abandoned at the bound, never waited for)."""
-    start = time.monotonic()
-    r = judge(verify, reference, completion, latency_s, reward_range[1])
-    took = time.monotonic() - start
-    if r.skipped:
-        reject()
-    if r.timed_out:
-        raise LawBroken("latency", f"took longer than {latency_s:g} s (abandoned)")
-    if took > latency_s:
-        raise LawBroken("latency", f"took {took:.1f} s")
-
-
-def rendering_invariance(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                         reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
-    """An equivalent rendering of the gold is judged correct."""
-    r = _settled(verify, reference, completion, latency_s, reward_range[1])
-    if r.correct is not True:
-        raise LawBroken("rendering_invariance", f"an equivalent rendering was not judged correct: {r.describe()}")
-
-
-def reflexivity(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
-    """The gold itself, stated as the answer (boxed, in a statement, or bare), is judged correct."""
-    r = _settled(verify, reference, completion, latency_s, reward_range[1])
-    if r.correct is not True:
-        raise LawBroken("reflexivity", f"the gold stated as the answer was not judged correct: {r.describe()}")
-
-
-def discrimination(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                   reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
-    """A near miss (off by one, sign flip, swapped tuple, open vs closed, ...) is not judged correct."""
-    r = _settled(verify, reference, completion, latency_s, reward_range[1])
-    if r.correct is True:
-        raise LawBroken("discrimination", f"a near miss was judged correct: {r.describe()}")
-
-
-def gaming_resistance(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                      reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
-    """A gaming completion (shells, sprays, several answers, tag injection, huge outputs) is not correct."""
-    r = _settled(verify, reference, completion, latency_s, reward_range[1])
-    if r.correct is True:
-        raise LawBroken("gaming_resistance", f"a gaming completion was judged correct: {r.describe()}")
-
-
-def consistency(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
-    """A `VerifyResult`'s ``correct`` agrees with its ``status`` (True only with "correct", ...)."""
-    r = _settled(verify, reference, completion, latency_s, reward_range[1])
-    if not r.consistent:
-        raise LawBroken("consistency", f"correct={r.correct} disagrees with status={r.status!r}")
-
-
-LAWS: dict[str, Callable[..., None]] = {
-    "determinism": determinism,
-    "reward_range": reward_range,
-    "totality": totality,
-    "latency": latency,
-    "rendering_invariance": rendering_invariance,
-    "reflexivity": reflexivity,
-    "discrimination": discrimination,
-    "gaming_resistance": gaming_resistance,
-    "consistency": consistency,
-}
-"""Every law by name, in the order `check_verifier` runs them."""

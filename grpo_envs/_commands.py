@@ -1,0 +1,116 @@
+"""The `grpo_envs` commands of `grpo-envs`: ``envs``, ``serve`` and ``doctor``.
+
+Each is a ``main(argv) -> int`` that the ``grpo-envs`` dispatcher (`grpo_envs._cli`) calls with
+the arguments after the command's name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+import grpo_envs
+
+__all__ = ["doctor_main", "envs_main", "serve_main"]
+
+
+def doctor_main(argv: Sequence[str]) -> int:
+    """``grpo-envs doctor``: what this machine offers the SDK; exit 1 if something is missing."""
+    argparse.ArgumentParser(prog="grpo-envs doctor", description=doctor_main.__doc__).parse_args(argv)
+    return _doctor()
+
+
+def envs_main(argv: Sequence[str]) -> int:
+    """``grpo-envs envs list`` / ``grpo-envs envs show ID [--seed N]``."""
+    parser = argparse.ArgumentParser(prog="grpo-envs envs", description="list the registered environments or show one")
+    commands = parser.add_subparsers(dest="envs_command", metavar="ENVS_COMMAND")
+    commands.add_parser("list", help="every environment id with a one-line description")
+    show = commands.add_parser("show", help="an environment's docstring and a sampled prompt")
+    show.add_argument("env_id", help="e.g. grpo_envs/Arithmetic-v0")
+    show.add_argument("--seed", type=int, default=0, help="task seed of the sampled prompt")
+    args = parser.parse_args(argv)
+    if args.envs_command == "list":
+        return _envs_list()
+    if args.envs_command == "show":
+        return _envs_show(args.env_id, args.seed)
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def serve_main(argv: Sequence[str]) -> int:
+    """``grpo-envs serve --env ID``: an HTTP reward server for OpenRLHF and other trainers."""
+    parser = argparse.ArgumentParser(prog="grpo-envs serve", description=serve_main.__doc__)
+    parser.add_argument("--env", required=True, help="environment id, e.g. grpo_envs/Arithmetic-v0")
+    parser.add_argument("--host", default="127.0.0.1", help="listen address (default loopback)")
+    parser.add_argument("--port", type=int, default=5000)
+    parser.add_argument(
+        "--token", default=None, help="require 'Authorization: Bearer TOKEN' (or $GRPO_ENVS_SERVE_TOKEN)"
+    )
+    parser.add_argument("--tokenizer", default=None, help="strip this tokenizer's special tokens from responses")
+    parser.add_argument("--max-items", type=int, default=4096, help="items per request at most")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="grpo-envs: %(message)s", stream=sys.stderr)
+    return _serve(args)
+
+
+def _doctor() -> int:
+    from grpo_envs._doctor import FAIL, render, run_checks
+
+    checks = run_checks()
+    print("grpo-envs doctor\n" + render(checks))
+    return 1 if any(c.status == FAIL for c in checks) else 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import os
+
+    from grpo_envs.adapters.openrlhf import DEFAULT_SPECIAL_TOKENS, RewardServer
+
+    special: list[str] = list(DEFAULT_SPECIAL_TOKENS)
+    if args.tokenizer:
+        from transformers import AutoTokenizer
+
+        special += list(AutoTokenizer.from_pretrained(args.tokenizer).all_special_tokens)
+    token = args.token or os.environ.get("GRPO_ENVS_SERVE_TOKEN")
+    try:
+        server = RewardServer(args.env, host=args.host, port=args.port, token=token, special_tokens=special,
+                              max_items=args.max_items)  # fmt: skip
+    except Exception as exc:
+        print(f"grpo-envs serve: error: {exc}", file=sys.stderr)
+        return 1
+    if args.host not in ("127.0.0.1", "localhost", "::1") and token is None:
+        print("grpo-envs serve: warning: listening beyond loopback without --token", file=sys.stderr)
+    print(f"serving {args.env} at {server.url} (POST /get_reward, GET /health)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        server.close()
+    return 0
+
+
+def _envs_list() -> int:
+    ids = grpo_envs.env_ids(load=True)
+    width = max(len(i) for i in ids)
+    for env_id, doc in ids.items():
+        print(f"{env_id:<{width}}  {doc}")
+    return 0
+
+
+def _envs_show(env_id: str, seed: int) -> int:
+    import inspect
+
+    import gymnasium
+
+    try:
+        env = gymnasium.make(env_id)
+    except Exception as exc:
+        known = ", ".join(grpo_envs.env_ids())
+        print(f"grpo-envs: error: cannot make {env_id!r}: {exc}\nKnown ids: {known}", file=sys.stderr)
+        return 1
+    print(f"{env_id}\n\n{inspect.getdoc(type(env.unwrapped)) or '(no docstring)'}\n")
+    prompt, _ = env.reset(seed=seed)
+    print(f"--- sampled prompt (seed {seed}) ---\n{prompt}")
+    env.close()
+    return 0
