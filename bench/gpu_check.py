@@ -71,10 +71,21 @@ BETA = 0.04
 LOSS_TYPE = "dapo"  # as bench/trainer_step.py, and TRL's default
 PEAK_TFLOPS = {"datasheet": 989.0, "measured": 790.0}  # dense bf16: H100/H200 data sheet; matmul measured on H200
 SPECIAL = ("<pad>", "<eos>", "<bos>", "<unk>")
-QWEN_05B = {"vocab_size": 151936, "hidden_size": 896, "intermediate_size": 4864, "num_hidden_layers": 24,
-            "num_attention_heads": 14, "num_key_value_heads": 2}  # fmt: skip
-TINY = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
-        "num_key_value_heads": 2}  # fmt: skip
+QWEN_05B = {
+    "vocab_size": 151936,
+    "hidden_size": 896,
+    "intermediate_size": 4864,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 14,
+    "num_key_value_heads": 2,
+}
+TINY = {
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+}
 
 
 @dataclass(frozen=True)
@@ -122,9 +133,13 @@ def tokenizer(vocab_size: int | None) -> Any:
     core.pre_tokenizer = pre_tokenizers.Split("", "isolated")
     core.decoder = decoders.Fuse()
     return PreTrainedTokenizerFast(
-        tokenizer_object=core, pad_token="<pad>", eos_token="<eos>", bos_token="<bos>", unk_token="<unk>",
+        tokenizer_object=core,
+        pad_token="<pad>",
+        eos_token="<eos>",
+        bos_token="<bos>",
+        unk_token="<unk>",
         padding_side="left",
-    )  # fmt: skip
+    )
 
 
 def policy_and_tokenizer(s: Setup) -> tuple[Any, Any]:
@@ -208,15 +223,15 @@ def our_generator(model: Any, tok: Any, dev: Any) -> tuple[str, Callable[..., li
         from trainer._rollout import generate
 
         def old(contexts: list[list[int]], *, max_new_tokens: int) -> list[tuple[list[int], bool]]:
-            return generate(model, tok, contexts, max_new_tokens=max_new_tokens, temperature=1.0, top_p=1.0,
-                            device=dev)  # fmt: skip
+            return generate(model, tok, contexts, max_new_tokens=max_new_tokens, temperature=1.0, top_p=1.0, device=dev)
 
         return "trainer._rollout.generate", old
     gen = TransformersGenerator(model, tok, dev)
 
     def new(contexts: list[list[int]], *, max_new_tokens: int) -> list[tuple[list[int], bool]]:
-        return gen.generate(contexts, max_new_tokens=max_new_tokens, temperature=1.0, top_p=1.0,
-                            min_new_tokens=max_new_tokens)  # fmt: skip
+        return gen.generate(
+            contexts, max_new_tokens=max_new_tokens, temperature=1.0, top_p=1.0, min_new_tokens=max_new_tokens
+        )
 
     return "trainer._generation.TransformersGenerator", new
 
@@ -228,8 +243,19 @@ def phase_env(s: Setup) -> dict[str, Any]:
     import torch
 
     out: dict[str, Any] = {"python": platform.python_version(), "executable": sys.executable}
-    for name in ("torch", "transformers", "accelerate", "trl", "datasets", "gymnasium", "pyarrow", "pandas",
-                 "numpy", "tokenizers", "grpo-envs"):  # fmt: skip
+    for name in (
+        "torch",
+        "transformers",
+        "accelerate",
+        "trl",
+        "datasets",
+        "gymnasium",
+        "pyarrow",
+        "pandas",
+        "numpy",
+        "tokenizers",
+        "grpo-envs",
+    ):
         try:
             out[name] = md.version(name)
         except md.PackageNotFoundError:
@@ -242,13 +268,21 @@ def phase_env(s: Setup) -> dict[str, Any]:
     out["cuda"] = torch.cuda.is_available()
     if shutil.which("nvidia-smi"):
         query = "name,driver_version,memory.total,clocks.max.sm,power.limit"
-        proc = subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader"], capture_output=True,
-                              text=True, timeout=20, check=False)  # fmt: skip
+        proc = subprocess.run(
+            ["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
         out["nvidia_smi"] = proc.stdout.strip() or proc.stderr.strip()
     if out["cuda"] and not s.cpu:
         props = torch.cuda.get_device_properties(0)
-        out |= {"gpu": props.name, "gpu_memory_gb": round(props.total_memory / 2**30, 1),
-                "cuda_runtime": torch.version.cuda}  # fmt: skip
+        out |= {
+            "gpu": props.name,
+            "gpu_memory_gb": round(props.total_memory / 2**30, 1),
+            "cuda_runtime": torch.version.cuda,
+        }
     return out
 
 
@@ -267,11 +301,16 @@ def phase_generate(s: Setup) -> dict[str, Any]:
     tokens = sum(len(ids) for ids, _ in samples)
     n = n_params(model)
     return {
-        "generator": name, "params": n, "completions": len(samples),
-        "prompt_tokens_mean": round(sum(map(len, contexts)) / len(contexts), 1), "generated_tokens": tokens,
-        "seconds": round(seconds, 3), "tokens_per_s": round(tokens / seconds, 1), "peak_memory_mb": peak_mb(dev),
+        "generator": name,
+        "params": n,
+        "completions": len(samples),
+        "prompt_tokens_mean": round(sum(map(len, contexts)) / len(contexts), 1),
+        "generated_tokens": tokens,
+        "seconds": round(seconds, 3),
+        "tokens_per_s": round(tokens / seconds, 1),
+        "peak_memory_mb": peak_mb(dev),
         **mfu(2 * n * tokens, seconds),
-    }  # fmt: skip
+    }
 
 
 def phase_ours(s: Setup) -> dict[str, Any]:
@@ -283,12 +322,28 @@ def phase_ours(s: Setup) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="gpu-check-ours-") as tmp:
         # bf16 on the GPU, float32 on CPU: the trainer derives the dtype from the device
         fields: dict[str, Any] = dict(
-            env=ENV_ID, output_dir=tmp, seed=0, steps=10, prompts_per_step=s.prompts, num_generations=G,
-            max_new_tokens=s.max_new_tokens, temperature=1.0, micro_batch_size=s.micro_batch, beta=BETA,
-            epsilon=0.2, loss_type=LOSS_TYPE, scale="group", num_iterations=1, learning_rate=1e-6,
-            lr_scheduler="constant", max_grad_norm=1.0, device=dev.type, gradient_checkpointing=False,
-            save_every=0, eval_every=0,
-        )  # fmt: skip
+            env=ENV_ID,
+            output_dir=tmp,
+            seed=0,
+            steps=10,
+            prompts_per_step=s.prompts,
+            num_generations=G,
+            max_new_tokens=s.max_new_tokens,
+            temperature=1.0,
+            micro_batch_size=s.micro_batch,
+            beta=BETA,
+            epsilon=0.2,
+            loss_type=LOSS_TYPE,
+            scale="group",
+            num_iterations=1,
+            learning_rate=1e-6,
+            lr_scheduler="constant",
+            max_grad_norm=1.0,
+            device=dev.type,
+            gradient_checkpointing=False,
+            save_every=0,
+            eval_every=0,
+        )
         import trainer.grpo as grpo_module
 
         real_rollout = grpo_module.rollout
@@ -319,12 +374,17 @@ def phase_ours(s: Setup) -> dict[str, Any]:
     flops = step_flops(n, train_tokens, gen_tokens, BETA)
     rollout_s, train_s, tps = (perf.get(k) for k in ("time_rollout_s", "time_train_s", "tokens_per_s"))
     out: dict[str, Any] = {
-        "params": n, "completions": s.completions, "completion_len_mean": round(completion, 1),
-        "prompt_tokens_mean": round(prompt, 1), "step_s": round(seconds, 3), "peak_memory_mb": peak_mb(dev),
-        "rollout_s": sig(rollout_s) if rollout_s else None, "train_s": sig(train_s) if train_s else None,
+        "params": n,
+        "completions": s.completions,
+        "completion_len_mean": round(completion, 1),
+        "prompt_tokens_mean": round(prompt, 1),
+        "step_s": round(seconds, 3),
+        "peak_memory_mb": peak_mb(dev),
+        "rollout_s": sig(rollout_s) if rollout_s else None,
+        "train_s": sig(train_s) if train_s else None,
         "tokens_per_s": sig(tps) if tps else None,
         "step": mfu(flops["step"], seconds),
-    }  # fmt: skip
+    }
     if train_s:
         out["train"] = mfu(flops["train"], float(train_s))
     if rollout_s:
@@ -357,10 +417,15 @@ class _StepTimer:
 
             def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
                 sync(timer.dev)
-                timer.steps.append({
-                    "step_s": time.perf_counter() - timer._t0, "peak_memory_mb": peak_mb(timer.dev),
-                    "gen_s": timer.gen_s, "gen_tokens": timer.gen_tokens, "rewards_s": timer.rewards_s,
-                })  # fmt: skip
+                timer.steps.append(
+                    {
+                        "step_s": time.perf_counter() - timer._t0,
+                        "peak_memory_mb": peak_mb(timer.dev),
+                        "gen_s": timer.gen_s,
+                        "gen_tokens": timer.gen_tokens,
+                        "rewards_s": timer.rewards_s,
+                    }
+                )
 
         return Callback()
 
@@ -410,19 +475,46 @@ def phase_trl(s: Setup) -> dict[str, Any]:
         model.config._name_or_path = str(Path(tmp) / "policy")
         per_device = min(s.micro_batch, s.completions)
         args = trl.GRPOConfig(
-            output_dir=str(Path(tmp) / "out"), per_device_train_batch_size=per_device,
-            gradient_accumulation_steps=s.completions // per_device, num_generations=G,
-            max_completion_length=s.max_new_tokens, generation_kwargs={"min_new_tokens": s.max_new_tokens},
-            temperature=1.0, top_p=1.0, top_k=0, beta=BETA, epsilon=0.2, loss_type=LOSS_TYPE, scale_rewards="group",
-            num_iterations=1, learning_rate=1e-6, weight_decay=0.0, lr_scheduler_type="constant", warmup_steps=0,
-            max_grad_norm=1.0, optim="adamw_torch", bf16=not s.cpu, gradient_checkpointing=False, use_cpu=s.cpu,
-            max_steps=2, logging_steps=1, report_to="none", save_strategy="no", seed=0, dataloader_num_workers=0,
-            disable_dropout=True, log_completions=False,
-        )  # fmt: skip
+            output_dir=str(Path(tmp) / "out"),
+            per_device_train_batch_size=per_device,
+            gradient_accumulation_steps=s.completions // per_device,
+            num_generations=G,
+            max_completion_length=s.max_new_tokens,
+            generation_kwargs={"min_new_tokens": s.max_new_tokens},
+            temperature=1.0,
+            top_p=1.0,
+            top_k=0,
+            beta=BETA,
+            epsilon=0.2,
+            loss_type=LOSS_TYPE,
+            scale_rewards="group",
+            num_iterations=1,
+            learning_rate=1e-6,
+            weight_decay=0.0,
+            lr_scheduler_type="constant",
+            warmup_steps=0,
+            max_grad_norm=1.0,
+            optim="adamw_torch",
+            bf16=not s.cpu,
+            gradient_checkpointing=False,
+            use_cpu=s.cpu,
+            max_steps=2,
+            logging_steps=1,
+            report_to="none",
+            save_strategy="no",
+            seed=0,
+            dataloader_num_workers=0,
+            disable_dropout=True,
+            log_completions=False,
+        )
         grpo = trl.GRPOTrainer(
-            model=model, reward_funcs=adapter.reward_function(ENV_ID), args=args, processing_class=tok,
-            train_dataset=adapter.dataset(ENV_ID, n=4 * s.prompts, seed=0), callbacks=[timer.callback()],
-        )  # fmt: skip
+            model=model,
+            reward_funcs=adapter.reward_function(ENV_ID),
+            args=args,
+            processing_class=tok,
+            train_dataset=adapter.dataset(ENV_ID, n=4 * s.prompts, seed=0),
+            callbacks=[timer.callback()],
+        )
         timer.wrap_generate(grpo.model)
         timer.wrap_rewards(grpo)
         grpo.train()
@@ -437,14 +529,22 @@ def phase_trl(s: Setup) -> dict[str, Any]:
     rollout_s = last["gen_s"] + last["rewards_s"]  # as ours: generation and scoring
     train_s = last["step_s"] - rollout_s
     return {
-        "trl": trl.__version__, "params": n, "completions": s.completions, "completion_len_mean": round(completion, 1),
-        "prompt_tokens_mean": round(prompt, 1), "step_s": round(last["step_s"], 3),
-        "peak_memory_mb": last["peak_memory_mb"], "rollout_s": sig(rollout_s), "generate_s": sig(last["gen_s"]),
-        "rewards_s": sig(last["rewards_s"]), "train_s": sig(train_s),
+        "trl": trl.__version__,
+        "params": n,
+        "completions": s.completions,
+        "completion_len_mean": round(completion, 1),
+        "prompt_tokens_mean": round(prompt, 1),
+        "step_s": round(last["step_s"], 3),
+        "peak_memory_mb": last["peak_memory_mb"],
+        "rollout_s": sig(rollout_s),
+        "generate_s": sig(last["gen_s"]),
+        "rewards_s": sig(last["rewards_s"]),
+        "train_s": sig(train_s),
         "tokens_per_s": sig(last["gen_tokens"] / rollout_s) if rollout_s else None,
-        "step": mfu(flops["step"], last["step_s"]), "train": mfu(flops["train"], train_s),
+        "step": mfu(flops["step"], last["step_s"]),
+        "train": mfu(flops["train"], train_s),
         "generation": mfu(flops["gen"], rollout_s),
-    }  # fmt: skip
+    }
 
 
 def summary(results: Path) -> str:
@@ -462,12 +562,16 @@ def summary(results: Path) -> str:
             out.append(f"{name}: {rows[name]['error']}")
     if "generate" in rows and "error" not in rows["generate"]:
         g = rows["generate"]
-        out.append(f"generate (ours): {g['tokens_per_s']} tokens/s ({g['generated_tokens']} in {g['seconds']} s), "
-                   f"MFU {g.get('mfu_vs_measured', 0):.2%} of 790")  # fmt: skip
+        out.append(
+            f"generate (ours): {g['tokens_per_s']} tokens/s ({g['generated_tokens']} in {g['seconds']} s), "
+            f"MFU {g.get('mfu_vs_measured', 0):.2%} of 790"
+        )
     sides = [rows[k] for k in ("ours", "trl") if k in rows and "error" not in rows[k]]
     if sides:
-        out.append(f"{'':<6}{'step s':>9}{'rollout s':>11}{'train s':>9}{'peak MB':>10}{'tok/s':>9}{'MFU step':>10}"
-                   f"{'MFU train':>11}  (MFU vs 790 TFLOP/s)")  # fmt: skip
+        out.append(
+            f"{'':<6}{'step s':>9}{'rollout s':>11}{'train s':>9}{'peak MB':>10}{'tok/s':>9}{'MFU step':>10}"
+            f"{'MFU train':>11}  (MFU vs 790 TFLOP/s)"
+        )
         for row in sides:
             out.append(
                 f"{row['phase']:<6}{row['step_s']:>9}{row['rollout_s'] or 0:>11}{row['train_s'] or 0:>9}"
@@ -476,8 +580,10 @@ def summary(results: Path) -> str:
                 f"{row.get('train', {}).get('mfu_vs_measured', 0):>11.2%}"
             )
         if len(sides) == 2:
-            out.append(f"ours / TRL: step time {sides[0]['step_s'] / sides[1]['step_s']:.2f}x, "
-                       f"peak memory {sides[0]['peak_memory_mb'] / sides[1]['peak_memory_mb']:.2f}x")  # fmt: skip
+            out.append(
+                f"ours / TRL: step time {sides[0]['step_s'] / sides[1]['step_s']:.2f}x, "
+                f"peak memory {sides[0]['peak_memory_mb'] / sides[1]['peak_memory_mb']:.2f}x"
+            )
     if "memory" in rows and "error" not in rows["memory"]:
         m = rows["memory"]
         peaks = ", ".join(f"{r['variant']} {r['peak_mb']} MB" for r in m["rows"])

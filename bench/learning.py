@@ -33,8 +33,18 @@ ENV_KWARGS = {"ops": "cs"}
 
 
 def hyper(args: argparse.Namespace) -> dict[str, Any]:
-    return {"steps": args.steps, "prompts": args.prompts, "G": args.generations, "max_new_tokens": 1, "lr": args.lr,
-            "beta": args.beta, "epsilon": 0.2, "loss": "grpo", "temperature": 1.0, "scheduler": "constant"}  # fmt: skip
+    return {
+        "steps": args.steps,
+        "prompts": args.prompts,
+        "G": args.generations,
+        "max_new_tokens": 1,
+        "lr": args.lr,
+        "beta": args.beta,
+        "epsilon": 0.2,
+        "loss": "grpo",
+        "temperature": 1.0,
+        "scheduler": "constant",
+    }
 
 
 def fresh(seed: int) -> tuple[Any, Any]:
@@ -53,11 +63,23 @@ def ours(seed: int, h: dict[str, Any], run_dir: Path) -> tuple[Any, Any, list[fl
 
     model, tokenizer = fresh(seed)
     cfg = GRPOConfig(
-        env=ENV, env_kwargs=ENV_KWARGS, output_dir=str(run_dir), seed=seed, steps=h["steps"],
-        prompts_per_step=h["prompts"], num_generations=h["G"], max_new_tokens=h["max_new_tokens"],
-        learning_rate=h["lr"], beta=h["beta"], epsilon=h["epsilon"], loss_type=h["loss"],
-        temperature=h["temperature"], lr_scheduler=h["scheduler"], save_every=0, device="cpu",
-    )  # fmt: skip
+        env=ENV,
+        env_kwargs=ENV_KWARGS,
+        output_dir=str(run_dir),
+        seed=seed,
+        steps=h["steps"],
+        prompts_per_step=h["prompts"],
+        num_generations=h["G"],
+        max_new_tokens=h["max_new_tokens"],
+        learning_rate=h["lr"],
+        beta=h["beta"],
+        epsilon=h["epsilon"],
+        loss_type=h["loss"],
+        temperature=h["temperature"],
+        lr_scheduler=h["scheduler"],
+        save_every=0,
+        device="cpu",
+    )
     trainer = GRPOTrainer(cfg, model=model, tokenizer=tokenizer, show_progress=False)
     started = time.perf_counter()
     curve = [float(trainer.step()["reward_mean"]) for _ in range(h["steps"])]
@@ -73,17 +95,40 @@ def theirs(seed: int, h: dict[str, Any], run_dir: Path) -> tuple[Any, Any, list[
     model, tokenizer = fresh(seed)
     reward = adapter.reward_function(ENV, **ENV_KWARGS)
     args = trl.GRPOConfig(
-        output_dir=str(run_dir), seed=seed, max_steps=h["steps"], per_device_train_batch_size=h["prompts"] * h["G"],
-        gradient_accumulation_steps=1, num_generations=h["G"], max_completion_length=h["max_new_tokens"],
-        learning_rate=h["lr"], beta=h["beta"], epsilon=h["epsilon"], loss_type=h["loss"],
-        temperature=h["temperature"], top_p=1.0, top_k=0, lr_scheduler_type=h["scheduler"], warmup_steps=0,
-        weight_decay=0.0, max_grad_norm=1.0, num_iterations=1, scale_rewards="group", logging_steps=1,
-        report_to="none", use_cpu=True, bf16=False, save_strategy="no", disable_tqdm=True,
-    )  # fmt: skip
+        output_dir=str(run_dir),
+        seed=seed,
+        max_steps=h["steps"],
+        per_device_train_batch_size=h["prompts"] * h["G"],
+        gradient_accumulation_steps=1,
+        num_generations=h["G"],
+        max_completion_length=h["max_new_tokens"],
+        learning_rate=h["lr"],
+        beta=h["beta"],
+        epsilon=h["epsilon"],
+        loss_type=h["loss"],
+        temperature=h["temperature"],
+        top_p=1.0,
+        top_k=0,
+        lr_scheduler_type=h["scheduler"],
+        warmup_steps=0,
+        weight_decay=0.0,
+        max_grad_norm=1.0,
+        num_iterations=1,
+        scale_rewards="group",
+        logging_steps=1,
+        report_to="none",
+        use_cpu=True,
+        bf16=False,
+        save_strategy="no",
+        disable_tqdm=True,
+    )
     trainer = trl.GRPOTrainer(
-        model=model, reward_funcs=reward, args=args, processing_class=tokenizer,
+        model=model,
+        reward_funcs=reward,
+        args=args,
+        processing_class=tokenizer,
         train_dataset=adapter.dataset(ENV, n=h["steps"] * h["prompts"], seed=seed, **ENV_KWARGS),
-    )  # fmt: skip
+    )
     trainer.remove_callback(PrinterCallback)
     started = time.perf_counter()
     trainer.train()
@@ -104,9 +149,17 @@ def correct_rate(model: Any, tokenizer: Any, h: dict[str, Any], n_tasks: int) ->
     with torch.random.fork_rng():
         torch.manual_seed(12345)
         groups = rollout(
-            model, tokenizer, envs, seeds, h["G"], max_new_tokens=h["max_new_tokens"], temperature=1.0, top_p=1.0,
-            device=torch.device("cpu"), make_env=lambda: gymnasium.make(ENV, split="eval", **ENV_KWARGS),
-        )  # fmt: skip
+            model,
+            tokenizer,
+            envs,
+            seeds,
+            h["G"],
+            max_new_tokens=h["max_new_tokens"],
+            temperature=1.0,
+            top_p=1.0,
+            device=torch.device("cpu"),
+            make_env=lambda: gymnasium.make(ENV, split="eval", **ENV_KWARGS),
+        )
     flat = [r.correct is True for g in groups for r in g]
     return sum(flat) / len(flat)
 
@@ -146,29 +199,38 @@ def main() -> int:
             r["seconds"].append(seconds)
             r["curves"].append(curve)
             r["final"].append(correct_rate(model, tokenizer, h, args.eval))
-            print(f"{side:4} seed {seed}: {r['seconds'][-1]:6.1f} s training, "
-                  f"final eval correct rate {r['final'][-1]:.3f}",
-                  flush=True)  # fmt: skip
+            print(
+                f"{side:4} seed {seed}: {r['seconds'][-1]:6.1f} s training, "
+                f"final eval correct rate {r['final'][-1]:.3f}",
+                flush=True,
+            )
     samples = args.steps * args.prompts * args.generations
-    print(f"\n{ENV} {ENV_KWARGS}, {args.seeds} seeds per side, {args.steps} steps x {args.prompts} prompts x "
-          f"{args.generations} completions = {samples} samples per run; {json.dumps(h)}")  # fmt: skip
+    print(
+        f"\n{ENV} {ENV_KWARGS}, {args.seeds} seeds per side, {args.steps} steps x {args.prompts} prompts x "
+        f"{args.generations} completions = {samples} samples per run; {json.dumps(h)}"
+    )
     n = min(10, args.steps)
     span = args.steps / n
     print("\ntrain reward (mean over seeds), by span of steps")
     print(f"{'steps':>11}  {'ours':>6}  {'trl':>6}")
-    for k, (a, b) in enumerate(zip(buckets(results["ours"]["curves"], n), buckets(results["trl"]["curves"], n),
-                                   strict=True)):  # fmt: skip
+    for k, (a, b) in enumerate(
+        zip(buckets(results["ours"]["curves"], n), buckets(results["trl"]["curves"], n), strict=True)
+    ):
         print(f"{int(k * span) + 1:>5}-{int((k + 1) * span):<5}  {a:6.3f}  {b:6.3f}")
     print(f"\n{'side':5} {'final eval correct (mean ± sd)':>31} {'per seed':>22} {'train s':>8}")
     for side in ("ours", "trl"):
         f = results[side]["final"]
         sd = statistics.stdev(f) if len(f) > 1 else 0.0
-        print(f"{side:5} {statistics.fmean(f):>23.3f} ± {sd:.3f} {' '.join(f'{x:.3f}' for x in f):>22} "
-              f"{statistics.fmean(results[side]['seconds']):8.1f}")  # fmt: skip
+        print(
+            f"{side:5} {statistics.fmean(f):>23.3f} ± {sd:.3f} {' '.join(f'{x:.3f}' for x in f):>22} "
+            f"{statistics.fmean(results[side]['seconds']):8.1f}"
+        )
     o, t = statistics.fmean(results["ours"]["final"]), statistics.fmean(results["trl"]["final"])
     speed = statistics.fmean(results["ours"]["seconds"]) / statistics.fmean(results["trl"]["seconds"])
-    print(f"\nratio ours/trl: final eval correct rate {o / max(t, 1e-9):.2f}x (target >= 1.0 within noise), "
-          f"training time per run {speed:.2f}x")  # fmt: skip
+    print(
+        f"\nratio ours/trl: final eval correct rate {o / max(t, 1e-9):.2f}x (target >= 1.0 within noise), "
+        f"training time per run {speed:.2f}x"
+    )
     if args.json:
         print(json.dumps({"hyper": h, "results": results}))
     return 0

@@ -173,11 +173,15 @@ def main() -> None:
         acc, fpr, fnr, fp, fn = scores(verdicts, labels)
         wrong[name] = [k for k, (v, lab) in enumerate(zip(verdicts, labels, strict=True)) if v != lab]
         results[name] = {
-            "acc": acc, "fpr": fpr, "fnr": fnr, "fp": fp, "fn": fn,
+            "acc": acc,
+            "fpr": fpr,
+            "fnr": fnr,
+            "fp": fp,
+            "fn": fn,
             "p50": statistics.median(times) * 1e3,
             "p99": statistics.quantiles(times, n=100)[98] * 1e3,
             "seq": len(rows) / sum(times),
-        }  # fmt: skip
+        }
 
     start = time.perf_counter()
     vm.verify_many([g for g, _ in rows], [c for _, c in rows], workers=workers)
@@ -189,8 +193,10 @@ def main() -> None:
         results["math-verify"]["par"] = len(rows) / (time.perf_counter() - start)
     results["string match"]["par"] = results["string match"]["seq"]
 
-    header = f"{'judge':<14}{'accuracy':>9}{'FP rate':>9}{'FN rate':>9}{'FP':>5}{'FN':>5}" \
-             f"{'p50 ms':>9}{'p99 ms':>9}{'seq/s':>9}{'par/s':>9}"  # fmt: skip
+    header = (
+        f"{'judge':<14}{'accuracy':>9}{'FP rate':>9}{'FN rate':>9}{'FP':>5}{'FN':>5}"
+        f"{'p50 ms':>9}{'p99 ms':>9}{'seq/s':>9}{'par/s':>9}"
+    )
     print(header)
     print("-" * len(header))
     for name, r in results.items():

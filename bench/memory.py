@@ -55,13 +55,31 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 # Qwen2-shaped configs; "0.5b" is Qwen2.5-0.5B's shape (494M parameters, tied embeddings).
 SIZES: dict[str, dict[str, int]] = {
-    "tiny": {"vocab_size": 256, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
-             "num_attention_heads": 4, "num_key_value_heads": 2},
-    "small": {"vocab_size": 32000, "hidden_size": 768, "intermediate_size": 2048, "num_hidden_layers": 12,
-              "num_attention_heads": 12, "num_key_value_heads": 4},
-    "0.5b": {"vocab_size": 151936, "hidden_size": 896, "intermediate_size": 4864, "num_hidden_layers": 24,
-             "num_attention_heads": 14, "num_key_value_heads": 2},
-}  # fmt: skip
+    "tiny": {
+        "vocab_size": 256,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+    },
+    "small": {
+        "vocab_size": 32000,
+        "hidden_size": 768,
+        "intermediate_size": 2048,
+        "num_hidden_layers": 12,
+        "num_attention_heads": 12,
+        "num_key_value_heads": 4,
+    },
+    "0.5b": {
+        "vocab_size": 151936,
+        "hidden_size": 896,
+        "intermediate_size": 4864,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 14,
+        "num_key_value_heads": 2,
+    },
+}
 # (completions, prompt tokens, completion tokens, micro-batch) per size; G is 8 throughout.
 BATCHES: dict[str, tuple[int, int, int, int]] = {
     "tiny": (8, 8, 8, 8),
@@ -224,8 +242,9 @@ def grpo_step(policy: Any, ref: Any, optimizer: Any, batch: dict[str, Any], shap
     optimizer.step()
 
 
-def ppo_step(policy: Any, ref: Any, value: ValueModel, optimizers: tuple[Any, Any], batch: dict[str, Any],
-             shape: Shape) -> None:  # fmt: skip
+def ppo_step(
+    policy: Any, ref: Any, value: ValueModel, optimizers: tuple[Any, Any], batch: dict[str, Any], shape: Shape
+) -> None:
     import torch
 
     ids, mask, c = batch["ids"], batch["mask"], shape.completion_len
@@ -291,16 +310,36 @@ def measure(variant: str, shape: Shape, device_name: str) -> Row:
         peak = torch.cuda.max_memory_allocated(device) / 2**20
     else:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return Row(variant, MODELS[variant], round(peak, 1), count(*resident), count(*trainable),
-               round(time.perf_counter() - started, 2))  # fmt: skip
+    return Row(
+        variant,
+        MODELS[variant],
+        round(peak, 1),
+        count(*resident),
+        count(*trainable),
+        round(time.perf_counter() - started, 2),
+    )
 
 
 def run_child(variant: str, shape: Shape, device: str) -> Row:
     """``measure`` in a fresh interpreter, so its peak RSS is its own."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", variant, "--device", device, "--size", shape.size,
-           "--steps", str(shape.steps)]  # fmt: skip
-    for flag, value in (("--batch", shape.batch), ("--prompt-len", shape.prompt_len),
-                        ("--completion-len", shape.completion_len), ("--micro-batch", shape.micro_batch)):  # fmt: skip
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        variant,
+        "--device",
+        device,
+        "--size",
+        shape.size,
+        "--steps",
+        str(shape.steps),
+    ]
+    for flag, value in (
+        ("--batch", shape.batch),
+        ("--prompt-len", shape.prompt_len),
+        ("--completion-len", shape.completion_len),
+        ("--micro-batch", shape.micro_batch),
+    ):
         cmd += [flag, str(value)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
@@ -315,10 +354,14 @@ def report(rows: list[Row], shape: Shape, device: str) -> dict[str, Any]:
     out: dict[str, Any] = {"device": device, "shape": asdict(shape), "rows": []}
     for r in rows:
         above = r.peak_mb - base
-        out["rows"].append({
-            **asdict(r), "above_baseline_mb": round(above, 1), "vs_ppo": round(r.peak_mb / ppo, 3),
-            "above_baseline_vs_ppo": round(above / (ppo - base), 3) if ppo > base else None,
-        })  # fmt: skip
+        out["rows"].append(
+            {
+                **asdict(r),
+                "above_baseline_mb": round(above, 1),
+                "vs_ppo": round(r.peak_mb / ppo, 3),
+                "above_baseline_vs_ppo": round(above / (ppo - base), 3) if ppo > base else None,
+            }
+        )
     for name in ("grpo", "grpo-beta0"):
         row = next(x for x in out["rows"] if x["variant"] == name)
         out[f"{name}_vs_ppo"] = row["vs_ppo"]
@@ -372,15 +415,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--completion-len", type=int, help="completion tokens; default per size")
     parser.add_argument("--micro-batch", type=int, help="completions per forward/backward; default per size")
     parser.add_argument("--isolate", action="store_true", help="CUDA too: one subprocess per variant")
-    parser.add_argument("--in-process", action="store_true", help="CPU too: all variants in this process (the "
-                        "CUDA code path; peak RSS then only grows, so CPU numbers are not comparable)")  # fmt: skip
-    parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated subset (baseline and ppo "
-                        "are needed for the ratios)")  # fmt: skip
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="CPU too: all variants in this process (the "
+        "CUDA code path; peak RSS then only grows, so CPU numbers are not comparable)",
+    )
+    parser.add_argument(
+        "--variants",
+        default=",".join(VARIANTS),
+        help="comma-separated subset (baseline and ppo are needed for the ratios)",
+    )
     parser.add_argument("--child", choices=VARIANTS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     b, p, c, m = BATCHES[args.size]
-    shape = Shape(args.size, args.batch or b, args.prompt_len or p, args.completion_len or c, args.micro_batch or m,
-                  args.steps)  # fmt: skip
+    shape = Shape(
+        args.size, args.batch or b, args.prompt_len or p, args.completion_len or c, args.micro_batch or m, args.steps
+    )
     if shape.batch % G:
         parser.error(f"--batch must be a multiple of G={G}, got {shape.batch}")
     if args.child:

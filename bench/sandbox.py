@@ -139,8 +139,10 @@ def real_suites(rows: int) -> None:
             codes = list(threads.map(host, scripts))
         took = time.perf_counter() - start
         rates[("host", width)] = len(data) / took
-        print(f"{'host, no isolation':<24}{width:>5}{len(data) / took:>10.1f}{n_tests / took:>9.1f}"
-              f"{sum(c == 0 for c in codes):>9}")  # fmt: skip
+        print(
+            f"{'host, no isolation':<24}{width:>5}{len(data) / took:>10.1f}{n_tests / took:>9.1f}"
+            f"{sum(c == 0 for c in codes):>9}"
+        )
     print(
         "sandboxed verify_many vs the unsandboxed host harness: "
         + ", ".join(f"concurrency {w}: {rates[('pool', w)] / rates[('host', w)]:.2f}x" for w in (1, 2))
@@ -203,8 +205,12 @@ def handle_costs() -> None:
     from verifiers import code as vc
 
     with DockerSandbox(size=1) as pool:
-        r = vc.verify({"pytest": "from solution import Counter, f, echo\n" + HANDLE_TESTS},
-                      f"```python\n{HANDLE_PROGRAM}\n```", sandbox=pool, timeout_s=60)  # fmt: skip
+        r = vc.verify(
+            {"pytest": "from solution import Counter, f, echo\n" + HANDLE_TESTS},
+            f"```python\n{HANDLE_PROGRAM}\n```",
+            sandbox=pool,
+            timeout_s=60,
+        )
     if "COSTS" not in r.reason:
         print(f"\nhandle costs: the measurement did not run ({r.reason})")
         return

@@ -88,11 +88,18 @@ def build(size: dict[str, int], env: str) -> tuple[Any, Any]:
 
     tokenizer = demo_tokenizer(ENVS[env][2])
     config = Qwen2Config(
-        vocab_size=len(tokenizer), hidden_size=size["hidden"], intermediate_size=4 * size["hidden"],
-        num_hidden_layers=size["layers"], num_attention_heads=size["heads"], num_key_value_heads=size["kv_heads"],
-        max_position_embeddings=512, tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
-    )  # fmt: skip
+        vocab_size=len(tokenizer),
+        hidden_size=size["hidden"],
+        intermediate_size=4 * size["hidden"],
+        num_hidden_layers=size["layers"],
+        num_attention_heads=size["heads"],
+        num_key_value_heads=size["kv_heads"],
+        max_position_embeddings=512,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     with torch.random.fork_rng():
         torch.manual_seed(0)
         model = AutoModelForCausalLM.from_config(config)
@@ -108,12 +115,30 @@ def run_ours(size: dict[str, int], env: str, beta: float, steps: int, warmup: in
     env_id, env_kwargs, _ = ENVS[env]
     n = size["N"]
     kwargs: dict[str, Any] = dict(
-        model="demo", env=env_id, env_kwargs=dict(env_kwargs), output_dir=str(out), seed=0, steps=warmup + steps,
-        prompts_per_step=size["P"], num_generations=size["G"], max_new_tokens=n, temperature=1.0,
-        micro_batch_size=size["M"], beta=beta, epsilon=EPSILON, loss_type=LOSS_TYPE, scale="group",
-        num_iterations=NUM_ITERATIONS, learning_rate=LEARNING_RATE, warmup_steps=0,
-        lr_scheduler="constant", max_grad_norm=1.0, device="cpu", save_every=0, eval_every=0,
-    )  # fmt: skip
+        model="demo",
+        env=env_id,
+        env_kwargs=dict(env_kwargs),
+        output_dir=str(out),
+        seed=0,
+        steps=warmup + steps,
+        prompts_per_step=size["P"],
+        num_generations=size["G"],
+        max_new_tokens=n,
+        temperature=1.0,
+        micro_batch_size=size["M"],
+        beta=beta,
+        epsilon=EPSILON,
+        loss_type=LOSS_TYPE,
+        scale="group",
+        num_iterations=NUM_ITERATIONS,
+        learning_rate=LEARNING_RATE,
+        warmup_steps=0,
+        lr_scheduler="constant",
+        max_grad_norm=1.0,
+        device="cpu",
+        save_every=0,
+        eval_every=0,
+    )
     real_rollout = getattr(grpo_module, "rollout")  # noqa: B009
 
     def fixed_length(*args: Any, **kw: Any) -> Any:  # min_new_tokens is a benchmark knob, not a config field
@@ -155,14 +180,36 @@ def run_trl(
     model = AutoModelForCausalLM.from_pretrained(out / "model", dtype=torch.float32)
     n, batch = size["N"], size["P"] * size["G"]
     args = trl.GRPOConfig(
-        output_dir=str(out / "trl"), per_device_train_batch_size=size["M"],
-        gradient_accumulation_steps=batch // size["M"], num_generations=size["G"], max_completion_length=n,
-        generation_kwargs={"min_new_tokens": n}, temperature=1.0, top_p=1.0, top_k=0, beta=beta, epsilon=EPSILON,
-        loss_type=LOSS_TYPE, scale_rewards="group", num_iterations=NUM_ITERATIONS, learning_rate=LEARNING_RATE,
-        weight_decay=0.0, lr_scheduler_type="constant", warmup_steps=0, max_grad_norm=1.0, optim="adamw_torch",
-        bf16=False, gradient_checkpointing=False, use_cpu=True, max_steps=warmup + steps, logging_steps=1,
-        report_to="none", save_strategy="no", seed=0, dataloader_num_workers=0,
-    )  # fmt: skip
+        output_dir=str(out / "trl"),
+        per_device_train_batch_size=size["M"],
+        gradient_accumulation_steps=batch // size["M"],
+        num_generations=size["G"],
+        max_completion_length=n,
+        generation_kwargs={"min_new_tokens": n},
+        temperature=1.0,
+        top_p=1.0,
+        top_k=0,
+        beta=beta,
+        epsilon=EPSILON,
+        loss_type=LOSS_TYPE,
+        scale_rewards="group",
+        num_iterations=NUM_ITERATIONS,
+        learning_rate=LEARNING_RATE,
+        weight_decay=0.0,
+        lr_scheduler_type="constant",
+        warmup_steps=0,
+        max_grad_norm=1.0,
+        optim="adamw_torch",
+        bf16=False,
+        gradient_checkpointing=False,
+        use_cpu=True,
+        max_steps=warmup + steps,
+        logging_steps=1,
+        report_to="none",
+        save_strategy="no",
+        seed=0,
+        dataloader_num_workers=0,
+    )
     times: list[float] = []
     cpu: list[float] = []
     rollout: list[float] = [0.0]
@@ -184,10 +231,13 @@ def run_trl(
             cpu.append(time.process_time() - self.started_cpu)
 
     trainer = trl.GRPOTrainer(
-        model=model, reward_funcs=adapter.reward_function(env_id, **env_kwargs), args=args,
-        processing_class=tokenizer, callbacks=[Timer()],
+        model=model,
+        reward_funcs=adapter.reward_function(env_id, **env_kwargs),
+        args=args,
+        processing_class=tokenizer,
+        callbacks=[Timer()],
         train_dataset=adapter.dataset(env_id, n=max(64, size["P"] * (warmup + steps + 1)), seed=0, **env_kwargs),
-    )  # fmt: skip
+    )
     for name in ("_generate", "_calculate_rewards"):
         real = getattr(trainer, name)
 
@@ -201,8 +251,13 @@ def run_trl(
         setattr(trainer, name, timed)
     trainer.train()
     lengths = [h["completions/mean_length"] for h in trainer.state.log_history if "completions/mean_length" in h]
-    return {"times": times[warmup:], "cpu": cpu[warmup:], "rollout": rollout[1:][warmup:],
-            "completion_len": lengths, "threads": sorted(set(threads_seen))}  # fmt: skip
+    return {
+        "times": times[warmup:],
+        "cpu": cpu[warmup:],
+        "rollout": rollout[1:][warmup:],
+        "completion_len": lengths,
+        "threads": sorted(set(threads_seen)),
+    }
 
 
 def worker(args: argparse.Namespace) -> None:
@@ -232,8 +287,24 @@ def quantile(values: list[float], q: float) -> float:
 
 
 def run_worker(side: str, beta: float, args: argparse.Namespace) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--worker", side, "--beta", str(beta), "--size", args.size, "--env", args.env,
-           "--steps", str(args.steps), "--warmup", str(args.warmup), "--threads", str(args.threads)]  # fmt: skip
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        side,
+        "--beta",
+        str(beta),
+        "--size",
+        args.size,
+        "--env",
+        args.env,
+        "--steps",
+        str(args.steps),
+        "--warmup",
+        str(args.warmup),
+        "--threads",
+        str(args.threads),
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=args.timeout)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     if done.returncode != 0 or not lines:
@@ -246,12 +317,17 @@ def summarize(side: str, beta: float, raws: list[dict[str, Any]], size: dict[str
     times = [t for raw in raws for t in raw["times"]]
     median = statistics.median(times)
     return {
-        "side": side, "beta": beta, "median_s": median, "p10_s": quantile(times, 0.1), "p90_s": quantile(times, 0.9),
+        "side": side,
+        "beta": beta,
+        "median_s": median,
+        "p10_s": quantile(times, 0.1),
+        "p90_s": quantile(times, 0.9),
         "tokens_per_s": size["P"] * size["G"] * size["N"] / median,
         "rollout_s": statistics.median(x for raw in raws for x in raw["rollout"]),
-        "cpu_s": statistics.median(x for raw in raws for x in raw["cpu"]), "times": times,
+        "cpu_s": statistics.median(x for raw in raws for x in raw["cpu"]),
+        "times": times,
         "threads": sorted({t for raw in raws for t in raw["threads"]}),
-    }  # fmt: skip
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -295,10 +371,18 @@ def main(argv: list[str] | None = None) -> None:
             }
     if args.json:
         report = {
-            "env": ENVS[args.env][0], "size": args.size, "shape": size, "steps": args.steps,
-            "warmup": args.warmup, "rounds": args.rounds, "threads": args.threads, "loadavg_before": load_before,
-            "loadavg_after": load_after, "rows": rows, "ratio_ours_over_trl": ratios,
-        }  # fmt: skip
+            "env": ENVS[args.env][0],
+            "size": args.size,
+            "shape": size,
+            "steps": args.steps,
+            "warmup": args.warmup,
+            "rounds": args.rounds,
+            "threads": args.threads,
+            "loadavg_before": load_before,
+            "loadavg_after": load_after,
+            "rows": rows,
+            "ratio_ours_over_trl": ratios,
+        }
         print(json.dumps(report, indent=2))
         return
     print(
@@ -310,13 +394,17 @@ def main(argv: list[str] | None = None) -> None:
     head = f"{'side':<6} {'beta':>5} {'median s/step':>14} {'p10':>8} {'p90':>8} {'tokens/s':>9} {'rollout s':>10}"
     print(f"\n{head} {'cpu s':>8}\n" + "-" * (len(head) + 9))
     for r in rows:
-        print(f"{r['side']:<6} {r['beta']:>5.2f} {r['median_s']:>14.3f} {r['p10_s']:>8.3f} {r['p90_s']:>8.3f} "
-              f"{r['tokens_per_s']:>9.0f} {r['rollout_s']:>10.3f} {r['cpu_s']:>8.3f}")  # fmt: skip
+        print(
+            f"{r['side']:<6} {r['beta']:>5.2f} {r['median_s']:>14.3f} {r['p10_s']:>8.3f} {r['p90_s']:>8.3f} "
+            f"{r['tokens_per_s']:>9.0f} {r['rollout_s']:>10.3f} {r['cpu_s']:>8.3f}"
+        )
     print()
     for beta, ratio in ratios.items():
         verdict = "meets" if ratio["wall"] <= 0.7 else "misses"
-        print(f"ratio ours/TRL at beta={float(beta):.2f}: {ratio['wall']:.2f}x ({verdict} the <= 0.7x target; "
-              f"CPU time {ratio['cpu']:.2f}x)")  # fmt: skip
+        print(
+            f"ratio ours/TRL at beta={float(beta):.2f}: {ratio['wall']:.2f}x ({verdict} the <= 0.7x target; "
+            f"CPU time {ratio['cpu']:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

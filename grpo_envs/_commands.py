@@ -75,8 +75,9 @@ def _serve(args: argparse.Namespace) -> int:
         special += list(AutoTokenizer.from_pretrained(args.tokenizer).all_special_tokens)
     token = args.token or os.environ.get("GRPO_ENVS_SERVE_TOKEN")
     try:
-        server = RewardServer(args.env, host=args.host, port=args.port, token=token, special_tokens=special,
-                              max_items=args.max_items)  # fmt: skip
+        server = RewardServer(
+            args.env, host=args.host, port=args.port, token=token, special_tokens=special, max_items=args.max_items
+        )
     except Exception as exc:
         print(f"grpo-envs serve: error: {exc}", file=sys.stderr)
         return 1

@@ -69,10 +69,7 @@ def split_rows(rows: list[dict[str, Any]], split: str, key: str, eval_fraction: 
     if eval_fraction == 0:
         return rows
     cut = int(eval_fraction * 10_000)
-    chosen = [
-        r for r in rows
-        if (int(stable_digest("split", str(r[key]))[:8], 16) % 10_000 < cut) == (split == "eval")
-    ]  # fmt: skip
+    chosen = [r for r in rows if (int(stable_digest("split", str(r[key]))[:8], 16) % 10_000 < cut) == (split == "eval")]
     if not chosen:
         raise GrpoEnvsError(f"no rows fall in the {split!r} split; lower eval_fraction or add data")
     return chosen

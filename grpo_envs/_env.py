@@ -193,7 +193,7 @@ class ReasoningEnv(gymnasium.Env[str, str]):
         spans: list[str | None] = []
         results: list[VerifyResult] = [
             VerifyResult.judged("no_answer", f"The completion does not follow the {self.answer_format.name} format.")
-        ] * len(completions)  # fmt: skip
+        ] * len(completions)
         for k, completion in enumerate(completions):
             if not isinstance(completion, str):
                 spans.append(None)

@@ -118,9 +118,14 @@ def make_group(
     _, info = base.reset(seed=int(seed), options={"group_id": group_id})
     assert base.task is not None
     return Group(
-        group_id, int(seed), int(num_generations), base.task, base.prompt_text(base.task),
-        tuple(dict(m) for m in info["messages"]), base,
-    )  # fmt: skip
+        group_id,
+        int(seed),
+        int(num_generations),
+        base.task,
+        base.prompt_text(base.task),
+        tuple(dict(m) for m in info["messages"]),
+        base,
+    )
 
 
 def _is_int(value: object) -> bool:

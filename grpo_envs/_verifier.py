@@ -84,11 +84,11 @@ def code_verifier(*, sandbox: Any = None, timeout_s: float = 5.0, partial_credit
         return thaw(tests)
 
     def verify(tests: Any, completion: str) -> VerifyResult:
-        return vc.verify(plain(tests), completion, sandbox=sandbox, timeout_s=timeout_s,
-                         partial_credit=partial_credit)  # fmt: skip
+        return vc.verify(plain(tests), completion, sandbox=sandbox, timeout_s=timeout_s, partial_credit=partial_credit)
 
     def verify_many(tests: Any, completions: Sequence[str]) -> list[VerifyResult]:
-        return vc.verify_many(plain(tests), list(completions), sandbox=sandbox,
-                              timeout_s=timeout_s, partial_credit=partial_credit)  # fmt: skip
+        return vc.verify_many(
+            plain(tests), list(completions), sandbox=sandbox, timeout_s=timeout_s, partial_credit=partial_credit
+        )
 
     return Verifier("code", verify, verify_many, config=(timeout_s, partial_credit))

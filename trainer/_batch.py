@@ -99,22 +99,31 @@ def _cache_for_sharing(model: Any) -> CacheSupport | None:
 
 
 def _shared_prefix_logps(
-    model: Any, batch: dict[str, torch.Tensor], rows: slice, support: CacheSupport, *, device: torch.device,
+    model: Any,
+    batch: dict[str, torch.Tensor],
+    rows: slice,
+    support: CacheSupport,
+    *,
+    device: torch.device,
     temperature: float,
-) -> torch.Tensor:  # fmt: skip
+) -> torch.Tensor:
     width_c = batch["completion"].shape[1]
     width_p = batch["ids"].shape[1] - width_c
     ids, attention, positions = (batch[k][rows].to(device) for k in ("ids", "attention", "positions"))
     completion = batch["completion"][rows].to(device)
     inner = unwrap(model)
     first_pass = model if width_c == 1 else inner  # one DDP forward per backward: the last one
-    cache, head = prompt_cache(first_pass, inner.config, support, ids[:, :width_p], attention[:, :width_p],
-                               positions[:, :width_p])  # fmt: skip
+    cache, head = prompt_cache(
+        first_pass, inner.config, support, ids[:, :width_p], attention[:, :width_p], positions[:, :width_p]
+    )
     logps = token_logprobs(head / temperature, completion[:, :1])  # each row's first completion token
     if width_c == 1:
         return logps
     logits = model(
-        input_ids=completion[:, :-1], attention_mask=attention[:, :-1], position_ids=positions[:, width_p:-1],
-        use_cache=True, **{support.kwarg: cache},
-    ).logits  # fmt: skip
+        input_ids=completion[:, :-1],
+        attention_mask=attention[:, :-1],
+        position_ids=positions[:, width_p:-1],
+        use_cache=True,
+        **{support.kwarg: cache},
+    ).logits
     return torch.cat([logps, token_logprobs(logits / temperature, completion[:, 1:])], dim=1)

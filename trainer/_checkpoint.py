@@ -47,10 +47,20 @@ def _fsync_dir(path: Path) -> None:
 
 
 def save_checkpoint(
-    root: Path, step: int, *, model: Any, tokenizer: Any, optimizer: Any, scheduler: Any, config: dict[str, Any],
-    extra: dict[str, Any], keep: int, run_id: str | None, weights: dict[str, Any] | None = None,
+    root: Path,
+    step: int,
+    *,
+    model: Any,
+    tokenizer: Any,
+    optimizer: Any,
+    scheduler: Any,
+    config: dict[str, Any],
+    extra: dict[str, Any],
+    keep: int,
+    run_id: str | None,
+    weights: dict[str, Any] | None = None,
     optimizer_state: Any = None,
-) -> Path:  # fmt: skip
+) -> Path:
     """Write ``root/step-NNNNNN`` atomically and keep the newest ``keep`` checkpoints of run ``run_id``
     (checkpoints of other runs are never pruned nor replaced).
 
@@ -60,8 +70,10 @@ def save_checkpoint(
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"{PREFIX}{step:06d}"
     if final.exists() and _run_of(final) != run_id:
-        raise TrainerError(f"{final} belongs to run {_run_of(final)}, not to this run ({run_id}); "
-                           "it is left as it is: move it out of the way to save this step")  # fmt: skip
+        raise TrainerError(
+            f"{final} belongs to run {_run_of(final)}, not to this run ({run_id}); "
+            "it is left as it is: move it out of the way to save this step"
+        )
     tmp = root / f".tmp-{PREFIX}{step:06d}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()

@@ -203,8 +203,9 @@ def full_optimizer_state(model: Any, optimizer: Any, dist_info: Dist) -> dict[st
     return optimizer.state_dict() if dist_info.main else None
 
 
-def load_full_state(model: Any, optimizer: Any, weights: dict[str, Any], optim_state: dict[str, Any],
-                    dist_info: Dist) -> None:  # fmt: skip
+def load_full_state(
+    model: Any, optimizer: Any, weights: dict[str, Any], optim_state: dict[str, Any], dist_info: Dist
+) -> None:
     """Load full (unsharded) weights and optimizer state into a possibly sharded model."""
     if dist_info.fsdp:
         from torch.distributed.checkpoint.state_dict import (

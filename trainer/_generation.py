@@ -80,9 +80,13 @@ def cache_support(model: Any) -> CacheSupport | None:
 
 
 def prompt_cache(
-    forward: Any, config: Any, support: CacheSupport, ids: torch.Tensor, attention: torch.Tensor,
+    forward: Any,
+    config: Any,
+    support: CacheSupport,
+    ids: torch.Tensor,
+    attention: torch.Tensor,
     positions: torch.Tensor,
-) -> tuple[Any, torch.Tensor]:  # fmt: skip
+) -> tuple[Any, torch.Tensor]:
     """Each distinct row of ``ids`` (left-padded prompts) run once through ``forward`` (a causal LM
     with this ``config``) into a ``DynamicCache`` whose rows are then copied to every row of
     ``ids``. Returns the cache and each row's last-position logits ``[rows, 1, vocab]``.
@@ -95,8 +99,14 @@ def prompt_cache(
     )  # a row of each distinct prompt: its mask and positions
     cache = DynamicCache(config=config)
     keep = {"logits_to_keep": 1} if support.logits_to_keep else {}
-    out = forward(input_ids=prompts, attention_mask=attention[first], position_ids=positions[first], use_cache=True,
-                  **{support.kwarg: cache}, **keep)  # fmt: skip
+    out = forward(
+        input_ids=prompts,
+        attention_mask=attention[first],
+        position_ids=positions[first],
+        use_cache=True,
+        **{support.kwarg: cache},
+        **keep,
+    )
     cache.batch_select_indices(row_of)
     return cache, out.logits[:, -1:][row_of]
 
@@ -215,9 +225,16 @@ class TransformersGenerator:
             cache, _ = prompt_cache(self.model, self.model.config, self._support, ids[:, :-1], mask, positions)
             extra[self._support.kwarg] = cache
         generated = self.model.generate(
-            input_ids=ids, attention_mask=attention, do_sample=True, max_new_tokens=max_new_tokens,
-            pad_token_id=self.pad, eos_token_id=self._eos_arg, use_cache=True, synced_gpus=self.synced, **sampling,
+            input_ids=ids,
+            attention_mask=attention,
+            do_sample=True,
+            max_new_tokens=max_new_tokens,
+            pad_token_id=self.pad,
+            eos_token_id=self._eos_arg,
+            use_cache=True,
+            synced_gpus=self.synced,
+            **sampling,
             **extra,
-        )  # fmt: skip
+        )
         rows: list[list[int]] = generated[:, width:].cpu().tolist()
         return rows

@@ -27,9 +27,14 @@ def _truncate(path: Path, steps: int) -> None:
 
 class RunLog:
     def __init__(
-        self, run_dir: Path, *, total_steps: int, resume_step: int = 0, run_id: str | None = None,
+        self,
+        run_dir: Path,
+        *,
+        total_steps: int,
+        resume_step: int = 0,
+        run_id: str | None = None,
         show_progress: bool = True,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """A fresh run's directory holds no logs (`trainer._rundir`); a resumed run's logs are cut
         back to its checkpoint's step. The first row of ``metrics.jsonl`` carries ``run_id``."""
         self.dir = run_dir

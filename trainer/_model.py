@@ -37,9 +37,13 @@ def demo_tokenizer(alphabet: str) -> Any:
     core.pre_tokenizer = pre_tokenizers.Split("", "isolated")
     core.decoder = decoders.Fuse()
     return PreTrainedTokenizerFast(
-        tokenizer_object=core, pad_token="<pad>", eos_token="<eos>", bos_token="<bos>",
-        unk_token="<unk>", padding_side="left",
-    )  # fmt: skip
+        tokenizer_object=core,
+        pad_token="<pad>",
+        eos_token="<eos>",
+        bos_token="<bos>",
+        unk_token="<unk>",
+        padding_side="left",
+    )
 
 
 def demo_model(vocab_size: int, *, hidden: int = 64, layers: int = 2, seed: int = 0) -> Any:
@@ -47,9 +51,15 @@ def demo_model(vocab_size: int, *, hidden: int = 64, layers: int = 2, seed: int 
     from transformers import AutoModelForCausalLM, Qwen2Config
 
     config = Qwen2Config(
-        vocab_size=vocab_size, hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256, tie_word_embeddings=True,
-    )  # fmt: skip
+        vocab_size=vocab_size,
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        tie_word_embeddings=True,
+    )
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         return AutoModelForCausalLM.from_config(config)

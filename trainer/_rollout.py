@@ -62,9 +62,17 @@ def _context_ids(tokenizer: Any, observation: str, messages: Sequence[dict[str, 
 
 
 def generate(
-    model: Any, tokenizer: Any, contexts: list[list[int]], *, max_new_tokens: int, temperature: float,
-    top_p: float, device: torch.device, batch_size: int = 256, min_new_tokens: int = 0,
-) -> list[Sample]:  # fmt: skip
+    model: Any,
+    tokenizer: Any,
+    contexts: list[list[int]],
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    top_p: float,
+    device: torch.device,
+    batch_size: int = 256,
+    min_new_tokens: int = 0,
+) -> list[Sample]:
     """Sample one continuation per context: (token ids up to and including EOS, truncated?).
 
     A shortcut for ``TransformersGenerator(model, tokenizer, device, batch_size).generate(...)``.
@@ -105,8 +113,9 @@ def rollout(
     gen = generator if generator is not None else TransformersGenerator(model, tokenizer, device)
 
     def sample(contexts: list[list[int]]) -> list[Sample]:
-        out = gen.generate(contexts, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
-                           min_new_tokens=min_new_tokens)  # fmt: skip
+        out = gen.generate(
+            contexts, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens
+        )
         if len(out) != len(contexts):
             name = type(gen).__name__
             raise TrainerError(f"{name}.generate returned {len(out)} samples for {len(contexts)} contexts")
@@ -142,9 +151,13 @@ def _single_turn(
 
 
 def _stepped(
-    tokenizer: Any, envs: Sequence[Any], seeds: Sequence[int], num_generations: int,
-    sample: Callable[[list[list[int]]], list[Sample]], max_turns: int,
-) -> list[list[Rollout]]:  # fmt: skip
+    tokenizer: Any,
+    envs: Sequence[Any],
+    seeds: Sequence[int],
+    num_generations: int,
+    sample: Callable[[list[list[int]]], list[Sample]],
+    max_turns: int,
+) -> list[list[Rollout]]:
     flat_envs = list(envs)
     rollouts: list[Rollout] = []
     contexts: list[list[int]] = []
@@ -189,8 +202,9 @@ def _stepped(
     return [rollouts[k * num_generations : (k + 1) * num_generations] for k in range(len(seeds))]
 
 
-def _reply_ids(tokenizer: Any, observation: str, transcript: list[dict[str, str]] | None, completion: str,
-               info: dict[str, Any]) -> list[int]:  # fmt: skip
+def _reply_ids(
+    tokenizer: Any, observation: str, transcript: list[dict[str, str]] | None, completion: str, info: dict[str, Any]
+) -> list[int]:
     """The environment's reply as tokens (masked out of the loss)."""
     messages = info.get("messages")
     if transcript is not None and messages and getattr(tokenizer, "chat_template", None):

@@ -84,8 +84,10 @@ def _move_aside(root: Path) -> Path:
     try:
         os.rename(root, target)  # atomic: NAME holds the old run or nothing
     except OSError as exc:
-        raise TrainerError(f"--overwrite: could not move {root} aside to {target}: {exc}; "
-                           "move or delete it yourself, or pick another --output_dir") from exc  # fmt: skip
+        raise TrainerError(
+            f"--overwrite: could not move {root} aside to {target}: {exc}; "
+            "move or delete it yourself, or pick another --output_dir"
+        ) from exc
     return target
 
 
@@ -126,8 +128,10 @@ def _plan_resume(root: Path, config: dict[str, Any]) -> RunPlan:
     if run_id is None:  # no run.json (an older run, or lost): the checkpoints must agree on one run
         ids = {s.get("run_id") for s in states.values()}
         if len(ids) > 1:
-            raise TrainerError(f"--resume: {root / 'checkpoints'} holds checkpoints of {len(ids)} different runs "
-                               f"({', '.join(sorted(map(str, ids)))}); move the ones you do not want out")  # fmt: skip
+            raise TrainerError(
+                f"--resume: {root / 'checkpoints'} holds checkpoints of {len(ids)} different runs "
+                f"({', '.join(sorted(map(str, ids)))}); move the ones you do not want out"
+            )
         run_id = ids.pop()
     foreign = [p for p, s in states.items() if s.get("run_id") != run_id]
     if foreign:
@@ -145,10 +149,14 @@ def _plan_resume(root: Path, config: dict[str, Any]) -> RunPlan:
     before.pop("output_dir", None), now.pop("output_dir", None)  # a run directory may be moved
     if before != now:
         changed = sorted(k for k in set(now) | set(before) if before.get(k) != now.get(k))
-        raise TrainerError(f"--resume: {latest} was written with another config ({', '.join(changed)} differ); "
-                           "resume with the same one (only steps may change)")  # fmt: skip
+        raise TrainerError(
+            f"--resume: {latest} was written with another config ({', '.join(changed)} differ); "
+            "resume with the same one (only steps may change)"
+        )
     step = int(saved["step"])
     if wanted_steps is not None and int(wanted_steps) < step:
-        raise TrainerError(f"--resume: --steps {wanted_steps} is below the checkpoint's step {step} ({latest}); "
-                           f"pass --steps {step} or more")  # fmt: skip
+        raise TrainerError(
+            f"--resume: --steps {wanted_steps} is below the checkpoint's step {step} ({latest}); "
+            f"pass --steps {step} or more"
+        )
     return RunPlan(run_id=run_id, checkpoint=latest)

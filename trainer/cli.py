@@ -20,8 +20,11 @@ def parser(prog: str = "grpo-envs train") -> argparse.ArgumentParser:
     )
     add_config_flags(p)
     p.add_argument("--resume", action="store_true", help="continue this output_dir's run from its newest checkpoint")
-    p.add_argument("--overwrite", action="store_true",
-                   help="output_dir holds a run: move it aside (NAME.old-<timestamp>) and start afresh")  # fmt: skip
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="output_dir holds a run: move it aside (NAME.old-<timestamp>) and start afresh",
+    )
     p.add_argument("--no-progress", action="store_true", help="no tqdm bar (logs only)")
     return p
 

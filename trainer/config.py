@@ -71,8 +71,11 @@ class GRPOConfig:
     device: str = _f("auto", '"auto", "cpu", "cuda" or "cuda:N"')
     gradient_checkpointing: bool = _f(False, "trade compute for activation memory")
     distributed: str = _f("ddp", 'under torchrun: "ddp" (replicas) or "fsdp" (sharded weights, single-turn envs)')
-    lora: dict[str, Any] = _f({}, 'LoRA adapters (peft): {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": '
-                                  '"all-linear"}; {} trains every weight')  # fmt: skip
+    lora: dict[str, Any] = _f(
+        {},
+        'LoRA adapters (peft): {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": '
+        '"all-linear"}; {} trains every weight',
+    )
     # evaluation, checkpoints
     eval_every: int = _f(0, "evaluate on the eval split every N steps (0: only at the end)")
     eval_prompts: int = _f(32, "eval tasks (fixed seeds); pass@k uses num_generations samples")
@@ -147,9 +150,10 @@ def _check_lora(lora: dict[str, Any]) -> None:
     if unknown:
         hint = difflib.get_close_matches(unknown[0], ["r", *LORA_DEFAULTS], n=1)
         raise TrainerError(
-            f"GRPOConfig: lora has unknown key {unknown[0]!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
+            f"GRPOConfig: lora has unknown key {unknown[0]!r}"
+            + (f" (did you mean {hint[0]!r}?)" if hint else "")
             + "; the keys are r, alpha, dropout, target_modules"
-        )  # fmt: skip
+        )
     r, dropout = lora.get("r"), lora.get("dropout", 0.0)
     if not isinstance(r, int) or r < 1:
         raise TrainerError(

@@ -130,8 +130,9 @@ class GRPOTrainer:
         self.ref_model = None
         lora = config.lora_options
         if lora is not None:
-            policy = apply_lora(policy, r=lora["r"], alpha=lora["alpha"], dropout=lora["dropout"],
-                                targets=lora["target_modules"])  # fmt: skip
+            policy = apply_lora(
+                policy, r=lora["r"], alpha=lora["alpha"], dropout=lora["dropout"], targets=lora["target_modules"]
+            )
         elif config.beta > 0:
             self.ref_model = copy.deepcopy(policy).eval()
             self.ref_model.requires_grad_(False)
@@ -140,16 +141,26 @@ class GRPOTrainer:
         policy.train()
         self.model = wrap(policy, self.dist, self.device)
         self.optimizer = torch.optim.AdamW(
-            [p for p in self.model.parameters() if p.requires_grad], lr=config.learning_rate,
+            [p for p in self.model.parameters() if p.requires_grad],
+            lr=config.learning_rate,
             weight_decay=0.0,
-        )  # fmt: skip
+        )
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step_count = 0
         self.share_prefix = True  # a group's prompt runs once (where the model takes a cache); off: to compare
         if self.run.checkpoint is not None:
             self._resume(self.run.checkpoint)
-        self.log = RunLog(self.run_dir, total_steps=config.steps, resume_step=self.step_count, run_id=self.run.run_id,
-                          show_progress=show_progress) if self.dist.main else None  # fmt: skip
+        self.log = (
+            RunLog(
+                self.run_dir,
+                total_steps=config.steps,
+                resume_step=self.step_count,
+                run_id=self.run.run_id,
+                show_progress=show_progress,
+            )
+            if self.dist.main
+            else None
+        )
 
     # -- set-up helpers --------------------------------------------------------------------------
     def _rank_device(self, name: str) -> torch.device:
@@ -184,8 +195,9 @@ class GRPOTrainer:
         else:
             missing, unexpected = base.load_state_dict(saved["weights"], strict=False)
             if unexpected or [m for m in missing if not m.endswith("lm_head.weight")]:
-                raise TrainerError(f"checkpoint {found} does not match the model: missing {missing}, "
-                                   f"unexpected {unexpected}")  # fmt: skip
+                raise TrainerError(
+                    f"checkpoint {found} does not match the model: missing {missing}, unexpected {unexpected}"
+                )
             if missing:  # tied embeddings are saved once
                 base.tie_weights()
             self.optimizer.load_state_dict(saved["state"]["optimizer"])
@@ -218,17 +230,32 @@ class GRPOTrainer:
         cfg = self.config
         mine = self.dist.shard(seeds)
         groups = rollout(
-            unwrap(self.model), self.tokenizer, envs[: len(envs) * len(mine) // len(seeds)], mine,
-            cfg.num_generations, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=1.0,
-            device=self.device, make_env=self.make_env,
-            generator=TransformersGenerator(unwrap(self.model), self.tokenizer, self.device,
-                                            share_prefix=self.share_prefix, synced=self.dist.fsdp),
-        )  # fmt: skip
+            unwrap(self.model),
+            self.tokenizer,
+            envs[: len(envs) * len(mine) // len(seeds)],
+            mine,
+            cfg.num_generations,
+            max_new_tokens=cfg.max_new_tokens,
+            temperature=cfg.temperature,
+            top_p=1.0,
+            device=self.device,
+            make_env=self.make_env,
+            generator=TransformersGenerator(
+                unwrap(self.model), self.tokenizer, self.device, share_prefix=self.share_prefix, synced=self.dist.fsdp
+            ),
+        )
         return [g for part in self.dist.gather(groups) for g in part]
 
     def _logps(self, model: Any, batch: dict[str, torch.Tensor], rows: slice) -> torch.Tensor:
-        return sequence_logps(model, batch, rows, device=self.device, temperature=self.config.temperature,
-                              share_prefix=self.share_prefix, force=self.dist.fsdp)  # fmt: skip
+        return sequence_logps(
+            model,
+            batch,
+            rows,
+            device=self.device,
+            temperature=self.config.temperature,
+            share_prefix=self.share_prefix,
+            force=self.dist.fsdp,
+        )
 
     def _ref_logps(self, batch: dict[str, torch.Tensor], rows: slice) -> torch.Tensor | None:
         base = unwrap(self.model)
@@ -257,9 +284,12 @@ class GRPOTrainer:
         metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0]}
         generated = sum(r.generated for g in groups for r in g)
         perf = {
-            "step": step, "time_rollout_s": rolled - started, "time_train_s": trained - rolled,
-            "tokens_per_s": generated / max(rolled - started, 1e-9), "peak_memory_mb": _peak_memory_mb(self.device),
-        }  # fmt: skip
+            "step": step,
+            "time_rollout_s": rolled - started,
+            "time_train_s": trained - rolled,
+            "tokens_per_s": generated / max(rolled - started, 1e-9),
+            "peak_memory_mb": _peak_memory_mb(self.device),
+        }
         if self.log is not None:
             self.log.step(metrics, perf)
         return metrics
@@ -290,11 +320,19 @@ class GRPOTrainer:
                 with self._grad_sync(last=i == len(share.chunks) - 1):
                     logps = self._logps(self.model, batch, c)
                     loss, metrics = grpo_loss(
-                        logps, old[i] if old is not None else logps.detach(), ref[i], adv[c],
-                        mask[c] if counted else torch.zeros_like(mask[c]), epsilon=cfg.clip_range[0],
-                        epsilon_high=cfg.clip_range[1], beta=cfg.beta, loss_type=cfg.loss_type,
-                        max_new_tokens=cfg.max_new_tokens, num_sequences=n, num_tokens=tokens,
-                    )  # fmt: skip
+                        logps,
+                        old[i] if old is not None else logps.detach(),
+                        ref[i],
+                        adv[c],
+                        mask[c] if counted else torch.zeros_like(mask[c]),
+                        epsilon=cfg.clip_range[0],
+                        epsilon_high=cfg.clip_range[1],
+                        beta=cfg.beta,
+                        loss_type=cfg.loss_type,
+                        max_new_tokens=cfg.max_new_tokens,
+                        num_sequences=n,
+                        num_tokens=tokens,
+                    )
                     (loss * self.dist.world).backward()  # DDP and FSDP average gradients; we want the sum
                 if counted:
                     totals.add(float(loss.detach()), metrics, rows=c.stop - c.start)
@@ -381,11 +419,19 @@ class GRPOTrainer:
             optim = full_optimizer_state(self.model, self.optimizer, self.dist)
         if self.dist.main:
             path = save_checkpoint(
-                self.run_dir / "checkpoints", self.step_count, model=unwrap(self.model), tokenizer=self.tokenizer,
-                optimizer=self.optimizer, scheduler=self.scheduler, config=self.config.to_dict(),
-                extra={"env": self.env_id, "world_size": self.dist.world}, keep=self.config.keep_checkpoints,
-                run_id=self.run.run_id, weights=weights, optimizer_state=optim,
-            )  # fmt: skip
+                self.run_dir / "checkpoints",
+                self.step_count,
+                model=unwrap(self.model),
+                tokenizer=self.tokenizer,
+                optimizer=self.optimizer,
+                scheduler=self.scheduler,
+                config=self.config.to_dict(),
+                extra={"env": self.env_id, "world_size": self.dist.world},
+                keep=self.config.keep_checkpoints,
+                run_id=self.run.run_id,
+                weights=weights,
+                optimizer_state=optim,
+            )
         self.dist.barrier()
         return path
 

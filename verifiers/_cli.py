@@ -121,8 +121,15 @@ def _check_verifier(args: argparse.Namespace) -> int:
         if not isinstance(domain, (str, Domain)):
             raise LookupError(f"--domain {args.domain} is a {type(domain).__name__}, not a verifiers.testing.Domain")
         golds = _golds(args.golds, args.gold_key, args.gold_from) if args.golds else []
-        report = check_verifier(verify, domain, max_examples=args.examples, latency_s=args.latency,
-                                reward_range=tuple(args.reward_range), laws=args.laws, golds=golds)  # fmt: skip
+        report = check_verifier(
+            verify,
+            domain,
+            max_examples=args.examples,
+            latency_s=args.latency,
+            reward_range=tuple(args.reward_range),
+            laws=args.laws,
+            golds=golds,
+        )
     except (LookupError, VerifierInputError, OSError) as exc:
         print(f"grpo-envs check-verifier: error: {exc}", file=sys.stderr)
         return 2

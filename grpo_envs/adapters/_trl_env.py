@@ -55,9 +55,13 @@ class ToolEnvironment:
 
     # -- TRL's protocol ------------------------------------------------------------------------
     def reset(
-        self, task_seed: int | None = None, split: str = "train", reference: str | None = None, prompt: Any = None,
+        self,
+        task_seed: int | None = None,
+        split: str = "train",
+        reference: str | None = None,
+        prompt: Any = None,
         **columns: Any,
-    ) -> str:  # fmt: skip
+    ) -> str:
         """Start the episode of the row's task (rebuilt from ``task_seed`` and ``split``)."""
         if task_seed is None:
             raise GrpoEnvsError(
@@ -112,8 +116,16 @@ class ToolEnvironment:
             return f"The episode is over ({self.reason}). No more tool calls are needed."
         if not isinstance(value, str):
             reason = f"`{argument}` must be a string, got {type(value).__name__}"
-            self.steps.append({"tool": tool, "action": repr(value), "observation": reason, "reward": 0.0,
-                               "status": "invalid", "reason": reason})  # fmt: skip
+            self.steps.append(
+                {
+                    "tool": tool,
+                    "action": repr(value),
+                    "observation": reason,
+                    "reward": 0.0,
+                    "status": "invalid",
+                    "reason": reason,
+                }
+            )
             return f"Invalid call: {reason}."
         action = value if action is None else action
         try:
@@ -122,17 +134,35 @@ class ToolEnvironment:
             log.exception("%s raised on a %s call", self.env_id, tool)
             self.done, self.status = True, "error"
             self.reason = f"the environment raised {type(exc).__name__}: {exc}"
-            self.steps.append({"tool": tool, "action": action, "observation": "", "reward": 0.0,
-                               "status": "error", "reason": self.reason})  # fmt: skip
+            self.steps.append(
+                {
+                    "tool": tool,
+                    "action": action,
+                    "observation": "",
+                    "reward": 0.0,
+                    "status": "error",
+                    "reason": self.reason,
+                }
+            )
             return f"The tool failed on our side ({type(exc).__name__}). The episode is over."
         self.reward += float(reward)
         self.correct, self.status, self.reason = info.get("correct"), str(info["status"]), str(info["reason"])
         self.done = bool(terminated or truncated)
         if truncated:
             self.reason = f"truncated after {env.max_turns} tool calls; the last: {self.reason}"
-        self.steps.append({"tool": tool, "action": action, "observation": observation, "reward": float(reward),
-                           "status": self.status, "reason": self.reason, "correct": self.correct,
-                           "terminated": bool(terminated), "truncated": bool(truncated)})  # fmt: skip
+        self.steps.append(
+            {
+                "tool": tool,
+                "action": action,
+                "observation": observation,
+                "reward": float(reward),
+                "status": self.status,
+                "reason": self.reason,
+                "correct": self.correct,
+                "terminated": bool(terminated),
+                "truncated": bool(truncated),
+            }
+        )
         if truncated:
             return f"{observation}\n(That was the last tool call: the episode is over.)".lstrip()
         if not terminated:

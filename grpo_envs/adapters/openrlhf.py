@@ -35,9 +35,20 @@ __all__ = ["DEFAULT_SPECIAL_TOKENS", "RewardServer", "task_key", "write_dataset"
 log = logging.getLogger("grpo_envs.serve")
 
 DEFAULT_SPECIAL_TOKENS = (
-    "<|endoftext|>", "<|im_end|>", "<|im_start|>", "<|eot_id|>", "<|end_of_text|>", "<|begin_of_text|>",
-    "</s>", "<s>", "<eos>", "<bos>", "<pad>", "<|end|>", "<|assistant|>",
-)  # fmt: skip
+    "<|endoftext|>",
+    "<|im_end|>",
+    "<|im_start|>",
+    "<|eot_id|>",
+    "<|end_of_text|>",
+    "<|begin_of_text|>",
+    "</s>",
+    "<s>",
+    "<eos>",
+    "<bos>",
+    "<pad>",
+    "<|end|>",
+    "<|assistant|>",
+)
 
 
 def task_key(env_id: str, split: str, seed: int) -> str:
@@ -180,8 +191,10 @@ class RewardServer:
                 rewards[k], correct[k] = judgement.reward, judgement.correct
                 statuses[judgement.status] = statuses.get(judgement.status, 0) + 1
         judged = [c for c in correct if c is not None]
-        extra = {"correct_rate": sum(judged) / len(judged) if judged else 0.0,
-                 **{f"status/{s}": float(n) for s, n in sorted(statuses.items())}}  # fmt: skip
+        extra = {
+            "correct_rate": sum(judged) / len(judged) if judged else 0.0,
+            **{f"status/{s}": float(n) for s, n in sorted(statuses.items())},
+        }
         return {"rewards": rewards, "scores": rewards, "extra_logs": extra, "correct": correct}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:

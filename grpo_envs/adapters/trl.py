@@ -29,8 +29,9 @@ SUPPORTED_TRL = ">=1.14,<2"
 """The TRL versions the adapter is tested against (CI runs the real GRPOTrainer)."""
 
 
-def dataset(env_id: str, n: int, seed: int = 0, *, split: str = "train", conversational: bool = False,
-            **env_kwargs: Any) -> Any:  # fmt: skip
+def dataset(
+    env_id: str, n: int, seed: int = 0, *, split: str = "train", conversational: bool = False, **env_kwargs: Any
+) -> Any:
     """A `datasets.Dataset` of ``n`` tasks: ``prompt`` plus the columns the reward needs.
 
     Columns: ``prompt`` (text, or ``[{"role": "user", ...}]`` with ``conversational=True``),

@@ -41,14 +41,22 @@ def rows(env_id: str, n: int, seed: int = 0, *, split: str = "train", **env_kwar
     out = []
     for index, task_seed in enumerate(task_seeds(seed, n)):
         task = scorer.task(task_seed, split)
-        out.append({
-            "data_source": env_id,
-            "prompt": [{"role": "user", "content": env.prompt_text(task)}],
-            "ability": "code" if env.verifier.name == "code" else "reasoning",
-            "reward_model": {"style": "rule", "ground_truth": reference_text(task)},
-            "extra_info": {"env_id": env_id, "split": split, "task_seed": task_seed, "index": index,
-                           "task_id": task.task_id, "env_kwargs": json.dumps(env_kwargs, sort_keys=True)},
-        })  # fmt: skip
+        out.append(
+            {
+                "data_source": env_id,
+                "prompt": [{"role": "user", "content": env.prompt_text(task)}],
+                "ability": "code" if env.verifier.name == "code" else "reasoning",
+                "reward_model": {"style": "rule", "ground_truth": reference_text(task)},
+                "extra_info": {
+                    "env_id": env_id,
+                    "split": split,
+                    "task_seed": task_seed,
+                    "index": index,
+                    "task_id": task.task_id,
+                    "env_kwargs": json.dumps(env_kwargs, sort_keys=True),
+                },
+            }
+        )
     return out
 
 

@@ -106,9 +106,10 @@ def check_countdown(reference: Any, answer: str) -> VerifyResult:
         return VerifyResult.judged("unparseable", f"The expression does not parse: {exc}.", extracted=text)
     if Counter(used) != Counter(given):
         return VerifyResult.judged(
-            "incorrect", f"The expression uses {sorted(used)}, not each of {sorted(given)} once.",
+            "incorrect",
+            f"The expression uses {sorted(used)}, not each of {sorted(given)} once.",
             extracted=text,
-        )  # fmt: skip
+        )
     if value != target:
         return VerifyResult.judged("incorrect", f"The expression equals {value}, not {target}.", extracted=text)
     return VerifyResult.judged("correct", f"The expression equals {target}.", extracted=text)

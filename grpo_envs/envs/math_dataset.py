@@ -65,9 +65,14 @@ class MathDataset(ReasoningEnv):
     ):
         super().__init__(**kwargs)
         loaded = load_rows(
-            path=path, rows=rows, hf_name=hf_name, hf_config=hf_config, hf_split=hf_split,
-            default="math_sample.jsonl", required=(question_key, answer_key),
-        )  # fmt: skip
+            path=path,
+            rows=rows,
+            hf_name=hf_name,
+            hf_config=hf_config,
+            hf_split=hf_split,
+            default="math_sample.jsonl",
+            required=(question_key, answer_key),
+        )
         self.rows = split_rows(loaded, self.split, question_key, eval_fraction)
         self.question_key, self.answer_key = question_key, answer_key
 

@@ -20,13 +20,17 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.timeout(900)
 def test_trainer_step_bench_tiny_prints_a_ratio_for_both_betas() -> None:
     cmd = [sys.executable, str(ROOT / "bench" / "trainer_step.py"), "--size", "tiny", "--steps", "1", "--warmup", "0"]
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=840,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1"})  # fmt: skip
+    done = subprocess.run(
+        cmd, capture_output=True, text=True, cwd=ROOT, timeout=840, env={**os.environ, "HF_HUB_OFFLINE": "1"}
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     rows = re.findall(r"^(ours|trl)\s+(0\.00|0\.04)\s+(\d+\.\d+)", done.stdout, flags=re.M)
     assert sorted((side, beta) for side, beta, _ in rows) == [
-        ("ours", "0.00"), ("ours", "0.04"), ("trl", "0.00"), ("trl", "0.04")
-    ], done.stdout  # fmt: skip
+        ("ours", "0.00"),
+        ("ours", "0.04"),
+        ("trl", "0.00"),
+        ("trl", "0.04"),
+    ], done.stdout
     ratios = re.findall(r"^ratio ours/TRL at beta=(0\.00|0\.04): (\d+\.\d+)x", done.stdout, flags=re.M)
     assert [beta for beta, _ in ratios] == ["0.00", "0.04"], done.stdout
     assert all(float(r) > 0 for _, r in ratios)

@@ -35,8 +35,9 @@ def test_scripts_pass_shellcheck() -> None:
 
 def test_unknown_arguments_are_refused(tmp_path: Path) -> None:
     env = {**os.environ, "OUT": str(tmp_path), "PYTHON": sys.executable}
-    proc = subprocess.run(["bash", "bench/gpu_check.sh", "--gpu"], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=30)  # fmt: skip
+    proc = subprocess.run(
+        ["bash", "bench/gpu_check.sh", "--gpu"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 2
     assert "unknown argument: --gpu" in proc.stderr
     assert not (tmp_path / "results.txt").exists()
@@ -46,8 +47,14 @@ def test_unknown_arguments_are_refused(tmp_path: Path) -> None:
 @pytest.mark.timeout(900)
 def test_cpu_tiny_dry_run_writes_every_phase(tmp_path: Path) -> None:
     env = {**os.environ, "OUT": str(tmp_path), "PYTHON": sys.executable, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run(["bash", "bench/gpu_check.sh", "--cpu", "--tiny"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=870)  # fmt: skip
+    proc = subprocess.run(
+        ["bash", "bench/gpu_check.sh", "--cpu", "--tiny"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=870,
+    )
     log = (tmp_path / "log.txt").read_text() if (tmp_path / "log.txt").exists() else ""
     assert proc.returncode == 0, proc.stdout + proc.stderr + log[-6000:]
     rows = [json.loads(line) for line in (tmp_path / "results.txt").read_text().splitlines()]

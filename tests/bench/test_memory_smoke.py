@@ -42,8 +42,14 @@ memory = load_memory()
         ([[0.0, 1.0, 9.0]], [[0.5, 0.5, 7.0]], [[1, 1, 0]], 1.0, 1.0, [[0.5, 0.5, 0.0]]),
     ],
 )
-def test_gae_by_hand(rewards: list[list[float]], values: list[list[float]], mask: list[list[int]], gamma: float,
-                     lam: float, expected: list[list[float]]) -> None:  # fmt: skip
+def test_gae_by_hand(
+    rewards: list[list[float]],
+    values: list[list[float]],
+    mask: list[list[int]],
+    gamma: float,
+    lam: float,
+    expected: list[list[float]],
+) -> None:
     adv, returns = memory.gae(torch.tensor(rewards), torch.tensor(values), torch.tensor(mask), gamma=gamma, lam=lam)
     assert torch.allclose(adv, torch.tensor(expected))
     assert torch.allclose(returns, adv + torch.tensor(values))
@@ -73,8 +79,13 @@ def test_value_loss_takes_the_larger_of_clipped_and_unclipped() -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_tiny_run_reports_every_variant() -> None:
-    proc = subprocess.run([sys.executable, "bench/memory.py", "--size", "tiny", "--json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=570)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "bench/memory.py", "--size", "tiny", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=570,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["isolation"] == "subprocess per variant"

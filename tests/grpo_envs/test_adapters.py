@@ -24,30 +24,49 @@ from grpo_envs.adapters._common import task_seeds
 SEED = task_seeds(0, 1)[0]
 GOLDEN = [
     {
-        "env_id": "grpo_envs/Arithmetic-v0", "env_kwargs": {},
+        "env_id": "grpo_envs/Arithmetic-v0",
+        "env_kwargs": {},
         "prompt": "Compute the exact value of: (8 * 11) + (5 * 13)\n\nReason step by step, then put your final answer within \\boxed{}.",
-        "completions": ["The final answer is $\\boxed{153}$.", "I am not sure.", "So it is \\boxed{953}.", "\\boxed{153.0}"],
+        "completions": [
+            "The final answer is $\\boxed{153}$.",
+            "I am not sure.",
+            "So it is \\boxed{953}.",
+            "\\boxed{153.0}",
+        ],
         "rewards": [1.0, 0.0, 0.0, 1.0],
     },
     {
-        "env_id": "grpo_envs/Countdown-v0", "env_kwargs": {},
+        "env_id": "grpo_envs/Countdown-v0",
+        "env_kwargs": {},
         "prompt": "Using the numbers [17, 20, 21, 49] exactly once each, with +, -, *, / and parentheses, write an expression equal to 2842.\n\nReason step by step, then give only the final answer inside <answer></answer>.",
-        "completions": ["<answer>((17 + 20) + 21) * 49</answer>", "I am not sure.", "<answer>(17 + 20 + 21) * 48</answer>", "<answer>49 * (21 + 20 + 17) = 2842</answer>"],
+        "completions": [
+            "<answer>((17 + 20) + 21) * 49</answer>",
+            "I am not sure.",
+            "<answer>(17 + 20 + 21) * 48</answer>",
+            "<answer>49 * (21 + 20 + 17) = 2842</answer>",
+        ],
         "rewards": [1.0, 0.0, 0.0, 1.0],
     },
     {
-        "env_id": "grpo_envs/Sorting-v0", "env_kwargs": {"length": 4},
+        "env_id": "grpo_envs/Sorting-v0",
+        "env_kwargs": {"length": 4},
         "prompt": "Sort these numbers in ascending order: 50, 38, -43, 96. Answer with the sorted numbers separated by commas.\n\nReason step by step, then put your final answer within \\boxed{}.",
-        "completions": ["$\\boxed{-43, 38, 50, 96}$", "\\boxed{96, 50, 38, -43}", "\\boxed{-43, 38, 50}", "The answer is -43, 38, 50, 96."],
+        "completions": [
+            "$\\boxed{-43, 38, 50, 96}$",
+            "\\boxed{96, 50, 38, -43}",
+            "\\boxed{-43, 38, 50}",
+            "The answer is -43, 38, 50, 96.",
+        ],
         "rewards": [1.0, 0.0, 0.0, 1.0],
     },
     {
-        "env_id": "grpo_envs/Digits-v0", "env_kwargs": {},
+        "env_id": "grpo_envs/Digits-v0",
+        "env_kwargs": {},
         "prompt": "s7=",
         "completions": ["8", "I am not sure.", "9", "8=="],
         "rewards": [1.0, 0.0, 0.0, 1.0],
     },
-]  # fmt: skip
+]
 IDS = [g["env_id"].split("/")[1] for g in GOLDEN]
 
 
@@ -70,11 +89,19 @@ def test_golden_episodes_through_trl_reward_and_dataset(golden: dict[str, Any]) 
     n = len(golden["completions"])
     logged: list[tuple[str, float]] = []
     got = reward(
-        prompts=[golden["prompt"]] * n, completions=golden["completions"], completion_ids=[[0]] * n,
-        task_seed=[SEED] * n, split=["train"] * n, reference=[ds[0]["reference"]] * n, task_id=[ds[0]["task_id"]] * n,
-        trainer_state=object(), log_extra=lambda *a, **k: None, log_metric=lambda k, v: logged.append((k, v)),
-        environments=None, some_future_kwarg=1,
-    )  # fmt: skip
+        prompts=[golden["prompt"]] * n,
+        completions=golden["completions"],
+        completion_ids=[[0]] * n,
+        task_seed=[SEED] * n,
+        split=["train"] * n,
+        reference=[ds[0]["reference"]] * n,
+        task_id=[ds[0]["task_id"]] * n,
+        trainer_state=object(),
+        log_extra=lambda *a, **k: None,
+        log_metric=lambda k, v: logged.append((k, v)),
+        environments=None,
+        some_future_kwarg=1,
+    )
     assert got == golden["rewards"]
     assert logged == [("grpo_envs/correct_rate", sum(r == 1.0 for r in golden["rewards"]) / n)]
     conversational = [[{"role": "assistant", "content": c}] for c in golden["completions"]]
@@ -177,9 +204,14 @@ def test_openrlhf_prompt_numbers_never_reach_extraction(server: openrlhf.RewardS
         ({"query": ["ab"], "prompts": ["a"], "labels": ["seed 3"]}, None, 400, "not a task key"),
         ({"query": ["a", "b"], "prompts": ["a"], "labels": ["x"]}, None, 400, "differ in length"),
         ({"query": "a", "prompts": ["a"], "labels": ["x"]}, None, 400, "list of strings"),
-        ({"query": ["ab"], "prompts": ["a"], "labels": [openrlhf.task_key("grpo_envs/Sorting-v0", "train", 1)]}, None, 400, "this server scores"),
+        (
+            {"query": ["ab"], "prompts": ["a"], "labels": [openrlhf.task_key("grpo_envs/Sorting-v0", "train", 1)]},
+            None,
+            400,
+            "this server scores",
+        ),
     ],
-)  # fmt: skip
+)
 def test_openrlhf_malformed_requests_get_4xx_and_the_server_survives(
     server: openrlhf.RewardServer, body: Any, raw: bytes | None, status: int, message: str, tmp_path: Path
 ) -> None:
@@ -247,8 +279,11 @@ def test_grpo_envs_serve_cli(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([script, "serve", "--env", "grpo_envs/Digits-v0", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [script, "serve", "--env", "grpo_envs/Digits-v0", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:

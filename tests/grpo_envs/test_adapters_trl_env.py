@@ -60,8 +60,14 @@ def test_reset_rebuilds_the_rows_task_and_the_tools_have_schemas() -> None:
 def test_the_reward_of_submit_answer_is_env_steps(kind: str) -> None:
     env, row = _started(PYTOOL, k=1)
     ref = row["reference"]
-    answer = {"right": ref, "wrong": str(int(ref) + 1), "empty": "", "words": "the answer is large",
-              "boxed": f"\\boxed{{{ref}}}", "two answers": f"{int(ref) + 1} or {ref}"}[kind]  # fmt: skip
+    answer = {
+        "right": ref,
+        "wrong": str(int(ref) + 1),
+        "empty": "",
+        "words": "the answer is large",
+        "boxed": f"\\boxed{{{ref}}}",
+        "two answers": f"{int(ref) + 1} or {ref}",
+    }[kind]
     assert env.submit_answer(answer) == "Your answer was recorded. The episode is over."
     reward = env.get_reward()
     step = _reference_env(PYTOOL, row).step(answer if kind == "boxed" else f"\\boxed{{{answer}}}")
@@ -122,8 +128,11 @@ def test_run_python_runs_in_our_sandbox_and_the_episode_matches_env_step() -> No
     assert reply.startswith("Output:\nmarker-7f3a ") and reward == 0.0 and env.steps[0]["reward"] == 0.0
     assert observation.split()[:2] == reply.split()[:2] and reply.endswith("(1 of 4 tool calls used.)")
     env.submit_answer(row["reference"])
-    assert env.get_reward() == 1.0 and env.correct is True and [s["tool"] for s in env.steps] == [
-        "run_python", "submit_answer"]  # fmt: skip
+    assert (
+        env.get_reward() == 1.0
+        and env.correct is True
+        and [s["tool"] for s in env.steps] == ["run_python", "submit_answer"]
+    )
     # Out of turns: truncated, the late answer is refused, the reward is 0 with the reason.
     env.reset(**row)
     replies = [env.run_python("print(1)") for _ in range(4)]
@@ -136,8 +145,14 @@ def test_run_python_runs_in_our_sandbox_and_the_episode_matches_env_step() -> No
 def test_run_tests_is_one_graded_attempt_of_code_repair() -> None:
     public = {"stdin_stdout": [{"input": "3\n", "output": "6\n"}]}
     private = {"stdin_stdout": [{"input": "5\n", "output": "10\n"}, {"input": "0\n", "output": "0\n"}]}
-    rows = [{"prompt": "Read n and print 2n.", "buggy_code": "print(int(input()) + 2)",
-             "public_tests": public, "private_tests": private}]  # fmt: skip
+    rows = [
+        {
+            "prompt": "Read n and print 2n.",
+            "buggy_code": "print(int(input()) + 2)",
+            "public_tests": public,
+            "private_tests": private,
+        }
+    ]
     kw: dict[str, Any] = {"rows": rows, "eval_fraction": 0}
     env, row = _started(REPAIR, **kw)
     reference = _reference_env(REPAIR, row, **kw)
@@ -169,9 +184,13 @@ def _chat_tokenizer() -> Any:
     core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
     core.pre_tokenizer, core.decoder = pre_tokenizers.Split("", "isolated"), decoders.Fuse()
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=core, pad_token="<|endoftext|>", eos_token="<|im_end|>", unk_token="<unk>",
-        additional_special_tokens=["<|im_start|>"], padding_side="left",
-    )  # fmt: skip
+        tokenizer_object=core,
+        pad_token="<|endoftext|>",
+        eos_token="<|im_end|>",
+        unk_token="<unk>",
+        additional_special_tokens=["<|im_start|>"],
+        padding_side="left",
+    )
     tokenizer.chat_template = qwen2_5_chat_template
     return tokenizer
 
@@ -205,8 +224,15 @@ def test_trl_grpo_trainer_calls_our_tools_and_logs_our_rewards(tmp_path: Path, m
 
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
     tokenizer = _chat_tokenizer()
-    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096)  # fmt: skip
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=4096,
+    )
     model = AutoModelForCausalLM.from_config(config)
     sandbox = _Recording()
     data = adapter.dataset(PYTOOL, n=2, seed=0, conversational=True, difficulty=1)
@@ -237,17 +263,31 @@ def test_trl_grpo_trainer_calls_our_tools_and_logs_our_rewards(tmp_path: Path, m
 
         def _calculate_rewards(self, inputs: Any, prompts: Any, completions: Any, ids: Any) -> Any:
             rewards = super()._calculate_rewards(inputs, prompts, completions, ids)
-            seen.append((completions, [(dict(x), list(e.steps), e.get_reward()) for x, e in
-                                       zip(inputs, self.environments, strict=True)]))  # fmt: skip
+            seen.append(
+                (
+                    completions,
+                    [(dict(x), list(e.steps), e.get_reward()) for x, e in zip(inputs, self.environments, strict=True)],
+                )
+            )
             return rewards
 
     args = trl.GRPOConfig(
-        output_dir=str(tmp_path / "trl"), per_device_train_batch_size=4, num_generations=4, max_completion_length=512,
-        max_steps=2, logging_steps=1, report_to="none", use_cpu=True, save_strategy="no", learning_rate=1e-3, seed=0,
-    )  # fmt: skip
+        output_dir=str(tmp_path / "trl"),
+        per_device_train_batch_size=4,
+        num_generations=4,
+        max_completion_length=512,
+        max_steps=2,
+        logging_steps=1,
+        report_to="none",
+        use_cpu=True,
+        save_strategy="no",
+        learning_rate=1e-3,
+        seed=0,
+    )
     factory = adapter.environment_factory(PYTOOL, difficulty=1, sandbox=sandbox)
-    trainer = Scripted(model=model, args=args, processing_class=tokenizer, train_dataset=data,
-                       environment_factory=factory)  # fmt: skip
+    trainer = Scripted(
+        model=model, args=args, processing_class=tokenizer, train_dataset=data, environment_factory=factory
+    )
     trainer.train()
 
     # Real tool calls: TRL parsed 2 calls per rollout from the scripted turns and none failed.

@@ -40,14 +40,26 @@ def test_trl_grpo_trainer_logs_our_rewards(tmp_path: Path) -> None:
 
     recording.__name__ = ours.__name__
     args = trl.GRPOConfig(
-        output_dir=str(tmp_path / "trl"), per_device_train_batch_size=8, num_generations=4, max_completion_length=2,
-        max_steps=2, logging_steps=1, report_to="none", use_cpu=True, save_strategy="no", learning_rate=1e-3,
-        seed=0, temperature=1.0,
-    )  # fmt: skip
+        output_dir=str(tmp_path / "trl"),
+        per_device_train_batch_size=8,
+        num_generations=4,
+        max_completion_length=2,
+        max_steps=2,
+        logging_steps=1,
+        report_to="none",
+        use_cpu=True,
+        save_strategy="no",
+        learning_rate=1e-3,
+        seed=0,
+        temperature=1.0,
+    )
     trainer = trl.GRPOTrainer(
-        model=model, reward_funcs=recording, args=args, processing_class=tokenizer,
+        model=model,
+        reward_funcs=recording,
+        args=args,
+        processing_class=tokenizer,
         train_dataset=adapter.dataset("grpo_envs/Digits-v0", n=32, seed=0),
-    )  # fmt: skip
+    )
     trainer.train()
     logged = [h for h in trainer.state.log_history if f"rewards/{ours.__name__}/mean" in h]
     assert len(logged) == 2 and len(seen) == 2

@@ -51,8 +51,20 @@ ALL_IDS = [pytest.param(i, marks=_marks(i), id=i.split("/")[1]) for i in grpo_en
 
 def test_every_builtin_is_registered() -> None:
     ids = set(grpo_envs.env_ids())
-    assert {f"grpo_envs/{n}" for n in ("Arithmetic-v0", "LinearEquations-v0", "Countdown-v0", "Sorting-v0",
-            "ModularArithmetic-v0", "MathDataset-v0", "CodeTests-v0", "CodeRepair-v0", "PythonTool-v0")} <= ids  # fmt: skip
+    assert {
+        f"grpo_envs/{n}"
+        for n in (
+            "Arithmetic-v0",
+            "LinearEquations-v0",
+            "Countdown-v0",
+            "Sorting-v0",
+            "ModularArithmetic-v0",
+            "MathDataset-v0",
+            "CodeTests-v0",
+            "CodeRepair-v0",
+            "PythonTool-v0",
+        )
+    } <= ids
     if importlib.util.find_spec("reasoning_gym") is not None:
         assert "grpo_envs/ReasoningGym-v0" in ids
 
@@ -193,8 +205,7 @@ def test_rubric_weights_and_not_applicable_terms() -> None:
     def only_long(task: Any, completion: str, result: Any) -> float | None:
         return None if len(completion) < 50 else 0.0
 
-    rubric = Rubric(terms=(format_reward(grpo_envs.BOXED, weight=0.5),
-                           grpo_envs.RewardTerm("long", only_long, 1.0)))  # fmt: skip
+    rubric = Rubric(terms=(format_reward(grpo_envs.BOXED, weight=0.5), grpo_envs.RewardTerm("long", only_long, 1.0)))
     env = gymnasium.make("grpo_envs/Arithmetic-v0", rubric=rubric).unwrapped
     env.reset(seed=0)
     _, reward, _, _, info = env.step("\\boxed{999999}")  # wrong but well formed, short
@@ -246,8 +257,9 @@ def test_subclassing_takes_one_small_class() -> None:
 # -- datasets ----------------------------------------------------------------------------------
 def test_math_dataset_from_rows_and_columns(tmp_path: Any) -> None:
     rows = [{"q": f"What is {k} + {k}?", "a": f"{k} + {k} = {2 * k}\n#### {2 * k}"} for k in range(30)]
-    env = gymnasium.make("grpo_envs/MathDataset-v0", rows=rows, question_key="q", answer_key="a",
-                         eval_fraction=0).unwrapped  # fmt: skip
+    env = gymnasium.make(
+        "grpo_envs/MathDataset-v0", rows=rows, question_key="q", answer_key="a", eval_fraction=0
+    ).unwrapped
     prompt, _ = env.reset(seed=3)
     k = int(env.task.prompt.split()[2])
     assert env.step(f"\\boxed{{{2 * k}}}")[1] == 1.0
@@ -280,8 +292,12 @@ def test_a_code_group_is_verified_concurrently_over_the_pool() -> None:
     from verifiers.sandbox import DockerSandbox
 
     with DockerSandbox(size=4) as box:
-        rows = [{"prompt": "Print the sum of two integers on one line.",
-                 "tests": {"stdin_stdout": [{"input": "2 3\n", "output": "5\n"}]}}]  # fmt: skip
+        rows = [
+            {
+                "prompt": "Print the sum of two integers on one line.",
+                "tests": {"stdin_stdout": [{"input": "2 3\n", "output": "5\n"}]},
+            }
+        ]
         group = make_group("grpo_envs/CodeTests-v0", seed=0, num_generations=8, rows=rows, sandbox=box, eval_fraction=0)
         slow_ok = "```python\nimport time\ntime.sleep(0.5)\na, b = map(int, input().split())\nprint(a + b)\n```"
         start = time.monotonic()
@@ -295,8 +311,14 @@ def test_a_code_group_is_verified_concurrently_over_the_pool() -> None:
 def test_code_repair_feeds_back_public_failures_and_never_reveals_private_tests() -> None:
     public = {"stdin_stdout": [{"input": "3\n", "output": "6\n"}]}
     private = {"stdin_stdout": [{"input": "5\n", "output": "10\n"}, {"input": "0\n", "output": "0\n"}]}
-    rows = [{"prompt": "Read n and print 2n.", "buggy_code": "print(int(input()) + 2)",
-             "public_tests": public, "private_tests": private}]  # fmt: skip
+    rows = [
+        {
+            "prompt": "Read n and print 2n.",
+            "buggy_code": "print(int(input()) + 2)",
+            "public_tests": public,
+            "private_tests": private,
+        }
+    ]
     env = gymnasium.make("grpo_envs/CodeRepair-v0", rows=rows, eval_fraction=0, max_turns=3).unwrapped
     env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step("```python\nprint(int(input()) + 1)\n```")

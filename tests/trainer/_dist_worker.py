@@ -47,9 +47,17 @@ def main(out_dir: str, mode: str, cases: list[str]) -> None:
     torch.set_num_threads(1)
     for case in cases:
         cfg = GRPOConfig(
-            steps=1, prompts_per_step=4, num_generations=4, max_new_tokens=4, learning_rate=1e-3, device="cpu",
-            output_dir=str(Path(out_dir) / f"run-{case}-{mode}"), save_every=0, distributed=mode, **CASES[case],
-        )  # fmt: skip
+            steps=1,
+            prompts_per_step=4,
+            num_generations=4,
+            max_new_tokens=4,
+            learning_rate=1e-3,
+            device="cpu",
+            output_dir=str(Path(out_dir) / f"run-{case}-{mode}"),
+            save_every=0,
+            distributed=mode,
+            **CASES[case],
+        )
         trainer = GRPOTrainer(cfg, env="grpo_envs/Digits-v0", show_progress=False)
         batch = groups(len(trainer.tokenizer), case)
         metrics = trainer._update(trainer.dist.shard(batch))
@@ -94,10 +102,18 @@ def generate_fsdp(out_dir: str) -> None:
 
     _generation.TransformersGenerator._call = record  # type: ignore[method-assign]
     cfg = GRPOConfig(
-        steps=3, prompts_per_step=4, num_generations=4, max_new_tokens=24, learning_rate=1e-3, device="cpu",
-        output_dir=str(Path(out_dir) / "run-fsdp-generate"), save_every=0, distributed="fsdp", beta=0.04,
+        steps=3,
+        prompts_per_step=4,
+        num_generations=4,
+        max_new_tokens=24,
+        learning_rate=1e-3,
+        device="cpu",
+        output_dir=str(Path(out_dir) / "run-fsdp-generate"),
+        save_every=0,
+        distributed="fsdp",
+        beta=0.04,
         eval_prompts=4,
-    )  # fmt: skip
+    )
     trainer = GRPOTrainer(cfg, model=model, tokenizer=tok, env="grpo_envs/Digits-v0", show_progress=False)
     for _ in range(cfg.steps):
         trainer.step()

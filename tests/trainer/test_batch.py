@@ -40,8 +40,9 @@ def _groups(seed: int = 3, *, prompts: int = 3, g: int = 4, empty: bool = True, 
     return rows
 
 
-def _logps_and_grads(model: Any, batch: dict[str, torch.Tensor], rows: slice, *, share: bool,
-                     temperature: float = 1.0) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:  # fmt: skip
+def _logps_and_grads(
+    model: Any, batch: dict[str, torch.Tensor], rows: slice, *, share: bool, temperature: float = 1.0
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     model.zero_grad(set_to_none=True)
     logps = sequence_logps(model, batch, rows, device=CPU, temperature=temperature, share_prefix=share)
     weights = torch.linspace(-1.0, 1.0, logps.numel()).reshape(logps.shape)  # every token counts differently
@@ -132,9 +133,17 @@ def test_trainer_update_is_the_same_with_and_without_prompt_sharing(tmp_path: Pa
     results = []
     for share in (False, True):
         cfg = GRPOConfig(
-            steps=1, prompts_per_step=3, num_generations=4, max_new_tokens=6, learning_rate=1e-3, device="cpu",
-            output_dir=str(tmp_path / f"run-{share}"), save_every=0, beta=0.04, micro_batch_size=5,
-        )  # fmt: skip
+            steps=1,
+            prompts_per_step=3,
+            num_generations=4,
+            max_new_tokens=6,
+            learning_rate=1e-3,
+            device="cpu",
+            output_dir=str(tmp_path / f"run-{share}"),
+            save_every=0,
+            beta=0.04,
+            micro_batch_size=5,
+        )
         trainer = GRPOTrainer(cfg, env="grpo_envs/Digits-v0", show_progress=False)
         trainer.share_prefix = share
         rows = _groups(seed=5, empty=False, vocab=len(trainer.tokenizer))

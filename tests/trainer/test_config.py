@@ -108,8 +108,18 @@ def test_a_run_saved_with_old_names_resumes(tmp_path: Path) -> None:
     cfg = GRPOConfig(lora={"r": 4}, epsilon=(0.2, 0.28), output_dir=str(tmp_path))
     plan = open_run(tmp_path, config=cfg.to_dict())
     saved = {k: v for k, v in cfg.to_dict().items() if k not in ("lora", "epsilon")}
-    saved.update(lora_r=4, lora_alpha=16, lora_dropout=0.0, lora_target_modules="all-linear", epsilon=0.2,
-                 epsilon_high=0.28, top_p=1.0, weight_decay=0.0, bf16=True, share_prefix=True)  # fmt: skip
+    saved.update(
+        lora_r=4,
+        lora_alpha=16,
+        lora_dropout=0.0,
+        lora_target_modules="all-linear",
+        epsilon=0.2,
+        epsilon_high=0.28,
+        top_p=1.0,
+        weight_decay=0.0,
+        bf16=True,
+        share_prefix=True,
+    )
     step = tmp_path / "checkpoints" / "step-000002"
     step.mkdir(parents=True)
     (step / "trainer_state.json").write_text(json.dumps({"step": 2, "run_id": plan.run_id, "config": saved}))

@@ -74,8 +74,7 @@ def test_eos_truncation_and_truncated_flag(tok: Any) -> None:
 
 def test_generate_passes_cache_and_sampling_options_and_restores_train_mode(tok: Any) -> None:
     lm = ScriptedLM(lambda c: [EOS])
-    TransformersGenerator(lm, tok, CPU).generate([[4]], max_new_tokens=5, temperature=0.7, top_p=0.9,
-                                                 min_new_tokens=2)  # fmt: skip
+    TransformersGenerator(lm, tok, CPU).generate([[4]], max_new_tokens=5, temperature=0.7, top_p=0.9, min_new_tokens=2)
     (call,) = lm.calls
     assert call["use_cache"] is True and call["do_sample"] is True and call["training"] is False
     assert (call["temperature"], call["top_p"], call["top_k"], call["min_new_tokens"]) == (0.7, 0.9, 0, 2)
@@ -115,8 +114,9 @@ def test_all_contexts_go_in_one_generate_call(tok: Any, monkeypatch: pytest.Monk
     assert len(out) == 100 and len(calls) == 1 and calls[0][0] == 100
     assert model.training  # demo_model starts in train mode; generate restores it
     calls.clear()
-    TransformersGenerator(model, tok, CPU, batch_size=40).generate(contexts, max_new_tokens=2, temperature=1.0,
-                                                                   top_p=1.0)  # fmt: skip
+    TransformersGenerator(model, tok, CPU, batch_size=40).generate(
+        contexts, max_new_tokens=2, temperature=1.0, top_p=1.0
+    )
     assert [c[0] for c in calls] == [40, 40, 20]
 
 
@@ -125,8 +125,9 @@ def test_repeated_contexts_are_prefilled_once_and_sample_as_without_sharing(tok:
     prompts = [tok("c7=")["input_ids"], tok("p12=")["input_ids"], [5], tok("m34=")["input_ids"]]
     contexts = [p for p in prompts for _ in range(4)] + [[6, 7]]  # G = 4, mixed lengths, one single context
     shapes: list[tuple[int, ...]] = []
-    hook = model.register_forward_pre_hook(lambda _, args, kwargs: shapes.append(tuple(kwargs["input_ids"].shape)),
-                                           with_kwargs=True)  # fmt: skip
+    hook = model.register_forward_pre_hook(
+        lambda _, args, kwargs: shapes.append(tuple(kwargs["input_ids"].shape)), with_kwargs=True
+    )
     samples = {}
     for share in (True, False):
         shapes.clear()
@@ -148,8 +149,15 @@ class OracleGenerator:
         self.tok = tokenizer
         self.calls: list[tuple[int, int, int]] = []
 
-    def generate(self, contexts: list[list[int]], *, max_new_tokens: int, temperature: float, top_p: float,
-                 min_new_tokens: int = 0) -> list[Sample]:  # fmt: skip
+    def generate(
+        self,
+        contexts: list[list[int]],
+        *,
+        max_new_tokens: int,
+        temperature: float,
+        top_p: float,
+        min_new_tokens: int = 0,
+    ) -> list[Sample]:
         self.calls.append((len(contexts), max_new_tokens, min_new_tokens))
         out = []
         for k, ctx in enumerate(contexts):
@@ -164,9 +172,20 @@ def test_a_custom_generator_plugged_into_rollout_is_used(tok: Any) -> None:
     oracle = OracleGenerator(tok)
     assert isinstance(oracle, Generator)
     envs = [gymnasium.make("grpo_envs/Digits-v0") for _ in range(3)]
-    groups = rollout(None, tok, envs, [11, 12, 13], 4, max_new_tokens=2, temperature=1.0, top_p=1.0, device=CPU,
-                     make_env=lambda: gymnasium.make("grpo_envs/Digits-v0"), min_new_tokens=1,
-                     generator=oracle)  # fmt: skip
+    groups = rollout(
+        None,
+        tok,
+        envs,
+        [11, 12, 13],
+        4,
+        max_new_tokens=2,
+        temperature=1.0,
+        top_p=1.0,
+        device=CPU,
+        make_env=lambda: gymnasium.make("grpo_envs/Digits-v0"),
+        min_new_tokens=1,
+        generator=oracle,
+    )
     assert oracle.calls == [(12, 2, 1)]  # every completion of the step in one call
     assert [[r.reward for r in g] for g in groups] == [[1.0, 0.0, 1.0, 0.0]] * 3
     assert all(r.ids[-1] == tok.eos_token_id and r.mask == [1, 1] for g in groups for r in g)
@@ -193,8 +212,19 @@ class Echo(gymnasium.Env[str, str]):
 def test_a_custom_generator_drives_multi_turn_rollouts(tok: Any) -> None:
     oracle = OracleGenerator(tok)  # odd positions answer wrongly, so they get a second turn
     envs = [Echo() for _ in range(4)]
-    groups = rollout(None, tok, envs, [1, 2], 2, max_new_tokens=2, temperature=1.0, top_p=1.0, device=CPU,
-                     make_env=Echo, generator=oracle)  # fmt: skip
+    groups = rollout(
+        None,
+        tok,
+        envs,
+        [1, 2],
+        2,
+        max_new_tokens=2,
+        temperature=1.0,
+        top_p=1.0,
+        device=CPU,
+        make_env=Echo,
+        generator=oracle,
+    )
     assert oracle.calls == [(4, 2, 0), (2, 2, 0)]
     assert all(len(g) == 2 for g in groups)
     assert sum(0 in r.mask for g in groups for r in g) == 2  # env tokens after the wrong first turns
@@ -206,6 +236,16 @@ def test_a_generator_returning_the_wrong_count_is_an_error(tok: Any) -> None:
             return []
 
     with pytest.raises(TrainerError, match="returned 0 samples for 4 contexts"):
-        rollout(None, tok, [gymnasium.make("grpo_envs/Digits-v0")], [1], 4, max_new_tokens=1, temperature=1.0,
-                top_p=1.0, device=CPU, make_env=lambda: gymnasium.make("grpo_envs/Digits-v0"),
-                generator=Short())  # fmt: skip
+        rollout(
+            None,
+            tok,
+            [gymnasium.make("grpo_envs/Digits-v0")],
+            [1],
+            4,
+            max_new_tokens=1,
+            temperature=1.0,
+            top_p=1.0,
+            device=CPU,
+            make_env=lambda: gymnasium.make("grpo_envs/Digits-v0"),
+            generator=Short(),
+        )

@@ -30,11 +30,35 @@ ENV = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "PYTHONWARNI
 
 def train_cmd(out: Path, steps: int, *extra: str) -> list[str]:
     return [
-        str(SCRIPT), "train", "--env", "grpo_envs/Digits-v0", "--steps", str(steps), "--prompts_per_step", "4",
-        "--num_generations", "4", "--max_new_tokens", "1", "--beta", "0.0", "--learning_rate", "3e-3",
-        "--save_every", "2", "--keep_checkpoints", "2", "--eval_prompts", "2", "--device", "cpu",
-        "--output_dir", str(out), "--no-progress", *extra,
-    ]  # fmt: skip
+        str(SCRIPT),
+        "train",
+        "--env",
+        "grpo_envs/Digits-v0",
+        "--steps",
+        str(steps),
+        "--prompts_per_step",
+        "4",
+        "--num_generations",
+        "4",
+        "--max_new_tokens",
+        "1",
+        "--beta",
+        "0.0",
+        "--learning_rate",
+        "3e-3",
+        "--save_every",
+        "2",
+        "--keep_checkpoints",
+        "2",
+        "--eval_prompts",
+        "2",
+        "--device",
+        "cpu",
+        "--output_dir",
+        str(out),
+        "--no-progress",
+        *extra,
+    ]
 
 
 def train(out: Path, steps: int, *extra: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
@@ -156,8 +180,9 @@ def test_resume_with_fewer_steps_than_the_checkpoint_names_both(old_run: Path, t
 def _kill_during_overwrite(old_run: Path, tmp_path: Path, ready: Any) -> tuple[Path, Path, dict[str, str], str]:
     run = copy_of(old_run, tmp_path)
     before, old_id = snapshot(run), run_id(run)
-    child = subprocess.Popen(train_cmd(run, 400, "--overwrite"), stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, env=ENV)  # fmt: skip
+    child = subprocess.Popen(
+        train_cmd(run, 400, "--overwrite"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV
+    )
     deadline = time.monotonic() + 240
     try:
         while not ready(run):
@@ -200,9 +225,18 @@ def test_kill_9_mid_new_run_leaves_two_whole_runs(old_run: Path, tmp_path: Path)
 # -- the Python API ---------------------------------------------------------------------------------
 def tiny(out: Path, **overrides: Any) -> GRPOConfig:
     base = dict(
-        steps=2, prompts_per_step=2, num_generations=2, max_new_tokens=1, beta=0.0, env="grpo_envs/Digits-v0",
-        output_dir=str(out), save_every=1, keep_checkpoints=1, eval_prompts=2, device="cpu",
-    )  # fmt: skip
+        steps=2,
+        prompts_per_step=2,
+        num_generations=2,
+        max_new_tokens=1,
+        beta=0.0,
+        env="grpo_envs/Digits-v0",
+        output_dir=str(out),
+        save_every=1,
+        keep_checkpoints=1,
+        eval_prompts=2,
+        device="cpu",
+    )
     base.update(overrides)
     return GRPOConfig(**base)
 
@@ -233,8 +267,15 @@ def test_a_directory_with_only_a_run_file_is_not_a_run(tmp_path: Path) -> None:
 def test_pruning_never_touches_another_runs_checkpoints(tmp_path: Path) -> None:
     trainer = GRPOTrainer(tiny(tmp_path / "run"), show_progress=False)
     root = tmp_path / "ckpt"
-    parts = dict(model=trainer.model, tokenizer=trainer.tokenizer, optimizer=trainer.optimizer,
-                 scheduler=trainer.scheduler, config={}, extra={}, keep=2)  # fmt: skip
+    parts = dict(
+        model=trainer.model,
+        tokenizer=trainer.tokenizer,
+        optimizer=trainer.optimizer,
+        scheduler=trainer.scheduler,
+        config={},
+        extra={},
+        keep=2,
+    )
     for step in (6, 8):
         save_checkpoint(root, step, run_id="old", **parts)
     for step in (1, 2, 3, 4):

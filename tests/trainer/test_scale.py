@@ -26,9 +26,18 @@ CASES = ["grpo", "dapo_skip", "dr_grpo"]
 
 def tiny(tmp_path: Path, **overrides: Any) -> GRPOConfig:
     base = dict(
-        steps=2, prompts_per_step=4, num_generations=4, max_new_tokens=3, learning_rate=1e-2, beta=0.04,
-        output_dir=str(tmp_path / "run"), save_every=0, eval_prompts=4, device="cpu", lora={"r": 4},
-    )  # fmt: skip
+        steps=2,
+        prompts_per_step=4,
+        num_generations=4,
+        max_new_tokens=3,
+        learning_rate=1e-2,
+        beta=0.04,
+        output_dir=str(tmp_path / "run"),
+        save_every=0,
+        eval_prompts=4,
+        device="cpu",
+        lora={"r": 4},
+    )
     base.update(overrides)
     return GRPOConfig(**base)
 
@@ -106,8 +115,13 @@ def _torchrun(*args: str, nproc: int = 2, timeout: float = 240, ok: bool = True)
 def updates(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The same global batch, updated by 1 process, by 2 DDP ranks and by 2 FSDP ranks."""
     out = tmp_path_factory.mktemp("dist")
-    single = subprocess.run([sys.executable, str(WORKER), str(out), "ddp", ",".join(CASES)], capture_output=True,
-                            text=True, timeout=240, env=_env())  # fmt: skip
+    single = subprocess.run(
+        [sys.executable, str(WORKER), str(out), "ddp", ",".join(CASES)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=_env(),
+    )
     assert single.returncode == 0, single.stderr[-4000:]
     _torchrun(str(WORKER), str(out), "ddp", ",".join(CASES))
     _torchrun(str(WORKER), str(out), "fsdp", "grpo,dapo_skip")
@@ -166,9 +180,29 @@ def test_fsdp_generation_keeps_ranks_in_step_when_they_stop_at_different_lengths
 @pytest.mark.slow
 def test_torchrun_training_run_logs_once_and_resumes(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    flags = ["-m", "trainer", "--env", "grpo_envs/Digits-v0", "--device", "cpu", "--prompts_per_step", "4",
-             "--num_generations", "4", "--max_new_tokens", "3", "--eval_prompts", "4", "--save_every", "1",
-             "--output_dir", str(run), "--no-progress", "--learning_rate", "1e-3"]  # fmt: skip
+    flags = [
+        "-m",
+        "trainer",
+        "--env",
+        "grpo_envs/Digits-v0",
+        "--device",
+        "cpu",
+        "--prompts_per_step",
+        "4",
+        "--num_generations",
+        "4",
+        "--max_new_tokens",
+        "3",
+        "--eval_prompts",
+        "4",
+        "--save_every",
+        "1",
+        "--output_dir",
+        str(run),
+        "--no-progress",
+        "--learning_rate",
+        "1e-3",
+    ]
     _torchrun(*flags, "--steps", "2")
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [1, 2], "rank 0 alone writes one row per step"

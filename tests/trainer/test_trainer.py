@@ -26,9 +26,17 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 def tiny(tmp_path: Path, **overrides: Any) -> GRPOConfig:
     base = dict(
-        steps=3, prompts_per_step=4, num_generations=4, max_new_tokens=2, learning_rate=1e-3, beta=0.04,
-        output_dir=str(tmp_path / "run"), save_every=0, eval_prompts=4, device="cpu",
-    )  # fmt: skip
+        steps=3,
+        prompts_per_step=4,
+        num_generations=4,
+        max_new_tokens=2,
+        learning_rate=1e-3,
+        beta=0.04,
+        output_dir=str(tmp_path / "run"),
+        save_every=0,
+        eval_prompts=4,
+        device="cpu",
+    )
     base.update(overrides)
     return GRPOConfig(**base)
 
@@ -66,8 +74,21 @@ def test_trains_on_a_plain_gymnasium_env(tmp_path: Path) -> None:
     result = trainer.train()
     log = rows(tmp_path / "run" / "metrics.jsonl")
     assert [r["step"] for r in log] == [1, 2, 3]
-    for key in ("reward_mean", "reward_std", "correct_rate", "kl", "clip_low", "clip_high", "completion_len_mean",
-                "completion_len_max", "truncated_frac", "zero_variance_frac", "loss", "grad_norm", "lr"):  # fmt: skip
+    for key in (
+        "reward_mean",
+        "reward_std",
+        "correct_rate",
+        "kl",
+        "clip_low",
+        "clip_high",
+        "completion_len_mean",
+        "completion_len_max",
+        "truncated_frac",
+        "zero_variance_frac",
+        "loss",
+        "grad_norm",
+        "lr",
+    ):
         assert key in log[0], key
     assert all(0 <= r["correct_rate"] <= 1 for r in log)
     perf = rows(tmp_path / "run" / "perf.jsonl")
@@ -94,11 +115,22 @@ def test_multi_turn_env_tokens_are_masked_out(tmp_path: Path) -> None:
 
 def _options_config(tmp_path: Path, name: str, **overrides: Any) -> GRPOConfig:
     values: dict[str, Any] = dict(
-        steps=3, prompts_per_step=8, num_generations=8, max_new_tokens=2, learning_rate=1e-2,
-        output_dir=str(tmp_path / name), save_every=0, eval_prompts=2, device="cpu", env="grpo_envs/Digits-v0",
-        num_iterations=2, micro_batch_size=16, warmup_steps=1, lr_scheduler="cosine",
+        steps=3,
+        prompts_per_step=8,
+        num_generations=8,
+        max_new_tokens=2,
+        learning_rate=1e-2,
+        output_dir=str(tmp_path / name),
+        save_every=0,
+        eval_prompts=2,
+        device="cpu",
+        env="grpo_envs/Digits-v0",
+        num_iterations=2,
+        micro_batch_size=16,
+        warmup_steps=1,
+        lr_scheduler="cosine",
         mask_truncated_completions=False,  # 2 tokens: most completions are cut off
-    )  # fmt: skip
+    )
     return load_config(preset="dapo", overrides={**values, **overrides})
 
 
@@ -187,11 +219,36 @@ def test_config_precedence_preset_file_flags(tmp_path: Path) -> None:
 # -- checkpoints, Ctrl-C, SIGKILL and --resume ----------------------------------------------------
 def _train_cmd(out: Path, steps: int, *extra: str) -> list[str]:
     return [
-        sys.executable, "-m", "trainer", "--env", "grpo_envs/Digits-v0", "--steps", str(steps),
-        "--prompts_per_step", "4", "--num_generations", "4", "--max_new_tokens", "1", "--beta", "0.04",
-        "--learning_rate", "3e-3", "--save_every", "2", "--keep_checkpoints", "2", "--eval_prompts", "2",
-        "--device", "cpu", "--output_dir", str(out), "--no-progress", *extra,
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "trainer",
+        "--env",
+        "grpo_envs/Digits-v0",
+        "--steps",
+        str(steps),
+        "--prompts_per_step",
+        "4",
+        "--num_generations",
+        "4",
+        "--max_new_tokens",
+        "1",
+        "--beta",
+        "0.04",
+        "--learning_rate",
+        "3e-3",
+        "--save_every",
+        "2",
+        "--keep_checkpoints",
+        "2",
+        "--eval_prompts",
+        "2",
+        "--device",
+        "cpu",
+        "--output_dir",
+        str(out),
+        "--no-progress",
+        *extra,
+    ]
 
 
 def _weights(path: Path) -> dict[str, torch.Tensor]:
@@ -217,8 +274,9 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run_bit_for_bit(tmp_path: 
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
     assert not list((killed / "checkpoints").glob("step-000008"))
-    resumed = subprocess.run(_train_cmd(killed, steps, "--resume"), capture_output=True, text=True, env=env,
-                             timeout=300)  # fmt: skip
+    resumed = subprocess.run(
+        _train_cmd(killed, steps, "--resume"), capture_output=True, text=True, env=env, timeout=300
+    )
     assert resumed.returncode == 0, resumed.stderr
     a_rows, b_rows = rows(straight / "metrics.jsonl"), rows(killed / "metrics.jsonl")
     assert b_rows[0].pop("run_id") == json.loads((killed / "run.json").read_text())["run_id"], "the run kept its id"
@@ -241,15 +299,18 @@ def test_ctrl_c_saves_a_checkpoint_and_resume_needs_the_same_config(tmp_path: Pa
     assert child.returncode == 130, stderr
     saved = sorted((out / "checkpoints").glob("step-*"))
     assert saved and json.loads((saved[-1] / "trainer_state.json").read_text())["step"] >= 3
-    other = subprocess.run(_train_cmd(out, 400, "--resume", "--learning_rate", "1e-4"), capture_output=True,
-                           text=True, timeout=120)  # fmt: skip
+    other = subprocess.run(
+        _train_cmd(out, 400, "--resume", "--learning_rate", "1e-4"), capture_output=True, text=True, timeout=120
+    )
     assert other.returncode == 2 and "another config" in other.stderr
 
 
 @pytest.mark.slow
 def test_the_demo_learns(tmp_path: Path) -> None:
-    cfg = load_config(Path(__file__).resolve().parents[2] / "configs" / "demo.toml",
-                      overrides={"steps": 200, "output_dir": str(tmp_path / "demo"), "save_every": 0, "eval_every": 0})  # fmt: skip
+    cfg = load_config(
+        Path(__file__).resolve().parents[2] / "configs" / "demo.toml",
+        overrides={"steps": 200, "output_dir": str(tmp_path / "demo"), "save_every": 0, "eval_every": 0},
+    )
     GRPOTrainer(cfg, show_progress=False).train()
     log = rows(tmp_path / "demo" / "metrics.jsonl")
     first = sum(r["correct_rate"] for r in log[:10]) / 10

@@ -16,8 +16,13 @@ def fenced(source: str) -> str:
     return f"Here is my solution.\n```python\n{source}\n```\nIt reads the input and prints."
 
 
-ADD = {"stdin_stdout": [{"input": "2 3\n", "output": "5\n"}, {"input": "10 -4\n", "output": "6\n"},
-                        {"input": "0 0\n", "output": "0\n"}]}  # fmt: skip
+ADD = {
+    "stdin_stdout": [
+        {"input": "2 3\n", "output": "5\n"},
+        {"input": "10 -4\n", "output": "6\n"},
+        {"input": "0 0\n", "output": "0\n"},
+    ]
+}
 DOUBLE = {"fn_name": "double", "inputs": [[1], [2], [5]], "outputs": [2, 4, 10]}
 INC = {
     "asserts": "assert inc(1) == 2\nassert inc(-1) == 0\nassert inc(10) == 11",
@@ -90,14 +95,17 @@ def test_sandbox_failure_is_status_error() -> None:
         (ExecResult(timed_out=True), "time limit"),
         (ExecResult(oom_killed=True), "memory limit"),
         (ExecResult(truncated=True, stdout="5\n"), "output limit"),
-        (ExecResult(exit_code=1, stderr="Traceback...\nZeroDivisionError: division by zero\n"),
-         "runtime error (exit status 1: ZeroDivisionError: division by zero)"),
+        (
+            ExecResult(exit_code=1, stderr="Traceback...\nZeroDivisionError: division by zero\n"),
+            "runtime error (exit status 1: ZeroDivisionError: division by zero)",
+        ),
         (ExecResult(exit_code=0, stdout="all tests passed\n"), "wrong answer"),
     ],
-)  # fmt: skip
+)
 def test_failure_kinds_are_named(result: ExecResult, kind: str) -> None:
-    r = vc.verify({"stdin_stdout": [{"input": "", "output": "5\n"}]}, "print(5)",
-                  sandbox=FakeSandbox(on_run=lambda c, s: result))  # fmt: skip
+    r = vc.verify(
+        {"stdin_stdout": [{"input": "", "output": "5\n"}]}, "print(5)", sandbox=FakeSandbox(on_run=lambda c, s: result)
+    )
     assert r.status == "incorrect" and kind in r.reason
 
 
@@ -158,9 +166,12 @@ def test_tests_from_row_styles() -> None:
     )
     assert mbpp["entry_point"] == "similar"
     lcb = vc.tests_from_row(
-        {"public_test_cases": json.dumps([{"input": "[1, 2]\n3", "output": "6", "testtype": "functional"}]),
-         "metadata": json.dumps({"func_name": "f"})}, style="livecodebench",
-    )  # fmt: skip
+        {
+            "public_test_cases": json.dumps([{"input": "[1, 2]\n3", "output": "6", "testtype": "functional"}]),
+            "metadata": json.dumps({"func_name": "f"}),
+        },
+        style="livecodebench",
+    )
     assert lcb == {"fn_name": "f", "inputs": [[[1, 2], 3]], "outputs": [6], "json_outputs": True}
     lcb_stdin = vc.tests_from_row(
         {"public_test_cases": [{"input": "1\n", "output": "2\n", "testtype": "stdin"}]},
@@ -228,8 +239,7 @@ class TestInTheSandbox:
         slow = "def double(x):\n    import time\n    if x == 2:\n        time.sleep(30)\n    return 2 * x"
         r = vc.verify(DOUBLE, fenced(slow), sandbox=box, timeout_s=1)
         assert r.reward == pytest.approx(2 / 3) and "time limit" in r.reason
-        r = vc.verify(INC, fenced("def inc(x):\n    while True: pass"), sandbox=box, timeout_s=0.5,
-                      suite_timeout_s=2)  # fmt: skip
+        r = vc.verify(INC, fenced("def inc(x):\n    while True: pass"), sandbox=box, timeout_s=0.5, suite_timeout_s=2)
         assert r.reward == 0.0 and "time limit" in r.reason
 
     def test_humaneval_helpers_come_from_the_dataset(self, box: DockerSandbox) -> None:
@@ -260,8 +270,9 @@ class TestInTheSandbox:
         assert [round(r.reward, 2) for r in results] == [1.0, 0.33, 0.0, 0.0]
 
     def test_verify_many_one_suite_per_completion(self, box: DockerSandbox) -> None:
-        results = vc.verify_many([DOUBLE, INC], [fenced("def double(x): return 2*x"),
-                                                 fenced("def inc(x): return x")], sandbox=box)  # fmt: skip
+        results = vc.verify_many(
+            [DOUBLE, INC], [fenced("def double(x): return 2*x"), fenced("def inc(x): return x")], sandbox=box
+        )
         assert [r.correct for r in results] == [True, False]
 
 

@@ -19,12 +19,16 @@ pytestmark = pytest.mark.docker
 
 class TestMutationAndOutput:
     def test_in_place_changes_to_arguments_are_copied_back(self, box: DockerSandbox) -> None:
-        program = ("def sort_in_place(xs):\n    xs.sort()\n\ndef add_key(d):\n    d['new'] = [1]\n\n"
-                   "def push_inner(grid):\n    grid[0].append(9)\n\ndef enqueue(q, x):\n    q.append(x)\n")  # fmt: skip
-        tests = {"asserts": "xs = [3, 1, 2]\nsort_in_place(xs)\nassert xs == [1, 2, 3]\n"
-                 "d = {'a': 1}\nadd_key(d)\nassert d == {'a': 1, 'new': [1]}\n"
-                 "grid = [[1], [2]]\nrow = grid[0]\npush_inner(grid)\nassert row == [1, 9] and grid[0] is row\n"
-                 "q = []\nenqueue(q, 1)\nenqueue(q, 2)\nassert q == [1, 2]"}  # fmt: skip
+        program = (
+            "def sort_in_place(xs):\n    xs.sort()\n\ndef add_key(d):\n    d['new'] = [1]\n\n"
+            "def push_inner(grid):\n    grid[0].append(9)\n\ndef enqueue(q, x):\n    q.append(x)\n"
+        )
+        tests = {
+            "asserts": "xs = [3, 1, 2]\nsort_in_place(xs)\nassert xs == [1, 2, 3]\n"
+            "d = {'a': 1}\nadd_key(d)\nassert d == {'a': 1, 'new': [1]}\n"
+            "grid = [[1], [2]]\nrow = grid[0]\npush_inner(grid)\nassert row == [1, 9] and grid[0] is row\n"
+            "q = []\nenqueue(q, 1)\nenqueue(q, 2)\nassert q == [1, 2]"
+        }
         r = judged(box, tests, program)
         assert r.correct, r.reason
         copies = program.replace("xs.sort()", "xs = sorted(xs)")
@@ -33,8 +37,10 @@ class TestMutationAndOutput:
         assert failed == ["test_1"], r.reason  # "assert xs == [1, 2, 3]"
 
     def test_copy_back_writes_only_values(self, box: DockerSandbox) -> None:
-        program = ("class Anything:\n    def __eq__(self, other):\n        return True\n\n"
-                   "def fill(xs):\n    xs.append(Anything())\n")  # fmt: skip
+        program = (
+            "class Anything:\n    def __eq__(self, other):\n        return True\n\n"
+            "def fill(xs):\n    xs.append(Anything())\n"
+        )
         assert not judged(box, {"asserts": "xs = [1]\nfill(xs)\nassert xs == [1, 2]"}, program).correct
         checks = {"asserts": "xs = [1]\nfill(xs)\nassert len(xs) == 2 and type(xs[1]).__module__ != 'solution'"}
         assert judged(box, checks, program).correct
@@ -70,14 +76,18 @@ def test_reassigned_stdout():
         assert r.reward == 0.0
 
     def test_assert_suites_have_a_helper_for_printed_output(self, box: DockerSandbox) -> None:
-        tests = {"asserts": "from judge import printed\nwith printed() as out:\n    show([1, 2])\n"
-                 "assert out.text == '1\\n2\\n'"}  # fmt: skip
+        tests = {
+            "asserts": "from judge import printed\nwith printed() as out:\n    show([1, 2])\n"
+            "assert out.text == '1\\n2\\n'"
+        }
         assert judged(box, tests, self.PRINTS).correct
         assert not judged(box, tests, self.PRINTS.replace("print(x)", "print(x + 1)")).correct
 
-    READS = ("import sys\n\ndef ask():\n    name = input('name? ')\n    return f'hi {name}'\n\n"
-             "def total():\n    return sum(int(line) for line in sys.stdin)\n\n"
-             "def first():\n    return sys.stdin.readline().strip()\n")  # fmt: skip
+    READS = (
+        "import sys\n\ndef ask():\n    name = input('name? ')\n    return f'hi {name}'\n\n"
+        "def total():\n    return sum(int(line) for line in sys.stdin)\n\n"
+        "def first():\n    return sys.stdin.readline().strip()\n"
+    )
 
     def test_what_a_call_reads_comes_from_the_tests_input(self, box: DockerSandbox) -> None:
         tests = """import io, sys

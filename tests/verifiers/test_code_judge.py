@@ -74,8 +74,10 @@ class TestJudgedAsserts:
         assert r.reward == 0.0 and not r.correct
         # a program that forges its server's answer (it runs in that process: it can)
         not_a_value = "import __main__\n__main__.Codec.encode = lambda self, v: ['x', 'forged']\n" + RIGHT
-        caught = {"asserts": "try:\n    divide(1, 2)\nexcept:\n    pass\nassert divide is not None",
-                  "entry_point": "divide"}  # fmt: skip
+        caught = {
+            "asserts": "try:\n    divide(1, 2)\nexcept:\n    pass\nassert divide is not None",
+            "entry_point": "divide",
+        }
         r = vc.verify(caught, fenced(not_a_value), sandbox=box)
         assert r.reward < 1.0 and "not a plain value" in r.reason
 
@@ -131,8 +133,10 @@ class TestJudgedAsserts:
             "import sys\ndef double(x):\n    if x == 2:\n        sys.stdout.write('x' * (6 << 20))\n    return 2 * x"
         )
         calls = {"fn_name": "double", "inputs": [[1], [2], [3]], "outputs": [2, 4, 6]}
-        asserts = {"asserts": "assert double(1) == 2\nassert double(2) == 4\nassert double(3) == 6",
-                   "entry_point": "double"}  # fmt: skip
+        asserts = {
+            "asserts": "assert double(1) == 2\nassert double(2) == 4\nassert double(3) == 6",
+            "entry_point": "double",
+        }
         for tests in (calls, asserts):
             r = vc.verify(tests, fenced(flood), sandbox=box)
             assert r.reward == pytest.approx(2 / 3) and "output limit" in r.reason, r
@@ -212,8 +216,15 @@ class TestGroup:
 def test_a_pytest_file_is_one_test_per_function() -> None:
     suite = parse_suite({"pytest": PYTEST_FILE})
     names = [c.split("'")[1] for c in suite.cases]
-    assert names == ["test_add", "test_add_many", "test_add_floats", "test_raises_on_strings",
-                     "test_with_a_fixture", "TestGroup::test_zero", "TestGroup::test_negative"]  # fmt: skip
+    assert names == [
+        "test_add",
+        "test_add_many",
+        "test_add_floats",
+        "test_raises_on_strings",
+        "test_with_a_fixture",
+        "TestGroup::test_zero",
+        "TestGroup::test_negative",
+    ]
     assert vc.tests_from_row({"test_code": PYTEST_FILE}, style="pytest") == {"pytest": PYTEST_FILE}
     with pytest.raises(VerifierInputError, match="no test_"):
         parse_suite({"pytest": "from solution import f\nassert f(1) == 2"})
@@ -244,14 +255,21 @@ def test_every_kodcode_reference_passes_and_a_broken_variant_does_not(box: Docke
     rows = realdata.rows("code/kodcode_verified.jsonl")
     tests = [vc.tests_from_row(r, style="pytest") for r in rows]
     results = vc.verify_many(tests, [fenced(r["solution"]) for r in rows], sandbox=box, timeout_s=30)
-    failed = {(r["subset"], r["metadata"]["prompt_id"]): v.reason for r, v in zip(rows, results, strict=True)
-              if not v.correct}  # fmt: skip
+    failed = {
+        (r["subset"], r["metadata"]["prompt_id"]): v.reason for r, v in zip(rows, results, strict=True) if not v.correct
+    }
     assert set(failed) == set(NEEDS), {k: failed.get(k) for k in set(failed) ^ set(NEEDS)}
     variants = [realdata.broken(r["solution"]) for r in rows]
     # a test file that defines the function it tests (its own copy) cannot tell programs apart
-    own_copy = {k for k, r in enumerate(rows) if "solution" not in r["test_code"]
-                and all(re.search(rf"^def {name}\b", r["test_code"], re.M)
-                        for name in re.findall(r"^def (\w+)", r["solution"], re.M))}  # fmt: skip
+    own_copy = {
+        k
+        for k, r in enumerate(rows)
+        if "solution" not in r["test_code"]
+        and all(
+            re.search(rf"^def {name}\b", r["test_code"], re.M)
+            for name in re.findall(r"^def (\w+)", r["solution"], re.M)
+        )
+    }
     assert ("alg", "00000041") in {(rows[k]["subset"], rows[k]["metadata"]["prompt_id"]) for k in own_copy}
     assert len(own_copy) <= 6, "only a few test files carry their own copy"
     changed = [k for k, r in enumerate(rows) if variants[k] != r["solution"] and k not in own_copy]

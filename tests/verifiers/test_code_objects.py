@@ -57,9 +57,11 @@ class TestHandles:
         assert not r.correct and "assert" in r.reason
 
     def test_leetcode_solution_classes_and_plain_module_values(self, box: DockerSandbox) -> None:
-        program = ("MOD = 10**9 + 7\n\nclass Solution:\n    def twoSum(self, nums, target):\n"
-                   "        seen = {}\n        for i, x in enumerate(nums):\n            if target - x in seen:\n"
-                   "                return [seen[target - x], i]\n            seen[x] = i\n")  # fmt: skip
+        program = (
+            "MOD = 10**9 + 7\n\nclass Solution:\n    def twoSum(self, nums, target):\n"
+            "        seen = {}\n        for i, x in enumerate(nums):\n            if target - x in seen:\n"
+            "                return [seen[target - x], i]\n            seen[x] = i\n"
+        )
         tests = {"asserts": "assert Solution().twoSum([2, 7, 11, 15], 9) == [0, 1]\nassert MOD == 1000000007"}
         assert judged(box, tests, program).correct
         r = judged(box, tests, program.replace("return [seen[target - x], i]", "return [i, seen[target - x]]"))
@@ -135,8 +137,10 @@ def test_bag():
         assert r.components["test_2"] == 0.0 and r.components["test_0"] == 1.0
 
     def test_a_handle_equals_only_itself(self, box: DockerSandbox) -> None:
-        program = ("class Anything:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n\n"
-                   "def answer():\n    return Anything()\n\n_one = Anything()\n\ndef same():\n    return _one\n")  # fmt: skip
+        program = (
+            "class Anything:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n\n"
+            "def answer():\n    return Anything()\n\n_one = Anything()\n\ndef same():\n    return _one\n"
+        )
         assert not judged(box, {"asserts": "assert answer() == 42"}, program).correct
         # two of the program's objects: its own __eq__ decides, as in Python
         assert judged(box, {"asserts": "assert answer() == answer()"}, program).correct
@@ -169,18 +173,22 @@ class Opened:
         self.open = False
         return False
 """
-        tests = {"asserts": "v = Vector(1, 2) + Vector(3, 4)\nassert v == Vector(4, 6) and v != Vector(0, 0)\n"
-                 "assert (v * 2).y == 12 and (2 * v).x == 8\nassert Vector(1, 1) < Vector(2, 2)\n"
-                 "assert abs(Vector(3, 4)) == 5 and int(Vector(3, 4)) == 5\n"
-                 "with Opened() as f:\n    assert f.open is True\nassert f.open is False"}  # fmt: skip
+        tests = {
+            "asserts": "v = Vector(1, 2) + Vector(3, 4)\nassert v == Vector(4, 6) and v != Vector(0, 0)\n"
+            "assert (v * 2).y == 12 and (2 * v).x == 8\nassert Vector(1, 1) < Vector(2, 2)\n"
+            "assert abs(Vector(3, 4)) == 5 and int(Vector(3, 4)) == 5\n"
+            "with Opened() as f:\n    assert f.open is True\nassert f.open is False"
+        }
         r = judged(box, tests, program)
         assert r.correct, r.reason
         # an object whose every operation is itself and that is always true
-        cheat = ("class Yes:\n    def __bool__(self):\n        return True\n    def __lt__(self, o):\n"
-                 "        return Yes()\n    __gt__ = __le__ = __ge__ = __sub__ = __rsub__ = __add__ = __lt__\n"
-                 "    def __abs__(self):\n        return self\n\nclass Zero:\n    def __sub__(self, o):\n"
-                 "        return 0.0\n    __rsub__ = __sub__\n\ndef area(r):\n    return Yes()\n\n"
-                 "def zero(r):\n    return Zero()\n")  # fmt: skip
+        cheat = (
+            "class Yes:\n    def __bool__(self):\n        return True\n    def __lt__(self, o):\n"
+            "        return Yes()\n    __gt__ = __le__ = __ge__ = __sub__ = __rsub__ = __add__ = __lt__\n"
+            "    def __abs__(self):\n        return self\n\nclass Zero:\n    def __sub__(self, o):\n"
+            "        return 0.0\n    __rsub__ = __sub__\n\ndef area(r):\n    return Yes()\n\n"
+            "def zero(r):\n    return Zero()\n"
+        )
         for check in (
             "assert abs(area(1) - 3.14159) < 1e-4",
             "assert area(1) < 4",
@@ -191,18 +199,24 @@ class Opened:
             assert not judged(box, {"asserts": check}, cheat).correct, check
 
     def test_hash_is_the_programs_so_equal_objects_share_a_set(self, box: DockerSandbox) -> None:
-        program = ("class Point:\n    def __init__(self, x, y):\n        self.x, self.y = x, y\n"
-                   "    def __eq__(self, o):\n        return (self.x, self.y) == (o.x, o.y)\n"
-                   "    def __hash__(self):\n        return hash((self.x, self.y))\n\n"
-                   "class Bare:\n    __hash__ = None\n")  # fmt: skip
-        tests = {"asserts": "assert hash(Point(1, 2)) == hash(Point(1, 2))\nassert len({Point(1, 2), Point(1, 2)}) == 1\n"
-                 "ok = False\ntry:\n    hash(Bare())\nexcept TypeError:\n    ok = True\nassert ok"}  # fmt: skip
+        program = (
+            "class Point:\n    def __init__(self, x, y):\n        self.x, self.y = x, y\n"
+            "    def __eq__(self, o):\n        return (self.x, self.y) == (o.x, o.y)\n"
+            "    def __hash__(self):\n        return hash((self.x, self.y))\n\n"
+            "class Bare:\n    __hash__ = None\n"
+        )
+        tests = {
+            "asserts": "assert hash(Point(1, 2)) == hash(Point(1, 2))\nassert len({Point(1, 2), Point(1, 2)}) == 1\n"
+            "ok = False\ntry:\n    hash(Bare())\nexcept TypeError:\n    ok = True\nassert ok"
+        }
         r = judged(box, tests, program)
         assert r.correct, r.reason
 
     def test_dunder_results_are_type_checked_in_the_judge(self, box: DockerSandbox) -> None:
-        program = ("class Liar:\n    def __bool__(self):\n        return 'yes'\n    def __len__(self):\n"
-                   "        return -1\n\ndef liar():\n    return Liar()\n")  # fmt: skip
+        program = (
+            "class Liar:\n    def __bool__(self):\n        return 'yes'\n    def __len__(self):\n"
+            "        return -1\n\ndef liar():\n    return Liar()\n"
+        )
         r = judged(box, {"asserts": "assert liar()"}, program)
         assert not r.correct and "TypeError" in r.reason
         assert not judged(box, {"asserts": "assert len(liar()) >= -1"}, program).correct
@@ -287,8 +301,10 @@ def parse(text):
 class TestLifetime:
     def test_a_method_that_never_returns_is_stopped_and_the_next_test_runs(self, box: DockerSandbox) -> None:
         program = "class Spin:\n    def forever(self):\n        while True:\n            pass\n    def one(self):\n        return 1\n"
-        tests = ("from solution import Spin\n\ndef test_spin():\n    Spin().forever()\n\n"
-                 "def test_one():\n    assert Spin().one() == 1\n")  # fmt: skip
+        tests = (
+            "from solution import Spin\n\ndef test_spin():\n    Spin().forever()\n\n"
+            "def test_one():\n    assert Spin().one() == 1\n"
+        )
         r = judged(box, tests, program, timeout_s=1)
         assert r.components["test_0"] == 0.0 and r.components["test_1"] == 1.0
         assert "time limit" in r.reason
@@ -297,8 +313,10 @@ class TestLifetime:
         program = (
             "import os\n\nclass Box:\n    def die(self):\n        os._exit(3)\n    def one(self):\n        return 1\n"
         )
-        tests = {"asserts": "b = Box()\ntry:\n    b.die()\nexcept BaseException:\n    pass\ntry:\n    b.one()\n"
-                 "except BaseException as exc:\n    assert 'exited' in str(exc)\nassert True"}  # fmt: skip
+        tests = {
+            "asserts": "b = Box()\ntry:\n    b.die()\nexcept BaseException:\n    pass\ntry:\n    b.one()\n"
+            "except BaseException as exc:\n    assert 'exited' in str(exc)\nassert True"
+        }
         r = judged(box, tests, program)
         assert not r.correct and "exited" in r.reason
 
@@ -333,11 +351,15 @@ def probe(node):
 
 
 def test_named_tuples_cross_as_named_tuples(box: DockerSandbox) -> None:
-    program = ("from collections import namedtuple\n\nPoint = namedtuple('Point', 'x y')\n\n"
-               "def mid(a, b):\n    return Point((a.x + b.x) / 2, (a.y + b.y) / 2)\n\n"
-               "class Stack:\n    pass\n\ndef make():\n    return Stack()\n")  # fmt: skip
-    tests = {"asserts": "from collections import namedtuple\nP = namedtuple('P', 'x y')\n"
-             "m = mid(P(0, 0), P(2, 4))\nassert m == (1.0, 2.0) and m.y == 2.0 and type(m).__name__ == 'Point'"}  # fmt: skip
+    program = (
+        "from collections import namedtuple\n\nPoint = namedtuple('Point', 'x y')\n\n"
+        "def mid(a, b):\n    return Point((a.x + b.x) / 2, (a.y + b.y) / 2)\n\n"
+        "class Stack:\n    pass\n\ndef make():\n    return Stack()\n"
+    )
+    tests = {
+        "asserts": "from collections import namedtuple\nP = namedtuple('P', 'x y')\n"
+        "m = mid(P(0, 0), P(2, 4))\nassert m == (1.0, 2.0) and m.y == 2.0 and type(m).__name__ == 'Point'"
+    }
     r = judged(box, tests, program)
     assert r.correct, r.reason
     assert not judged(box, tests, program.replace("/ 2, (a.y", "/ 3, (a.y")).correct

@@ -74,8 +74,14 @@ def middle(head):
 """
 
     def test_the_tests_own_list_nodes_cross_both_ways(self, box: DockerSandbox) -> None:
-        r = judged(box, {"asserts": self.LIST_TESTS + "\ntest_reverse()\ntest_delete_in_place()\n"
-                         "test_same_node_back()\ntest_empty()"}, self.LIST_PROGRAM)  # fmt: skip
+        r = judged(
+            box,
+            {
+                "asserts": self.LIST_TESTS + "\ntest_reverse()\ntest_delete_in_place()\n"
+                "test_same_node_back()\ntest_empty()"
+            },
+            self.LIST_PROGRAM,
+        )
         assert r.correct, r.reason
         r = judged(box, "import pytest\n" + self.LIST_TESTS, self.LIST_PROGRAM)
         assert r.correct, r.reason
@@ -95,20 +101,24 @@ def test_clone():
     assert c is not a and c.val == 1 and c.neighbors[0].val == 2
     assert c.neighbors[0].neighbors[0] is c
 """
-        program = ("def clone(node, seen=None):\n    seen = {} if seen is None else seen\n"
-                   "    if id(node) in seen:\n        return seen[id(node)]\n    copy = type(node)(node.val)\n"
-                   "    seen[id(node)] = copy\n    copy.neighbors = [clone(n, seen) for n in node.neighbors]\n"
-                   "    return copy\n")  # fmt: skip
+        program = (
+            "def clone(node, seen=None):\n    seen = {} if seen is None else seen\n"
+            "    if id(node) in seen:\n        return seen[id(node)]\n    copy = type(node)(node.val)\n"
+            "    seen[id(node)] = copy\n    copy.neighbors = [clone(n, seen) for n in node.neighbors]\n"
+            "    return copy\n"
+        )
         program = program.replace("type(node)(node.val)", "type(node).__new__(type(node))\n    copy.val = node.val")
         r = judged(box, "import pytest\n" + tests, program)
         assert r.correct, r.reason
 
     def test_the_programs_own_tree_nodes_are_handles(self, box: DockerSandbox) -> None:
-        program = ("class TreeNode:\n    def __init__(self, val=0, left=None, right=None):\n"
-                   "        self.val, self.left, self.right = val, left, right\n\n"
-                   "def depth(root):\n    return 0 if root is None else 1 + max(depth(root.left), depth(root.right))\n\n"
-                   "def mirror(root):\n    if root:\n        root.left, root.right = mirror(root.right), mirror(root.left)\n"
-                   "    return root\n")  # fmt: skip
+        program = (
+            "class TreeNode:\n    def __init__(self, val=0, left=None, right=None):\n"
+            "        self.val, self.left, self.right = val, left, right\n\n"
+            "def depth(root):\n    return 0 if root is None else 1 + max(depth(root.left), depth(root.right))\n\n"
+            "def mirror(root):\n    if root:\n        root.left, root.right = mirror(root.right), mirror(root.left)\n"
+            "    return root\n"
+        )
         tests = """from solution import TreeNode, depth, mirror
 
 def test_depth():
@@ -124,17 +134,23 @@ def test_mirror():
         assert r.correct, r.reason
 
     def test_a_structure_past_the_size_bound_is_refused(self, box: DockerSandbox) -> None:
-        tests = ("class ListNode:\n    def __init__(self, val=0, next=None):\n        self.val, self.next = val, next\n\n"
-                 "def test_long():\n    assert long_list() is not None\n")  # fmt: skip
-        program = ("class ListNode:\n    def __init__(self, val=0, next=None):\n        self.val, self.next = val, next\n\n"
-                   "def long_list():\n    head = None\n    for i in range(100_001):\n        head = ListNode(i, head)\n"
-                   "    return head\n")  # fmt: skip
+        tests = (
+            "class ListNode:\n    def __init__(self, val=0, next=None):\n        self.val, self.next = val, next\n\n"
+            "def test_long():\n    assert long_list() is not None\n"
+        )
+        program = (
+            "class ListNode:\n    def __init__(self, val=0, next=None):\n        self.val, self.next = val, next\n\n"
+            "def long_list():\n    head = None\n    for i in range(100_001):\n        head = ListNode(i, head)\n"
+            "    return head\n"
+        )
         r = judged(box, tests, program, timeout_s=20)
         assert not r.correct and "100000 objects" in r.reason
 
     def test_a_structure_cannot_carry_code(self, box: DockerSandbox) -> None:
-        tests = ("class Box:\n    def __init__(self):\n        self.secret = 42\n        self.hook = lambda: 42\n\n"
-                 "def test_box():\n    assert peek(Box()) == 42\n")  # fmt: skip
+        tests = (
+            "class Box:\n    def __init__(self):\n        self.secret = 42\n        self.hook = lambda: 42\n\n"
+            "def test_box():\n    assert peek(Box()) == 42\n"
+        )
         r = judged(box, tests, "def peek(b):\n    return b.hook()\n")
         assert not r.correct and "the test passes a builtins.function to the program" in r.reason
 

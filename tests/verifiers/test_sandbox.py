@@ -140,9 +140,8 @@ def test_job_identity_and_environment(box: DockerSandbox) -> None:
     assert int(caps, 16) == 0  # no capabilities at all
     assert SECRET not in r.stdout
     assert eval(env) == sorted(  # our own test output, not model text
-        ["HOME", "LANG", "PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING",
-         "PYTHONNOUSERSITE", "TMPDIR"]
-    )  # fmt: skip
+        ["HOME", "LANG", "PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "PYTHONNOUSERSITE", "TMPDIR"]
+    )
 
 
 def test_usable_from_threads_and_asyncio(box: DockerSandbox) -> None:
@@ -358,9 +357,11 @@ def test_orphans_of_a_dead_process_are_removed(box: DockerSandbox) -> None:
 
     client = next(iter(box._all)).client
     orphan = client.containers.create(
-        box.image, command=["true"], labels={LABEL: "test", OWNER_LABEL: f"{socket.gethostname()}:1999999"},
+        box.image,
+        command=["true"],
+        labels={LABEL: "test", OWNER_LABEL: f"{socket.gethostname()}:1999999"},
         network_mode="none",
-    )  # fmt: skip
+    )
     assert remove_orphans(client) >= 1
     assert orphan.id not in {c.id for c in client.containers.list(all=True)}
     assert all(c.id in {x.id for x in client.containers.list()} for c in box._all)  # ours live

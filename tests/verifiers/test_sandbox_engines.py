@@ -36,9 +36,12 @@ def test_jobs_spread_over_two_engines_and_survive_one_stopping(
     assert started.returncode == 0, started.stderr
     second = f"unix://{env['DOCKERD_SOCKET']}"
     loaded = subprocess.run(
-        f"docker save {image_tag()} | docker -H {second} load", shell=True, capture_output=True,
-        text=True, timeout=300,
-    )  # fmt: skip
+        f"docker save {image_tag()} | docker -H {second} load",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert loaded.returncode == 0, loaded.stderr
     first = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
 

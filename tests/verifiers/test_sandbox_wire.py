@@ -19,9 +19,26 @@ def test_the_program_is_one_self_contained_text() -> None:
 
 @pytest.mark.parametrize(
     "value",
-    [None, True, False, 0, -(10**40), 2.5, -0.0, math.inf, 1 + 2j, "", "héllo", b"\x00\xff",
-     [1, [2, (3,)]], (1, "a"), {1, 2}, frozenset({"x"}), {"a": [1], (1, 2): None}],
-)  # fmt: skip
+    [
+        None,
+        True,
+        False,
+        0,
+        -(10**40),
+        2.5,
+        -0.0,
+        math.inf,
+        1 + 2j,
+        "",
+        "héllo",
+        b"\x00\xff",
+        [1, [2, (3,)]],
+        (1, "a"),
+        {1, 2},
+        frozenset({"x"}),
+        {"a": [1], (1, 2): None},
+    ],
+)
 def test_builtin_values_round_trip_with_their_exact_types(value: object) -> None:
     back = decode(encode(value))
     assert back == value and type(back) is type(value)

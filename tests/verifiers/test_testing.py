@@ -217,8 +217,9 @@ def test_our_code_verifier_keeps_every_law() -> None:
     from verifiers.sandbox import DockerSandbox
 
     with DockerSandbox(size=2) as box:
-        report = check_verifier(lambda tests, completion: vc.verify(tests, completion, sandbox=box), "code",
-                                latency_s=20.0)  # fmt: skip
+        report = check_verifier(
+            lambda tests, completion: vc.verify(tests, completion, sandbox=box), "code", latency_s=20.0
+        )
     assert report.ok, report.table()
 
 
@@ -233,8 +234,9 @@ def test_a_trl_batch_reward_function_is_wrapped() -> None:
             1.0 if vm.verify(ref, c).correct else 0.0 for ref, c in zip(kwargs["reference"], completions, strict=True)
         ]
 
-    report = check_verifier(from_batch_reward(trl_reward), "math", laws=["rendering_invariance", "discrimination"],
-                            max_examples=20)  # fmt: skip
+    report = check_verifier(
+        from_batch_reward(trl_reward), "math", laws=["rendering_invariance", "discrimination"], max_examples=20
+    )
     assert report.ok, report.table()
 
 
@@ -322,8 +324,12 @@ def test_check_verifier_cli_prints_the_table_and_exits_by_the_verdict(
     out = capsys.readouterr().out
     assert "FAILED" in out and "rendering_invariance" in out and "broken: rendering_invariance" in out
 
-    for target, message in [("user_rewards", "MODULE:NAME"), ("no_such_module:f", "cannot import"),
-                            ("user_rewards:missing", "has no 'missing'"), ("user_rewards:NOT_A_FUNCTION", "not a function")]:  # fmt: skip
+    for target, message in [
+        ("user_rewards", "MODULE:NAME"),
+        ("no_such_module:f", "cannot import"),
+        ("user_rewards:missing", "has no 'missing'"),
+        ("user_rewards:NOT_A_FUNCTION", "not a function"),
+    ]:
         assert cli(["check-verifier", target]) == 2
         assert message in capsys.readouterr().err
     assert cli(["check-verifier", "user_rewards:good", "--law", "speed"]) == 2
@@ -374,8 +380,13 @@ def test_check_verifier_console_script(tmp_path: Any) -> None:
 
     (tmp_path / "user_rewards.py").write_text(USER_MODULE)
     script = Path(sys.executable).with_name("grpo-envs")
-    run = subprocess.run([str(script), "check-verifier", "user_rewards:good", "--examples", "3", "--law", "totality"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=240)  # fmt: skip
+    run = subprocess.run(
+        [str(script), "check-verifier", "user_rewards:good", "--examples", "3", "--law", "totality"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert run.returncode == 0, run.stderr
     assert "totality" in run.stdout and "1/1 laws held" in run.stdout
 

@@ -112,10 +112,12 @@ def parse_suite(tests: Mapping[str, Any]) -> Suite:
         if not all(isinstance(args, list) for args in inputs):
             raise _bad("each input must be a list of arguments")
         return Suite(
-            "call", tuple(zip(inputs, outputs, strict=True)), fn_name=fn,
+            "call",
+            tuple(zip(inputs, outputs, strict=True)),
+            fn_name=fn,
             json_outputs=bool(tests.get("json_outputs", False)),
             unwrap_outputs=bool(tests.get("unwrap_outputs", False)),
-        )  # fmt: skip
+        )
     if "asserts" in tests:
         code, entry = tests["asserts"], tests.get("entry_point", "")
         if not isinstance(code, str) or not code.strip():
@@ -127,9 +129,13 @@ def parse_suite(tests: Mapping[str, Any]) -> Suite:
             raise _bad("the test code has no top-level assert or call")
         extra, preamble = tests.get("setup", ""), _preamble(tests)
         return Suite(
-            "judge", tuple(statements), fn_name=entry, preamble=preamble,
-            setup="\n".join(s for s in (preamble, extra, setup) if s), prompt=tests.get("prompt", ""),
-        )  # fmt: skip
+            "judge",
+            tuple(statements),
+            fn_name=entry,
+            preamble=preamble,
+            setup="\n".join(s for s in (preamble, extra, setup) if s),
+            prompt=tests.get("prompt", ""),
+        )
     if "pytest" in tests:
         code = tests["pytest"]
         if not isinstance(code, str) or not code.strip():
@@ -246,9 +252,7 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
         if cases and all(c.get("testtype") == "functional" for c in cases):
             return {
                 "fn_name": metadata.get("func_name", ""),
-                "inputs": [
-                    [json.loads(line) for line in c["input"].split("\n") if line.strip()] for c in cases
-                ],  # fmt: skip
+                "inputs": [[json.loads(line) for line in c["input"].split("\n") if line.strip()] for c in cases],
                 "outputs": [json.loads(c["output"]) for c in cases],
                 "json_outputs": True,
             }
@@ -257,9 +261,12 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
     inputs, outputs = spec["inputs"], spec["outputs"]
     if spec.get("fn_name"):
         return {
-            "fn_name": spec["fn_name"], "inputs": inputs, "outputs": outputs,
-            "json_outputs": True, "unwrap_outputs": True,
-        }  # fmt: skip
+            "fn_name": spec["fn_name"],
+            "inputs": inputs,
+            "outputs": outputs,
+            "json_outputs": True,
+            "unwrap_outputs": True,
+        }
 
     def text(value: Any) -> str:
         return "\n".join(map(str, value)) if isinstance(value, list) else str(value)

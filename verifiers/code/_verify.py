@@ -152,9 +152,12 @@ def _result(outcomes: list[Outcome], partial_credit: bool, extracted: str) -> Ve
     if errors:
         k, detail = errors[0]
         return VerifyResult.judged(
-            "error", f"The sandbox failed on test {k + 1}: {detail}.", extracted=extracted,
-            reward=0.0, components=components,
-        )  # fmt: skip
+            "error",
+            f"The sandbox failed on test {k + 1}: {detail}.",
+            extracted=extracted,
+            reward=0.0,
+            components=components,
+        )
     if passed == len(outcomes):
         reason = "The test passed." if len(outcomes) == 1 else f"All {len(outcomes)} tests passed."
         return VerifyResult.judged("correct", reason, extracted=extracted, components=components)
@@ -173,21 +176,34 @@ def _check(language: str, timeout_s: float) -> None:
 
 
 def _judge_one(
-    box: Sandbox, code: str, suite: Suite, timeout_s: float, suite_timeout_s: float,
+    box: Sandbox,
+    code: str,
+    suite: Suite,
+    timeout_s: float,
+    suite_timeout_s: float,
     memory_mb: int | None,
-) -> list[Outcome]:  # fmt: skip
+) -> list[Outcome]:
     program = _program(code, suite)
     try:
         if suite.kind == "call":
             results = box.call(
-                program, suite.fn_name, [args for args, _ in suite.cases], timeout_s=timeout_s,
-                suite_timeout_s=suite_timeout_s, memory_mb=memory_mb,
-            )  # fmt: skip
+                program,
+                suite.fn_name,
+                [args for args, _ in suite.cases],
+                timeout_s=timeout_s,
+                suite_timeout_s=suite_timeout_s,
+                memory_mb=memory_mb,
+            )
             return [_from_call(r, exp, suite) for r, (_, exp) in zip(results, suite.cases, strict=True)]
         records = box.judge(
-            program, list(suite.cases), entry_point=suite.fn_name, setup=suite.setup,
-            timeout_s=timeout_s, suite_timeout_s=suite_timeout_s, memory_mb=memory_mb,
-        )  # fmt: skip
+            program,
+            list(suite.cases),
+            entry_point=suite.fn_name,
+            setup=suite.setup,
+            timeout_s=timeout_s,
+            suite_timeout_s=suite_timeout_s,
+            memory_mb=memory_mb,
+        )
         return [_from_record(r) for r in records]
     except SandboxError as exc:
         return [("error", str(exc))] * len(suite)
@@ -243,9 +259,10 @@ def verify_many(
     for k, code in enumerate(codes):
         if code is None:
             results[k] = VerifyResult.judged(
-                "unparseable", "No code was found in the completion.",
+                "unparseable",
+                "No code was found in the completion.",
                 components={"pass_rate": 0.0},
-            )  # fmt: skip
+            )
     todo = [k for k, code in enumerate(codes) if code is not None]
     if not todo:
         return [r for r in results if r is not None]
@@ -272,7 +289,7 @@ def verify_many(
         width = max(1, int(getattr(box, "size", 4)))
         with concurrent.futures.ThreadPoolExecutor(width) as threads:
             done = threads.map(
-                lambda k: _judge_one(box, str(codes[k]), suites[k], timeout_s, suite_timeout_s, memory_mb),  # fmt: skip
+                lambda k: _judge_one(box, str(codes[k]), suites[k], timeout_s, suite_timeout_s, memory_mb),
                 other,
             )
             for k, outcomes in zip(other, done, strict=True):
@@ -304,7 +321,12 @@ def verify(
         VerifyResult(reward=1.0, correct=True, status='correct', ...)
     """
     return verify_many(
-        tests, [completion], sandbox=sandbox, timeout_s=timeout_s,
-        suite_timeout_s=suite_timeout_s, memory_mb=memory_mb, partial_credit=partial_credit,
+        tests,
+        [completion],
+        sandbox=sandbox,
+        timeout_s=timeout_s,
+        suite_timeout_s=suite_timeout_s,
+        memory_mb=memory_mb,
+        partial_credit=partial_credit,
         language=language,
-    )[0]  # fmt: skip
+    )[0]

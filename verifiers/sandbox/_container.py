@@ -107,7 +107,7 @@ class Container:
                 "supervise",
                 str(self.job_uid),
                 str(self.judge_uid),
-            ],  # fmt: skip
+            ],
             labels={LABEL: pool, OWNER_LABEL: owner},
             **lockdown.create_kwargs(self.job_uid, self.judge_uid),
         )

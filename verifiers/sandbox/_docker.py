@@ -328,9 +328,12 @@ class DockerSandbox:
 
         def one(job: Job) -> ExecResult:
             return self.run(
-                job.code, stdin=job.stdin, files=job.files, timeout_s=job.timeout_s,
+                job.code,
+                stdin=job.stdin,
+                files=job.files,
+                timeout_s=job.timeout_s,
                 memory_mb=job.memory_mb,
-            )  # fmt: skip
+            )
 
         with concurrent.futures.ThreadPoolExecutor(self.size * len(self._engines)) as threads:
             return list(threads.map(one, jobs))
@@ -351,9 +354,13 @@ class DockerSandbox:
         timeout = timeout_s or self.timeout_s
         suite = suite_timeout_s or timeout * max(1, len(calls)) + 5
         msg = {
-            "op": "call", "source": code, "fn_name": fn_name, "timeout_s": timeout,
-            "suite_timeout_s": suite, "calls": [[encode(a) for a in args] for args in calls],
-        }  # fmt: skip
+            "op": "call",
+            "source": code,
+            "fn_name": fn_name,
+            "timeout_s": timeout,
+            "suite_timeout_s": suite,
+            "calls": [[encode(a) for a in args] for args in calls],
+        }
         reply = self._submit(msg, memory_mb or self.memory_mb, suite + self.stuck_after_s)
         return list(reply["results"])
 
@@ -372,9 +379,14 @@ class DockerSandbox:
         timeout = timeout_s or self.timeout_s
         suite = suite_timeout_s or (timeout + 5) * max(1, len(tests)) + 5
         msg = {
-            "op": "judge", "source": code, "tests": list(tests), "entry_point": entry_point,
-            "setup": setup, "timeout_s": timeout, "suite_timeout_s": suite,
-        }  # fmt: skip
+            "op": "judge",
+            "source": code,
+            "tests": list(tests),
+            "entry_point": entry_point,
+            "setup": setup,
+            "timeout_s": timeout,
+            "suite_timeout_s": suite,
+        }
         reply = self._submit(msg, memory_mb or self.memory_mb, suite + self.stuck_after_s)
         return list(reply["records"])
 

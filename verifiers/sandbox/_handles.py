@@ -127,8 +127,21 @@ def _operator(name: str, reflected: bool = False) -> Any:
     return apply
 
 
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
-              "lshift", "rshift"):  # fmt: skip
+for _name in (
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "pow",
+    "matmul",
+    "and",
+    "or",
+    "xor",
+    "lshift",
+    "rshift",
+):
     setattr(Handle, f"__{_name}__", _operator(_name))
     setattr(Handle, f"__r{_name}__", _operator(_name, reflected=True))
 for _name in ("lt", "le", "gt", "ge", "neg", "pos", "abs", "invert"):

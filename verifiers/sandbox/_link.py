@@ -30,9 +30,19 @@ from verifiers.sandbox._objects import (
 )
 from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
 
-CHECKS: dict[str, tuple[type, ...]] = {"len": (int,), "bool": (bool,), "contains": (bool,), "isinstance": (bool,),
-                                       "str": (str,), "repr": (str,), "hash": (int,), "eq": (bool,),
-                                       "int": (int,), "index": (int,), "float": (float,)}  # fmt: skip
+CHECKS: dict[str, tuple[type, ...]] = {
+    "len": (int,),
+    "bool": (bool,),
+    "contains": (bool,),
+    "isinstance": (bool,),
+    "str": (str,),
+    "repr": (str,),
+    "hash": (int,),
+    "eq": (bool,),
+    "int": (int,),
+    "index": (int,),
+    "float": (float,),
+}
 
 
 class Link:
@@ -89,8 +99,11 @@ class Link:
             self.fault.setdefault("record", {"status": "failed", "detail": detail})
             raise NotAValue(detail) from None
         message["objects"] = codec.table()
-        dataset = frozenset(n for n, v in list(self.namespace.items()) if isinstance(v, type) and
-                            v.__module__ == "__judge__" and not isinstance(v, Remote))  # fmt: skip
+        dataset = frozenset(
+            n
+            for n, v in list(self.namespace.items())
+            if isinstance(v, type) and v.__module__ == "__judge__" and not isinstance(v, Remote)
+        )
         if dataset != self.dataset:
             message["dataset"], self.dataset = sorted(dataset), dataset
         try:

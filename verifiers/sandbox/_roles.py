@@ -150,8 +150,29 @@ _OPERATORS: dict[str, Any] = {}
 def _operators() -> None:
     import operator
 
-    for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
-                 "lshift", "rshift", "lt", "le", "gt", "ge", "neg", "pos", "abs", "invert"):  # fmt: skip
+    for name in (
+        "add",
+        "sub",
+        "mul",
+        "truediv",
+        "floordiv",
+        "mod",
+        "pow",
+        "matmul",
+        "and",
+        "or",
+        "xor",
+        "lshift",
+        "rshift",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "neg",
+        "pos",
+        "abs",
+        "invert",
+    ):
         _OPERATORS[name] = getattr(operator, f"{name}_" if name in ("and", "or") else name)
 
 
@@ -166,8 +187,15 @@ def respond(msg: dict[str, Any], objects: Objects, fn: Any) -> dict[str, Any]:
         args = [codec.decode(a) for a in msg.get("args") or []]
         kwargs = {str(k): codec.decode(v) for k, v in (msg.get("kwargs") or {}).items()}
         if msg.get("op") == "kinds":
-            kinds = {n: ["missing"] if n not in namespace else ["fn"] if isinstance(namespace[n], FUNCTIONS)
-                     else codec.encode(namespace[n]) for n in msg.get("names") or [] if isinstance(n, str)}  # fmt: skip
+            kinds = {
+                n: ["missing"]
+                if n not in namespace
+                else ["fn"]
+                if isinstance(namespace[n], FUNCTIONS)
+                else codec.encode(namespace[n])
+                for n in msg.get("names") or []
+                if isinstance(n, str)
+            }
             return {"status": "ok", "kinds": kinds, "objects": codec.out_objects}
         if msg.get("op") == "do":
             what, name = msg.get("what"), msg.get("name")
@@ -224,8 +252,10 @@ def copy_back(
         answer["after"] = codec.after()
     mut: dict[str, Any] = {}
     sent, sent_kwargs = msg.get("args") or [], msg.get("kwargs") or {}
-    for key, value, before in [*((str(i), a, t) for i, (a, t) in enumerate(zip(args, sent, strict=False))),
-                               *((k, v, sent_kwargs.get(k)) for k, v in kwargs.items())]:  # fmt: skip
+    for key, value, before in [
+        *((str(i), a, t) for i, (a, t) in enumerate(zip(args, sent, strict=False))),
+        *((k, v, sent_kwargs.get(k)) for k, v in kwargs.items()),
+    ]:
         if type(value) in (list, dict, set):
             now = codec.encode(value)
             if now != before:

@@ -97,9 +97,15 @@ class Supervisor:
         resp_r, resp_w = os.pipe()
         files = {"solution.py": msg["source"].encode()}
         pid, in_w, out_r, err_r = self.zygote.spawn(
-            self.job_uid, "/work", "serve", msg.get("fn_name", ""), files, limits,
-            [req_r, resp_w], job_env("/work"),
-        )  # fmt: skip
+            self.job_uid,
+            "/work",
+            "serve",
+            msg.get("fn_name", ""),
+            files,
+            limits,
+            [req_r, resp_w],
+            job_env("/work"),
+        )
         os.close(in_w)
         return Server(pid, req_w, resp_r, out_r, err_r, cap=limits.out_cap)
 
@@ -162,9 +168,15 @@ class Supervisor:
             judge_in_r, judge_in_w = os.pipe()
             rec_r, rec_w = os.pipe()
             jpid, jin, jout, jerr = self.zygote.spawn(
-                self.judge_uid, "/judge", "judge", "", {}, limits,
-                [judge_in_r, rec_w, server.req_w, server.resp_r], job_env("/judge"),
-            )  # fmt: skip
+                self.judge_uid,
+                "/judge",
+                "judge",
+                "",
+                {},
+                limits,
+                [judge_in_r, rec_w, server.req_w, server.resp_r],
+                job_env("/judge"),
+            )
             server.req_w = server.resp_r = -1
             server.drains += [jout, jerr]
             for fd in (jout, jerr):
@@ -172,9 +184,14 @@ class Supervisor:
             os.close(jin)
             write_frame(
                 judge_in_w,
-                {"setup": msg.get("setup", ""), "entry_point": msg.get("entry_point", ""),
-                 "tests": tests, "first": k, "timeout_s": limits.timeout_s},
-            )  # fmt: skip
+                {
+                    "setup": msg.get("setup", ""),
+                    "entry_point": msg.get("entry_point", ""),
+                    "tests": tests,
+                    "first": k,
+                    "timeout_s": limits.timeout_s,
+                },
+            )
             os.close(judge_in_w)
             k, stopped = self.follow_judge(rec_r, server, records, k, limits, suite_deadline)
             os.close(rec_r)
@@ -186,9 +203,14 @@ class Supervisor:
         return {"records": records, "dirty": dirty}
 
     def follow_judge(
-        self, rec_r: int, server: Server, records: list[dict[str, Any] | None], k: int,
-        limits: Limits, suite_deadline: float,
-    ) -> tuple[int, bool]:  # fmt: skip
+        self,
+        rec_r: int,
+        server: Server,
+        records: list[dict[str, Any] | None],
+        k: int,
+        limits: Limits,
+        suite_deadline: float,
+    ) -> tuple[int, bool]:
         """Read the judge's records; returns (next test to run, whether a test was stopped)."""
         deadline = min(suite_deadline, time.monotonic() + limits.timeout_s + 5)
         while k < len(records):

@@ -16,8 +16,23 @@ from verifiers.sandbox._procs import Limits, b64
 from verifiers.sandbox._roles import judge, serve
 from verifiers.sandbox._wire import HEADER
 
-PRELOAD = ("collections", "itertools", "functools", "math", "heapq", "bisect", "re", "string",
-           "random", "typing", "dataclasses", "io", "types", "traceback", "resource")  # fmt: skip
+PRELOAD = (
+    "collections",
+    "itertools",
+    "functools",
+    "math",
+    "heapq",
+    "bisect",
+    "re",
+    "string",
+    "random",
+    "typing",
+    "dataclasses",
+    "io",
+    "types",
+    "traceback",
+    "resource",
+)
 
 
 class Zygote:
@@ -42,9 +57,16 @@ class Zygote:
         theirs.close()
 
     def spawn(
-        self, uid: int, workdir: str, mode: str, arg: str, files: dict[str, bytes],
-        limits: Limits, extra: list[int], env: dict[str, str],
-    ) -> tuple[int, int, int, int]:  # fmt: skip
+        self,
+        uid: int,
+        workdir: str,
+        mode: str,
+        arg: str,
+        files: dict[str, bytes],
+        limits: Limits,
+        extra: list[int],
+        env: dict[str, str],
+    ) -> tuple[int, int, int, int]:
         """Start a job; ``extra`` fds become 3, 4, ...
 
         Returns (pid, stdin_w, stdout_r, stderr_r)."""
@@ -54,11 +76,17 @@ class Zygote:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         fds = [in_r, out_w, err_w, *extra]
-        body = json.dumps({
-            "uid": uid, "workdir": workdir, "mode": mode, "arg": arg, "env": env,
-            "files": {name: b64(data) for name, data in files.items()},
-            "limits": [limits.nproc, limits.fsize, limits.nofile],
-        }).encode()  # fmt: skip
+        body = json.dumps(
+            {
+                "uid": uid,
+                "workdir": workdir,
+                "mode": mode,
+                "arg": arg,
+                "env": env,
+                "files": {name: b64(data) for name, data in files.items()},
+                "limits": [limits.nproc, limits.fsize, limits.nofile],
+            }
+        ).encode()
         try:
             socket.send_fds(self.sock, [HEADER.pack(len(body))], fds)
             self.sock.sendall(body)
@@ -153,17 +181,15 @@ def become_job(msg: dict[str, Any], fds: list[int]) -> None:
         os.environ.clear()
         os.environ.update(msg["env"])
         streams = {
-            "stdin": io.TextIOWrapper(
-                io.BufferedReader(io.FileIO(0, "rb", closefd=False)), encoding="utf-8"
-            ),
-            "stdout": io.TextIOWrapper(
-                io.BufferedWriter(io.FileIO(1, "wb", closefd=False)), encoding="utf-8"
-            ),
+            "stdin": io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)), encoding="utf-8"),
+            "stdout": io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "wb", closefd=False)), encoding="utf-8"),
             "stderr": io.TextIOWrapper(
-                io.BufferedWriter(io.FileIO(2, "wb", closefd=False)), encoding="utf-8",
-                errors="backslashreplace", line_buffering=True,
+                io.BufferedWriter(io.FileIO(2, "wb", closefd=False)),
+                encoding="utf-8",
+                errors="backslashreplace",
+                line_buffering=True,
             ),
-        }  # fmt: skip
+        }
         for name, stream in streams.items():  # a fresh process's sys.stdin, __stdin__, ...
             setattr(sys, name, stream)
             setattr(sys, f"__{name}__", stream)

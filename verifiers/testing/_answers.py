@@ -37,8 +37,16 @@ _STATEMENTS = (
     "After checking, we first got $\\boxed{{7}}$ and then $\\boxed{{8}}$ for the parts, so the answer is ${a}$.",
 )
 
-_AFTER = ("", "", " I hope this helps!", "\n\nLet me know if you have any questions.", "<|im_end|>", "</s>",
-          "<|eot_id|>", "\n```")  # fmt: skip
+_AFTER = (
+    "",
+    "",
+    " I hope this helps!",
+    "\n\nLet me know if you have any questions.",
+    "<|im_end|>",
+    "</s>",
+    "<|eot_id|>",
+    "\n```",
+)
 
 
 def answer_statements(answer: str) -> st.SearchStrategy[str]:

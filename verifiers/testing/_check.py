@@ -65,9 +65,16 @@ def _domain(domain: str | Domain) -> Domain:
     if domain == "math":
         return Domain("math", math_problems(), gaming_completions, garbage())
     if domain == "code":
-        return Domain("code", code_problems(), lambda gold: st.sampled_from(CODE_GAMING),
-                      st.one_of(st.text(max_size=100), st.sampled_from(["", "x" * HUGE, "```python\n" * 50])),
-                      reference=json.loads, default_examples=8, as_answer=None, isolation="thread")  # fmt: skip
+        return Domain(
+            "code",
+            code_problems(),
+            lambda gold: st.sampled_from(CODE_GAMING),
+            st.one_of(st.text(max_size=100), st.sampled_from(["", "x" * HUGE, "```python\n" * 50])),
+            reference=json.loads,
+            default_examples=8,
+            as_answer=None,
+            isolation="thread",
+        )
     raise VerifierInputError(f"domain must be 'math', 'code' or a verifiers.testing.Domain, got {domain!r}")
 
 
@@ -140,9 +147,15 @@ def _run_law(
     for case in explicit:
         test = example(case)(test)
     test = settings(
-        max_examples=max_examples, deadline=None, database=None, derandomize=True, phases=phases,
-        suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
-    )(test)  # fmt: skip
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=phases,
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+    )(test)
     try:
         with warnings.catch_warnings():  # we report the counterexample ourselves, not Hypothesis' repr of it
             warnings.simplefilter("ignore", HypothesisWarning)
@@ -172,7 +185,7 @@ def _cases(d: Domain, kinds: Sequence[str]) -> st.SearchStrategy[tuple[str, Any,
                 "gaming": d.gaming(problem.gold),
                 "garbage": d.garbage,
                 "gold": d.as_answer(problem.gold) if d.as_answer is not None else st.nothing(),
-            }[kind]  # fmt: skip
+            }[kind]
         )
         return problem.gold, d.reference(problem.gold), completion
 
@@ -230,8 +243,9 @@ def check_verifier(
     return VerifierReport(all(r.ok for r in results), tuple(results), _budget_note(guard, latency_s))
 
 
-def _validate(d: Domain, chosen: Sequence[str], reward_range: tuple[float, float], n: int,
-              golds: Sequence[str], isolation: str) -> None:  # fmt: skip
+def _validate(
+    d: Domain, chosen: Sequence[str], reward_range: tuple[float, float], n: int, golds: Sequence[str], isolation: str
+) -> None:
     unknown = set(chosen) - set(LAWS)
     if unknown:
         raise VerifierInputError(f"unknown laws {sorted(unknown)}; pass some of {list(LAWS)}")
@@ -260,11 +274,18 @@ _PLAN: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 }
 
 
-def _one_law(law: str, d: Domain, guard: Guard, n: int, latency_s: float, reward_range: tuple[float, float],
-             golds: Sequence[str]) -> LawResult:  # fmt: skip
+def _one_law(
+    law: str, d: Domain, guard: Guard, n: int, latency_s: float, reward_range: tuple[float, float], golds: Sequence[str]
+) -> LawResult:
     if guard.stopped:
-        return LawResult(law, False, 0, guard.slow_case if law == "latency" else None, _lost(guard, law, latency_s),
-                         checked=law == "latency")  # fmt: skip
+        return LawResult(
+            law,
+            False,
+            0,
+            guard.slow_case if law == "latency" else None,
+            _lost(guard, law, latency_s),
+            checked=law == "latency",
+        )
     kinds, extra = _PLAN[law]
     law_fn = _laws.LAWS[law]
 
@@ -288,24 +309,31 @@ def _one_law(law: str, d: Domain, guard: Guard, n: int, latency_s: float, reward
 
 def _lost(guard: Guard, law: str, latency_s: float) -> str:
     if law == "latency":
-        return f"took longer than {latency_s:g} s on {guard.total_abandoned} call(s) (abandoned); shortest input " \
-               f"{guard.shortest} characters"  # fmt: skip
+        return (
+            f"took longer than {latency_s:g} s on {guard.total_abandoned} call(s) (abandoned); shortest input "
+            f"{guard.shortest} characters"
+        )
     if not guard.abandoned[law] and not guard.skipped[law]:
         return f"not checked: the verifier was abandoned {guard.total_abandoned} times before; no call was made"
-    return (f"not checked: the verifier exceeded the latency bound ({guard.abandoned[law]} call(s) abandoned, "
-            f"{guard.skipped[law]} skipped)")  # fmt: skip
+    return (
+        f"not checked: the verifier exceeded the latency bound ({guard.abandoned[law]} call(s) abandoned, "
+        f"{guard.skipped[law]} skipped)"
+    )
 
 
 def _budget_note(guard: Guard, latency_s: float) -> str:
     if not guard.total_abandoned:
         return ""
-    note = (f"the verifier was abandoned at {latency_s:g} s on {guard.total_abandoned} call(s); after 2, inputs "
-            f"of >= {guard.shortest} characters were skipped")  # fmt: skip
+    note = (
+        f"the verifier was abandoned at {latency_s:g} s on {guard.total_abandoned} call(s); after 2, inputs "
+        f"of >= {guard.shortest} characters were skipped"
+    )
     return note + (f"; after {STOP_AFTER}, no more calls were made" if guard.stopped else "")
 
 
-def _check_golds(result: LawResult, d: Domain, guard: Guard, golds: Sequence[str],
-                 check: Callable[[Any, str], None]) -> LawResult:  # fmt: skip
+def _check_golds(
+    result: LawResult, d: Domain, guard: Guard, golds: Sequence[str], check: Callable[[Any, str], None]
+) -> LawResult:
     """Each user gold, in each form `as_the_answer` gives it, outside Hypothesis: every failure listed."""
     assert d.as_answer is not None
     failures: list[tuple[str, str, str]] = []
@@ -347,10 +375,30 @@ def _explicit_garbage(d: Domain) -> list[tuple[str, str]]:
 
 
 MALFORMED = (
-    "(1, 2", "[0, 1", "1, 2)", "\\frac{1}{", "\\frac{", "{{{", "}}}", "\\sqrt{2", "x^{",
-    "\\begin{pmatrix} 1 & 2", "\\end{pmatrix}", "\\left( 1", "\\boxed{(1, 2}", "\\boxed{", "$", "$$ 1",
-    "\\{1, 2", "\\infty)", "1/0", "0/0", "10^{10^{10}}", "\x00\n\t", "\\boxed{\\boxed{}}",
-)  # fmt: skip
+    "(1, 2",
+    "[0, 1",
+    "1, 2)",
+    "\\frac{1}{",
+    "\\frac{",
+    "{{{",
+    "}}}",
+    "\\sqrt{2",
+    "x^{",
+    "\\begin{pmatrix} 1 & 2",
+    "\\end{pmatrix}",
+    "\\left( 1",
+    "\\boxed{(1, 2}",
+    "\\boxed{",
+    "$",
+    "$$ 1",
+    "\\{1, 2",
+    "\\infty)",
+    "1/0",
+    "0/0",
+    "10^{10^{10}}",
+    "\x00\n\t",
+    "\\boxed{\\boxed{}}",
+)
 """Malformed answers every math run tries first (unbalanced brackets, cut LaTeX, x/0)."""
 
 
@@ -367,8 +415,9 @@ def assert_verifier_laws(verify: Verify, domain: str | Domain = "math", **kwargs
     return report
 
 
-def from_batch_reward(fn: Callable[..., Sequence[float | None]], *, reference_column: str = "reference",
-                      conversational: bool = False) -> Verify:  # fmt: skip
+def from_batch_reward(
+    fn: Callable[..., Sequence[float | None]], *, reference_column: str = "reference", conversational: bool = False
+) -> Verify:
     """Wrap a TRL-style batch reward function ``fn(prompts, completions, **columns)`` as a
     ``verify(reference, completion) -> float`` for the laws (the reference goes in
     ``reference_column``)."""

@@ -51,8 +51,12 @@ def _sum_programs(n: int, k: int, *, function: bool = False) -> tuple[list[str],
 
 def programs_with_known_output() -> st.SearchStrategy[tuple[str, str]]:
     """(program, stdout) pairs whose output is known by construction."""
-    return st.builds(lambda n, k, which: (_sum_programs(n, k)[0][which], _sum_programs(n, k)[2] + "\n"),
-                     st.integers(3, 60), st.integers(1, 9), st.integers(0, 4))  # fmt: skip
+    return st.builds(
+        lambda n, k, which: (_sum_programs(n, k)[0][which], _sum_programs(n, k)[2] + "\n"),
+        st.integers(3, 60),
+        st.integers(1, 9),
+        st.integers(0, 4),
+    )
 
 
 def wrong_programs(n: int, k: int) -> st.SearchStrategy[str]:
@@ -63,11 +67,13 @@ def wrong_programs(n: int, k: int) -> st.SearchStrategy[str]:
 def test_suites(n: int, k: int) -> st.SearchStrategy[dict[str, object]]:
     """The same problem as a suite in each format: stdin/stdout, function calls, asserts."""
     expected = sum(i * k for i in range(n))
-    return st.sampled_from([
-        {"stdin_stdout": [{"input": "", "output": f"{expected}\n"}]},
-        {"fn_name": "solve", "inputs": [[]], "outputs": [expected]},
-        {"asserts": f"assert solve() == {expected}", "entry_point": "solve"},
-    ])  # fmt: skip
+    return st.sampled_from(
+        [
+            {"stdin_stdout": [{"input": "", "output": f"{expected}\n"}]},
+            {"fn_name": "solve", "inputs": [[]], "outputs": [expected]},
+            {"asserts": f"assert solve() == {expected}", "entry_point": "solve"},
+        ]
+    )
 
 
 @st.composite

@@ -77,8 +77,14 @@ def _settled(verify: Verify, reference: Any, completion: str, latency_s: float, 
     return result
 
 
-def determinism(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
+def determinism(
+    verify: Verify,
+    reference: Any,
+    completion: str,
+    *,
+    latency_s: float = 3.0,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+) -> None:
     """Two calls on the same input agree (status, correct, reward, error)."""
     random.seed()  # Hypothesis seeds the global `random` per example, which would hide its use
     first = _settled(verify, reference, completion, latency_s, reward_range[1])
@@ -88,8 +94,14 @@ def determinism(verify: Verify, reference: Any, completion: str, *, latency_s: f
         raise LawBroken("determinism", f"two calls disagree: {first.describe()} vs {second.describe()}")
 
 
-def reward_range(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                 reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
+def reward_range(
+    verify: Verify,
+    reference: Any,
+    completion: str,
+    *,
+    latency_s: float = 3.0,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+) -> None:
     """The reward lies in the declared ``reward_range`` (a raising call is totality's business)."""
     low, high = reward_range
     r = _settled(verify, reference, completion, latency_s, high)
@@ -97,16 +109,28 @@ def reward_range(verify: Verify, reference: Any, completion: str, *, latency_s: 
         raise LawBroken("reward_range", f"reward {r.reward} outside {reward_range}")
 
 
-def totality(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-             reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
+def totality(
+    verify: Verify,
+    reference: Any,
+    completion: str,
+    *,
+    latency_s: float = 3.0,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+) -> None:
     """The verifier returns a verdict on any completion: it never raises."""
     r = _settled(verify, reference, completion, latency_s, reward_range[1])
     if r.error:
         raise LawBroken("totality", f"raised {r.error}")
 
 
-def latency(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-            reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
+def latency(
+    verify: Verify,
+    reference: Any,
+    completion: str,
+    *,
+    latency_s: float = 3.0,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+) -> None:
     """The call returns within ``latency_s`` (it is abandoned at the bound, never waited for)."""
     start = time.monotonic()
     r = judge(verify, reference, completion, latency_s, reward_range[1])
@@ -119,40 +143,70 @@ def latency(verify: Verify, reference: Any, completion: str, *, latency_s: float
         raise LawBroken("latency", f"took {took:.1f} s")
 
 
-def rendering_invariance(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                         reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
+def rendering_invariance(
+    verify: Verify,
+    reference: Any,
+    completion: str,
+    *,
+    latency_s: float = 3.0,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+) -> None:
     """An equivalent rendering of the gold is judged correct."""
     r = _settled(verify, reference, completion, latency_s, reward_range[1])
     if r.correct is not True:
         raise LawBroken("rendering_invariance", f"an equivalent rendering was not judged correct: {r.describe()}")
 
 
-def reflexivity(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
+def reflexivity(
+    verify: Verify,
+    reference: Any,
+    completion: str,
+    *,
+    latency_s: float = 3.0,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+) -> None:
     """The gold itself, stated as the answer (boxed, in a statement, or bare), is judged correct."""
     r = _settled(verify, reference, completion, latency_s, reward_range[1])
     if r.correct is not True:
         raise LawBroken("reflexivity", f"the gold stated as the answer was not judged correct: {r.describe()}")
 
 
-def discrimination(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                   reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
+def discrimination(
+    verify: Verify,
+    reference: Any,
+    completion: str,
+    *,
+    latency_s: float = 3.0,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+) -> None:
     """A near miss (off by one, sign flip, swapped tuple, open vs closed, ...) is not judged correct."""
     r = _settled(verify, reference, completion, latency_s, reward_range[1])
     if r.correct is True:
         raise LawBroken("discrimination", f"a near miss was judged correct: {r.describe()}")
 
 
-def gaming_resistance(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                      reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
+def gaming_resistance(
+    verify: Verify,
+    reference: Any,
+    completion: str,
+    *,
+    latency_s: float = 3.0,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+) -> None:
     """A gaming completion (shells, sprays, several answers, tag injection, huge outputs) is not correct."""
     r = _settled(verify, reference, completion, latency_s, reward_range[1])
     if r.correct is True:
         raise LawBroken("gaming_resistance", f"a gaming completion was judged correct: {r.describe()}")
 
 
-def consistency(verify: Verify, reference: Any, completion: str, *, latency_s: float = 3.0,
-                reward_range: tuple[float, float] = (0.0, 1.0)) -> None:  # fmt: skip
+def consistency(
+    verify: Verify,
+    reference: Any,
+    completion: str,
+    *,
+    latency_s: float = 3.0,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+) -> None:
     """A `VerifyResult`'s ``correct`` agrees with its ``status`` (True only with "correct", ...)."""
     r = _settled(verify, reference, completion, latency_s, reward_range[1])
     if not r.consistent:

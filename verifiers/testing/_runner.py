@@ -54,8 +54,7 @@ def _serve(conn: Any, verify: Callable[[Any, str], Any], top: float) -> None:
             conn.send(Judged(None, math.nan, None, "", error="the verdict could not be sent back (not picklable)"))
 
 
-def in_thread(verify: Callable[[Any, str], Any], reference: Any, completion: str, latency_s: float,
-              top: float) -> Any:  # fmt: skip
+def in_thread(verify: Callable[[Any, str], Any], reference: Any, completion: str, latency_s: float, top: float) -> Any:
     """One call in a watchdog (daemon) thread: its `Judged` verdict, or None when it was still
     running at ``latency_s`` (abandoned: a thread cannot be stopped)."""
     from verifiers.testing._laws import Judged, _normalize
