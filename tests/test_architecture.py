@@ -58,3 +58,12 @@ def test_the_cli_names_each_packages_commands_without_importing_them() -> None:
         "check-verifier": "verifiers",
         "train": "trainer",
     }
+
+
+def test_no_module_of_the_three_packages_is_over_400_lines() -> None:
+    sizes = {
+        str(p.relative_to(ROOT)): len(p.read_text().splitlines())
+        for pkg in PACKAGES
+        for p in (ROOT / pkg).rglob("*.py")
+    }
+    assert {name: n for name, n in sizes.items() if n > 400} == {}

@@ -8,6 +8,7 @@ nothing here does anything.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from dataclasses import dataclass
@@ -89,6 +90,15 @@ class Dist:
     def device(self) -> torch.device:
         """This rank's device: its GPU (``LOCAL_RANK``) under NCCL, else the CPU."""
         return torch.device("cuda", self.local_rank) if self.cuda else torch.device("cpu")
+
+    def grad_sync(self, model: Any, *, last: bool) -> contextlib.AbstractContextManager[Any]:
+        """Gradients are reduced over ranks only after the last micro-batch of an update."""
+        if not self.enabled:
+            return contextlib.nullcontext()
+        if self.fsdp:
+            model.set_requires_gradient_sync(last)
+            return contextlib.nullcontext()
+        return contextlib.nullcontext() if last else model.no_sync()
 
     def barrier(self) -> None:
         if self.enabled:

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunLog"]
+__all__ = ["RunLog", "UpdateTotals", "eval_metrics", "peak_memory_mb"]
 
 log = logging.getLogger("trainer")
 
@@ -195,3 +195,43 @@ def summary(rows: list[dict[str, Any]], evals: list[dict[str, Any]], skipped: li
     if skipped:
         lines.append("skipped: " + "; ".join(skipped))
     return "\n".join(lines)
+
+
+class UpdateTotals:
+    """An update's metrics: each micro-batch's share of the mean over its ``n`` rows and the
+    iterations (summed over ranks afterwards)."""
+
+    def __init__(self, n: int, iterations: int) -> None:
+        self.n, self.iterations = n, iterations
+        self.values: dict[str, float] = dict.fromkeys(("loss", "kl", "clip_low", "clip_high", "ratio"), 0.0)
+
+    def add(self, loss: float, metrics: dict[str, float], *, rows: int) -> None:
+        self.values["loss"] += loss / self.iterations
+        for key, value in metrics.items():
+            self.values[key] += value * rows / (self.n * self.iterations)
+
+
+def eval_metrics(groups: list[list[Any]]) -> dict[str, float]:
+    """Accuracy, pass@1, pass@G (from ``correct``, never ``reward > 0``) and mean reward."""
+    from trainer._math import pass_at_k
+
+    g = len(groups[0])
+    correct = [[r.correct is True for r in grp] for grp in groups]
+    rewards = [r.reward or 0.0 for grp in groups for r in grp]
+    return {
+        "accuracy": sum(map(sum, correct)) / (len(correct) * g),
+        "pass@1": sum(pass_at_k(g, sum(c), 1) for c in correct) / len(correct),
+        f"pass@{g}": sum(pass_at_k(g, sum(c), g) for c in correct) / len(correct),
+        "reward_mean": sum(rewards) / len(rewards),
+    }
+
+
+def peak_memory_mb(device: Any) -> float:
+    """Peak memory of this process: CUDA's allocator on a GPU, the resident set on CPU."""
+    if device.type == "cuda":
+        import torch
+
+        return float(torch.cuda.max_memory_allocated(device) / 2**20)
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

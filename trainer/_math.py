@@ -10,7 +10,16 @@ import torch
 
 from trainer.errors import TrainerError
 
-__all__ = ["LOSS_TYPES", "SCALES", "group_advantages", "grpo_loss", "k3_kl", "pass_at_k", "token_logprobs"]
+__all__ = [
+    "LOSS_TYPES",
+    "SCALES",
+    "group_advantages",
+    "grpo_loss",
+    "k3_kl",
+    "lr_factor",
+    "pass_at_k",
+    "token_logprobs",
+]
 
 SCALES = ("group", "batch", "none")
 """How advantages are scaled (`group_advantages`)."""
@@ -186,6 +195,22 @@ def token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         picked = row.gather(-1, row_ids.unsqueeze(-1)).squeeze(-1)
         rows.append(picked - torch.logsumexp(row, dim=-1))
     return torch.stack(rows)
+
+
+def lr_factor(step: int, *, warmup: int, total: int, kind: str) -> float:
+    """The learning-rate multiplier at ``step``: linear warm-up over ``warmup`` steps, then
+    "constant", "linear" decay or "cosine" decay to 0 at ``total``.
+
+    Example:
+        >>> [lr_factor(s, warmup=1, total=3, kind="cosine") for s in range(4)]
+        [1.0, 1.0, 0.5, 0.0]
+    """
+    if warmup and step < warmup:
+        return (step + 1) / warmup
+    if kind == "constant":
+        return 1.0
+    progress = min(1.0, max(0.0, (step - warmup) / max(1, total - warmup)))
+    return 1.0 - progress if kind == "linear" else 0.5 * (1 + math.cos(math.pi * progress))
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

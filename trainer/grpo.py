@@ -30,13 +30,11 @@ the G rows (where the model takes a cache).
 
 from __future__ import annotations
 
-import contextlib
-import copy
 import logging
-import math
 import time
 import warnings
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,24 +43,20 @@ import torch
 
 from grpo_envs import ReasoningEnv, stable_seed
 from trainer._batch import make_batch, sequence_logps
-from trainer._checkpoint import read_checkpoint, restore_rng, save_checkpoint
 from trainer._distributed import (
     Dist,
     RankBatch,
-    full_optimizer_state,
-    full_state_dict,
     init_distributed,
-    load_full_state,
     pad_ranks,
     unwrap,
-    wrap,
 )
 from trainer._envs import env_factory
 from trainer._generation import TransformersGenerator
-from trainer._logging import RunLog, rollout_metrics
-from trainer._lora import adapter_disabled, apply_lora, is_lora, load_adapter, merged_copy
-from trainer._math import group_advantages, grpo_loss, pass_at_k
-from trainer._model import load_policy, pick_device
+from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, rollout_metrics
+from trainer._lora import adapter_disabled, is_lora
+from trainer._math import group_advantages, grpo_loss, lr_factor
+from trainer._model import pick_device
+from trainer._policy import build_policy, export_final, restore, save_run
 from trainer._rollout import Rollout, is_single_turn, rollout
 from trainer._rundir import RunPlan, open_run
 from trainer.config import GRPOConfig
@@ -118,38 +112,20 @@ class GRPOTrainer:
         self._eval_envs: list[gymnasium.Env[Any, Any]] = []
         if self.dist.fsdp and not self._single_turn():
             raise TrainerError('distributed="fsdp" supports single-turn envs; use distributed="ddp" for multi-turn')
-        policy, self.tokenizer = load_policy(model or config.model, tokenizer, alphabet=alphabet, seed=config.seed)
-        if self.device.type == "cuda" and torch.cuda.is_bf16_supported():
-            policy.to(torch.bfloat16)
-        policy.to(self.device)
-        if config.gradient_checkpointing:
-            enable = getattr(policy, "activation_checkpointing_enable", None)  # transformers >= 5.2x
-            (enable or policy.gradient_checkpointing_enable)()
-            if config.lora:
-                policy.enable_input_require_grads()
-        self.ref_model = None
-        lora = config.lora_options
-        if lora is not None:
-            policy = apply_lora(
-                policy, r=lora["r"], alpha=lora["alpha"], dropout=lora["dropout"], targets=lora["target_modules"]
-            )
-        elif config.beta > 0:
-            self.ref_model = copy.deepcopy(policy).eval()
-            self.ref_model.requires_grad_(False)
-            if self.dist.fsdp:
-                self.ref_model = wrap(self.ref_model, self.dist, self.device)
-        policy.train()
-        self.model = wrap(policy, self.dist, self.device)
+        self.model, self.ref_model, self.tokenizer = build_policy(
+            config, model, tokenizer, alphabet=alphabet, device=self.device, dist=self.dist
+        )
         self.optimizer = torch.optim.AdamW(
             [p for p in self.model.parameters() if p.requires_grad],
             lr=config.learning_rate,
             weight_decay=0.0,
         )
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
+        schedule = partial(lr_factor, warmup=config.warmup_steps, total=config.steps, kind=config.lr_scheduler)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, schedule)
         self.step_count = 0
         self.share_prefix = True  # a group's prompt runs once (where the model takes a cache); off: to compare
         if self.run.checkpoint is not None:
-            self._resume(self.run.checkpoint)
+            self.step_count = restore(self.run.checkpoint, self.model, self.optimizer, self.scheduler, self.dist)
         self.log = (
             RunLog(
                 self.run_dir,
@@ -183,38 +159,6 @@ class GRPOTrainer:
         if verdict.moved_to is not None:
             log.info("--overwrite: the old run in %s was moved to %s", self.run_dir, verdict.moved_to)
         return verdict
-
-    def _resume(self, found: Path) -> None:
-        saved = read_checkpoint(found)
-        base = unwrap(self.model)
-        if is_lora(base):
-            load_adapter(base, found / "model")
-            self.optimizer.load_state_dict(saved["state"]["optimizer"])
-        elif self.dist.fsdp:
-            load_full_state(self.model, self.optimizer, saved["weights"], saved["state"]["optimizer"], self.dist)
-        else:
-            missing, unexpected = base.load_state_dict(saved["weights"], strict=False)
-            if unexpected or [m for m in missing if not m.endswith("lm_head.weight")]:
-                raise TrainerError(
-                    f"checkpoint {found} does not match the model: missing {missing}, unexpected {unexpected}"
-                )
-            if missing:  # tied embeddings are saved once
-                base.tie_weights()
-            self.optimizer.load_state_dict(saved["state"]["optimizer"])
-        self.scheduler.load_state_dict(saved["state"]["scheduler"])
-        restore_rng(saved["state"])
-        self.step_count = int(saved["trainer_state"]["step"])
-        log.info("resumed from %s (step %d)", found, self.step_count)
-
-    def _lr_factor(self, step: int) -> float:
-        cfg = self.config
-        if cfg.warmup_steps and step < cfg.warmup_steps:
-            return (step + 1) / cfg.warmup_steps
-        if cfg.lr_scheduler == "constant":
-            return 1.0
-        progress = (step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps)
-        progress = min(1.0, max(0.0, progress))
-        return 1.0 - progress if cfg.lr_scheduler == "linear" else 0.5 * (1 + math.cos(math.pi * progress))
 
     def _pool(self, envs: list[gymnasium.Env[Any, Any]], n: int, **extra: Any) -> list[gymnasium.Env[Any, Any]]:
         while len(envs) < n:
@@ -288,7 +232,7 @@ class GRPOTrainer:
             "time_rollout_s": rolled - started,
             "time_train_s": trained - rolled,
             "tokens_per_s": generated / max(rolled - started, 1e-9),
-            "peak_memory_mb": _peak_memory_mb(self.device),
+            "peak_memory_mb": peak_memory_mb(self.device),
         }
         if self.log is not None:
             self.log.step(metrics, perf)
@@ -312,12 +256,12 @@ class GRPOTrainer:
             frozen = self.model if self.dist.fsdp else unwrap(self.model)
             old = [self._logps(frozen, batch, c) for c in share.chunks] if cfg.num_iterations > 1 else None
             ref = [self._ref_logps(batch, c) for c in share.chunks]
-        totals = _Totals(n, cfg.num_iterations)
+        totals = UpdateTotals(n, cfg.num_iterations)
         grad_norm = 0.0
         for _ in range(cfg.num_iterations):
             self.optimizer.zero_grad(set_to_none=True)
             for i, (c, counted) in enumerate(zip(share.chunks, share.counted, strict=True)):
-                with self._grad_sync(last=i == len(share.chunks) - 1):
+                with self.dist.grad_sync(self.model, last=i == len(share.chunks) - 1):
                     logps = self._logps(self.model, batch, c)
                     loss, metrics = grpo_loss(
                         logps,
@@ -375,15 +319,6 @@ class GRPOTrainer:
             self.scheduler.step()
         return {"loss": 0.0, "kl": 0.0, "clip_low": 0.0, "clip_high": 0.0, "ratio": 1.0, "grad_norm": 0.0}
 
-    def _grad_sync(self, *, last: bool) -> contextlib.AbstractContextManager[Any]:
-        """Gradients are reduced over ranks only after the last micro-batch."""
-        if not self.dist.enabled:
-            return contextlib.nullcontext()
-        if self.dist.fsdp:
-            self.model.set_requires_gradient_sync(last)
-            return contextlib.nullcontext()
-        return contextlib.nullcontext() if last else self.model.no_sync()
-
     # -- evaluation ------------------------------------------------------------------------------
     def evaluate(self) -> dict[str, Any]:
         """Accuracy, pass@1 and pass@G and mean reward on fixed eval seeds (the eval split)."""
@@ -396,15 +331,7 @@ class GRPOTrainer:
         with torch.random.fork_rng(devices=[self.device] if self.device.type == "cuda" else []):
             torch.manual_seed(stable_seed(cfg.seed, "eval-sampling", self.step_count, self.dist.rank) % (2**31))
             groups = self._rollouts(seeds, envs)
-        correct = [[r.correct is True for r in grp] for grp in groups]
-        flat_rewards = [r.reward or 0.0 for grp in groups for r in grp]
-        row: dict[str, Any] = {
-            "step": self.step_count,
-            "accuracy": sum(map(sum, correct)) / (len(correct) * g),
-            "pass@1": sum(pass_at_k(g, sum(c), 1) for c in correct) / len(correct),
-            f"pass@{g}": sum(pass_at_k(g, sum(c), g) for c in correct) / len(correct),
-            "reward_mean": sum(flat_rewards) / len(flat_rewards),
-        }
+        row = {"step": self.step_count, **eval_metrics(groups)}
         if self.log is not None:
             self.log.eval(row)
         return row
@@ -412,41 +339,23 @@ class GRPOTrainer:
     # -- the run ---------------------------------------------------------------------------------
     def save(self) -> Path:
         """Write a checkpoint (rank 0 writes; with FSDP every rank helps gather the weights)."""
-        path = self.run_dir / "checkpoints" / f"step-{self.step_count:06d}"
-        weights = optim = None
-        if self.dist.fsdp:
-            weights = full_state_dict(self.model, self.dist)
-            optim = full_optimizer_state(self.model, self.optimizer, self.dist)
-        if self.dist.main:
-            path = save_checkpoint(
-                self.run_dir / "checkpoints",
-                self.step_count,
-                model=unwrap(self.model),
-                tokenizer=self.tokenizer,
-                optimizer=self.optimizer,
-                scheduler=self.scheduler,
-                config=self.config.to_dict(),
-                extra={"env": self.env_id, "world_size": self.dist.world},
-                keep=self.config.keep_checkpoints,
-                run_id=self.run.run_id,
-                weights=weights,
-                optimizer_state=optim,
-            )
-        self.dist.barrier()
-        return path
+        extra = {"env": self.env_id, "world_size": self.dist.world}
+        return save_run(
+            self.run_dir / "checkpoints",
+            self.step_count,
+            self.model,
+            self.tokenizer,
+            self.optimizer,
+            self.scheduler,
+            config=self.config,
+            extra=extra,
+            run_id=self.run.run_id,
+            dist=self.dist,
+        )
 
     def save_final(self, directory: Path) -> None:
         """A plain transformers model (LoRA merged in) and the tokenizer, loadable with from_pretrained."""
-        weights = full_state_dict(self.model, self.dist) if self.dist.fsdp else None
-        if self.dist.main:
-            base = unwrap(self.model)
-            if is_lora(base):
-                base.save_pretrained(directory / "adapter", safe_serialization=True, state_dict=weights)
-                base = merged_copy(base)
-                weights = None
-            base.save_pretrained(directory, safe_serialization=True, state_dict=weights)
-            self.tokenizer.save_pretrained(directory)
-        self.dist.barrier()
+        export_final(self.model, self.tokenizer, self.dist, directory)
 
     def train(self) -> dict[str, Any]:
         """Run to ``config.steps``; checkpoint every ``save_every`` steps and on Ctrl-C."""
@@ -475,25 +384,3 @@ class GRPOTrainer:
             table = self.log.finish()
             print(table)
         return {**last, "eval": final_eval, "summary": table}
-
-
-class _Totals:
-    """An update's metrics: each micro-batch's share of the mean over its ``n`` rows and the
-    iterations (summed over ranks afterwards)."""
-
-    def __init__(self, n: int, iterations: int) -> None:
-        self.n, self.iterations = n, iterations
-        self.values: dict[str, float] = dict.fromkeys(("loss", "kl", "clip_low", "clip_high", "ratio"), 0.0)
-
-    def add(self, loss: float, metrics: dict[str, float], *, rows: int) -> None:
-        self.values["loss"] += loss / self.iterations
-        for key, value in metrics.items():
-            self.values[key] += value * rows / (self.n * self.iterations)
-
-
-def _peak_memory_mb(device: torch.device) -> float:
-    if device.type == "cuda":
-        return torch.cuda.max_memory_allocated(device) / 2**20
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

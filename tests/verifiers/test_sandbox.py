@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from verifiers.sandbox import DockerSandbox, ExecResult, Job
-from verifiers.sandbox._docker import OUT_CAP, remove_orphans
+from verifiers.sandbox._docker import OUT_CAP
+from verifiers.sandbox._engines import remove_orphans
 
 pytestmark = pytest.mark.docker
 

@@ -8,16 +8,15 @@ import concurrent.futures
 import logging
 import os
 import queue
-import socket
 import threading
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from verifiers.errors import EngineUnavailableError, SandboxError
-from verifiers.sandbox._container import LABEL, OWNER_LABEL, Container, ContainerGone, Lockdown
-from verifiers.sandbox._engine import engine_client, how_to_start_engine
+from verifiers.sandbox._container import Container, ContainerGone, Lockdown
+from verifiers.sandbox._engine import how_to_start_engine
+from verifiers.sandbox._engines import Engine, remove_orphans
 from verifiers.sandbox._image import image_exists, image_tag
 from verifiers.sandbox._types import ExecResult, Job
 
@@ -26,68 +25,6 @@ __all__ = ["DockerSandbox", "default_sandbox"]
 log = logging.getLogger("verifiers.sandbox")
 
 OUT_CAP = 4 * 2**20
-
-
-class _Engine:
-    def __init__(self, url: str | None, timeout_s: float) -> None:
-        self.url = url or os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
-        self.client = _client(url, timeout_s)
-        self.down_until = 0.0
-
-    @property
-    def healthy(self) -> bool:
-        return time.monotonic() >= self.down_until
-
-    def check(self) -> bool:
-        try:
-            self.client.ping()
-            return True
-        except Exception:
-            self.down_until = time.monotonic() + 30.0
-            log.warning("Docker engine %s stopped answering; out of rotation for 30 s", self.url)
-            return False
-
-
-def _client(url: str | None, timeout_s: float) -> Any:
-    if url is None:
-        return engine_client(timeout_s=timeout_s)
-    previous = os.environ.get("DOCKER_HOST")
-    os.environ["DOCKER_HOST"] = url
-    try:
-        return engine_client(timeout_s=timeout_s)
-    finally:
-        if previous is None:
-            del os.environ["DOCKER_HOST"]
-        else:
-            os.environ["DOCKER_HOST"] = previous
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def remove_orphans(client: Any) -> int:
-    """Remove sandbox containers whose owning process (on this host) is gone."""
-    removed = 0
-    host = socket.gethostname()
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
-        owner = c.labels.get(OWNER_LABEL, "")
-        owner_host, _, pid = owner.rpartition(":")
-        if owner_host == host and pid.isdigit() and not _pid_alive(int(pid)):
-            try:
-                c.remove(force=True)
-                removed += 1
-            except Exception as exc:  # another process may be removing it too
-                log.debug("could not remove orphaned container %s: %s", c.short_id, exc)
-    if removed:
-        log.info("removed %d orphaned sandbox container(s)", removed)
-    return removed
 
 
 class DockerSandbox:
@@ -143,7 +80,7 @@ class DockerSandbox:
         self.pids_limit = pids_limit
         self.stuck_after_s = stuck_after_s
         self.pool_id = uuid.uuid4().hex[:12]
-        self._engines = [_Engine(url, engine_timeout_s) for url in (list(engines) if engines else [None])]
+        self._engines = [Engine(url, engine_timeout_s) for url in (list(engines) if engines else [None])]
         self.jobs_by_engine: dict[str, int] = {e.url: 0 for e in self._engines}
         for engine in self._engines:
             if not image_exists(engine.client, self.image):

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, example, given, settings
@@ -23,10 +22,8 @@ from hypothesis.errors import Flaky, HypothesisWarning, Unsatisfiable, Unsatisfi
 
 from verifiers.errors import VerifierInputError
 from verifiers.testing import _laws
-from verifiers.testing._answers import as_the_answer
-from verifiers.testing._code import CODE_GAMING, code_problems
-from verifiers.testing._gaming import HUGE, gaming_completions, garbage
-from verifiers.testing._problems import Problem, math_problems
+from verifiers.testing._domain import Domain, LawResult, VerifierReport, domain_of
+from verifiers.testing._gaming import HUGE
 from verifiers.testing._runner import STOP_AFTER, Abandon, Guard
 
 __all__ = [
@@ -40,85 +37,6 @@ __all__ = [
 ]
 
 Verify = Callable[[Any, str], Any]
-
-
-@dataclass(frozen=True)
-class Domain:
-    """What to test a verifier with: problems (gold + renderings + near misses), gaming
-    completions for a gold, garbage, and how a problem's gold becomes the verifier's reference."""
-
-    name: str
-    problems: st.SearchStrategy[Problem]
-    gaming: Callable[[str], st.SearchStrategy[str]]
-    garbage: st.SearchStrategy[str]
-    reference: Callable[[str], Any] = lambda gold: gold
-    default_examples: int = 60
-    as_answer: Callable[[str], st.SearchStrategy[str]] | None = as_the_answer
-    """The gold stated as the answer, for the reflexivity law (None: the law does not apply)."""
-    isolation: str = "process"
-    """How `check_verifier` bounds each call: "process" (killable) or "thread" (see `Guard`)."""
-
-
-def _domain(domain: str | Domain) -> Domain:
-    if isinstance(domain, Domain):
-        return domain
-    if domain == "math":
-        return Domain("math", math_problems(), gaming_completions, garbage())
-    if domain == "code":
-        return Domain(
-            "code",
-            code_problems(),
-            lambda gold: st.sampled_from(CODE_GAMING),
-            st.one_of(st.text(max_size=100), st.sampled_from(["", "x" * HUGE, "```python\n" * 50])),
-            reference=json.loads,
-            default_examples=8,
-            as_answer=None,
-            isolation="thread",
-        )
-    raise VerifierInputError(f"domain must be 'math', 'code' or a verifiers.testing.Domain, got {domain!r}")
-
-
-@dataclass(frozen=True)
-class LawResult:
-    """One law's verdict, with the counterexample (reference, completion) when it failed."""
-
-    law: str
-    ok: bool
-    examples: int
-    counterexample: tuple[str, str] | None = None
-    detail: str = ""
-    checked: bool = True
-    """False when calls were lost to the latency bound: the law was not checked (and not ok)."""
-    failures: tuple[tuple[str, str, str], ...] = ()
-    """Every (gold, completion, detail) that failed, for laws run over a list (``golds=``)."""
-
-
-@dataclass(frozen=True)
-class VerifierReport:
-    """Every law's result; ``ok`` when all held. ``str(report)`` is a table."""
-
-    ok: bool
-    laws: tuple[LawResult, ...] = field(default_factory=tuple)
-    note: str = ""
-    """What the run's budget did to a slow verifier (empty when nothing was abandoned)."""
-
-    def table(self) -> str:
-        lines = [f"{'law':<22}{'examples':>9}  {'result':<11} counterexample / detail"]
-        for r in self.laws:
-            verdict = "passed" if r.ok else ("FAILED" if r.checked else "NOT CHECKED")
-            line = f"{r.law:<22}{r.examples:>9}  {verdict:<11}"
-            if not r.checked:
-                line += f" {r.detail[:200]}"
-            elif not r.ok:
-                ref, comp = r.counterexample or ("", "")
-                line += f" reference={ref[:60]!r} completion={comp[:80]!r}: {r.detail[:200]}"
-            lines.append(line.rstrip())
-        if self.note:
-            lines.append(self.note)
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.table()
 
 
 def _run_law(
@@ -226,7 +144,7 @@ def check_verifier(
         >>> report.ok  # doctest: +SKIP
         True
     """
-    d = _domain(domain)
+    d = domain_of(domain)
     n = d.default_examples if max_examples is None else max_examples
     chosen = list(laws or [law for law in LAWS if law != "reflexivity" or d.as_answer is not None])
     if golds and "reflexivity" not in chosen:

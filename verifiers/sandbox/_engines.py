@@ -1,0 +1,81 @@
+"""The engines a `DockerSandbox` pool runs on: each engine's client and health, and the sweep of
+containers whose owning process is gone."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from typing import Any
+
+from verifiers.sandbox._container import LABEL, OWNER_LABEL
+from verifiers.sandbox._engine import engine_client
+
+__all__ = ["Engine", "remove_orphans"]
+
+log = logging.getLogger("verifiers.sandbox")
+
+
+class Engine:
+    """One Docker engine of a pool, and whether it answers (one that stops is out of rotation for 30 s)."""
+
+    def __init__(self, url: str | None, timeout_s: float) -> None:
+        self.url = url or os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+        self.client = _client(url, timeout_s)
+        self.down_until = 0.0
+
+    @property
+    def healthy(self) -> bool:
+        return time.monotonic() >= self.down_until
+
+    def check(self) -> bool:
+        try:
+            self.client.ping()
+            return True
+        except Exception:
+            self.down_until = time.monotonic() + 30.0
+            log.warning("Docker engine %s stopped answering; out of rotation for 30 s", self.url)
+            return False
+
+
+def _client(url: str | None, timeout_s: float) -> Any:
+    if url is None:
+        return engine_client(timeout_s=timeout_s)
+    previous = os.environ.get("DOCKER_HOST")
+    os.environ["DOCKER_HOST"] = url
+    try:
+        return engine_client(timeout_s=timeout_s)
+    finally:
+        if previous is None:
+            del os.environ["DOCKER_HOST"]
+        else:
+            os.environ["DOCKER_HOST"] = previous
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_orphans(client: Any) -> int:
+    """Remove sandbox containers whose owning process (on this host) is gone."""
+    removed = 0
+    host = socket.gethostname()
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        owner = c.labels.get(OWNER_LABEL, "")
+        owner_host, _, pid = owner.rpartition(":")
+        if owner_host == host and pid.isdigit() and not _pid_alive(int(pid)):
+            try:
+                c.remove(force=True)
+                removed += 1
+            except Exception as exc:  # another process may be removing it too
+                log.debug("could not remove orphaned container %s: %s", c.short_id, exc)
+    if removed:
+        log.info("removed %d orphaned sandbox container(s)", removed)
+    return removed
