@@ -22,6 +22,8 @@ class Verifier:
 
     ``config`` is what else decides the verdict (shown in the provenance hash with the
     functions' source, so a changed reward is visible in every step's ``info``).
+    ``equivalent(a, b)``, optional, says whether two extracted answers are the same answer
+    (maj@k groups votes with it, in both directions; without it, exact strings).
 
     Example:
         >>> v = Verifier("exact", lambda ref, ans: VerifyResult.judged(
@@ -35,6 +37,7 @@ class Verifier:
     verify_many: VerifyManyFn | None = None
     config: Any = None
     digest: str = field(default="", compare=False)
+    equivalent: Callable[[str, str], bool] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         parts = [self.name, repr(self.config)]
@@ -68,7 +71,13 @@ def math_verifier(config: Any = None, *, timeout_s: float = 5.0) -> Verifier:
         golds = [str(reference)] * len(answers)
         return vm.verify_many(golds, list(answers), config=cfg, timeout_s=timeout_s)
 
-    return Verifier("math", verify, verify_many, config=(cfg, timeout_s))
+    def equivalent(a: str, b: str) -> bool:
+        try:
+            return vm.equivalent(a, b, config=cfg, timeout_s=timeout_s)
+        except Exception:  # an answer that cannot be read as a gold, or a timeout: not shown equal
+            return False
+
+    return Verifier("math", verify, verify_many, config=(cfg, timeout_s), equivalent=equivalent)
 
 
 def code_verifier(*, sandbox: Any = None, timeout_s: float = 5.0, partial_credit: bool = True) -> Verifier:

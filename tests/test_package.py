@@ -12,6 +12,7 @@ import pytest
 import grpo_envs
 import grpo_envs.adapters
 import trainer
+import trainer.eval
 import verifiers
 import verifiers.code
 import verifiers.math
@@ -29,6 +30,7 @@ PUBLIC_MODULES = [
     verifiers.testing,
     verifiers.testing.laws,
     trainer,
+    trainer.eval,
 ]
 GOLDEN = Path(__file__).with_name("public_api.txt")
 

@@ -9,6 +9,7 @@ from typing import Any
 import torch
 
 from trainer.errors import TrainerError
+from trainer.eval._metrics import pass_at_k  # torch-free, shared with the eval metrics
 
 __all__ = [
     "LOSS_TYPES",
@@ -211,17 +212,3 @@ def lr_factor(step: int, *, warmup: int, total: int, kind: str) -> float:
         return 1.0
     progress = min(1.0, max(0.0, (step - warmup) / max(1, total - warmup)))
     return 1.0 - progress if kind == "linear" else 0.5 * (1 + math.cos(math.pi * progress))
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased pass@k estimator ``1 - C(n - c, k) / C(n, k)`` (Chen et al., 2021).
-
-    Example:
-        >>> pass_at_k(n=8, c=2, k=1), round(pass_at_k(n=8, c=2, k=4), 4)
-        (0.25, 0.7857)
-    """
-    if not 0 <= c <= n or not 1 <= k <= n:
-        raise TrainerError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
