@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sandbox": ("verifiers._cli:sandbox_main", "manage the code sandbox"),
     "envs": ("grpo_envs._commands:envs_main", "list the registered environments or show one"),
     "train": ("trainer.cli:main", "train with GRPO (see `grpo-envs train --help`)"),
+    "eval": ("trainer.eval._cli:main", "a model on an environment: pass@k and maj@k with 95%% intervals"),
     "serve": ("grpo_envs._commands:serve_main", "an HTTP reward server for OpenRLHF and other trainers"),
     "check-verifier": (
         "verifiers._cli:check_verifier_main",

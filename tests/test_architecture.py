@@ -57,6 +57,7 @@ def test_the_cli_names_each_packages_commands_without_importing_them() -> None:
         "sandbox": "verifiers",
         "check-verifier": "verifiers",
         "train": "trainer",
+        "eval": "trainer",
     }
 
 

@@ -40,6 +40,7 @@ class Rollout:
     reward_parts: dict[str, float] = field(default_factory=dict)  # the rubric's parts of the reward
     truncated: bool = False  # the last generated turn hit max_new_tokens without EOS
     text: str = ""
+    extracted: str | None = None  # the answer the verifier judged
 
     @property
     def generated(self) -> int:
@@ -53,6 +54,7 @@ class Rollout:
         self.status = str(info.get("status", "correct" if reward else "incorrect"))
         self.reason = str(info.get("reason", ""))
         self.reward_parts = dict(info.get("reward_parts", {}))
+        self.extracted = info.get("extracted", self.extracted)
 
 
 def _context_ids(tokenizer: Any, observation: str, messages: Sequence[dict[str, str]] | None) -> list[int]:

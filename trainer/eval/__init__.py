@@ -1,5 +1,6 @@
-"""Evaluating a model on an environment: pass@k, maj@k and their intervals (the metrics slice of
-``grpo-envs eval``; the command and its generation backends build on it).
+"""Evaluating a model on an environment (``grpo-envs eval``): `evaluate` samples and judges on
+transformers, writes ``samples.jsonl`` and ``summary.json`` and resumes; pass@k, maj@k and their
+95% intervals are pure functions (`summarize`). The vLLM and OpenAI-compatible backends are to come.
 
 Example:
     >>> from trainer.eval import Sample, summarize
@@ -10,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+from trainer.eval._cli import compare
 from trainer.eval._metrics import (
     Sample,
     bootstrap_interval,
@@ -18,5 +20,16 @@ from trainer.eval._metrics import (
     pass_at_k_over_tasks,
     summarize,
 )
+from trainer.eval._run import evaluate, table
 
-__all__ = ["Sample", "bootstrap_interval", "maj_at_k", "majority_correct", "pass_at_k_over_tasks", "summarize"]
+__all__ = [
+    "Sample",
+    "bootstrap_interval",
+    "compare",
+    "evaluate",
+    "maj_at_k",
+    "majority_correct",
+    "pass_at_k_over_tasks",
+    "summarize",
+    "table",
+]

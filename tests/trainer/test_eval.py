@@ -1,0 +1,114 @@
+"""``grpo-envs eval`` on CPU with the tiny demo model: the same tasks every run, every sample
+written, a resumed run equal to an uninterrupted one, and bad input in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trainer import TrainerError
+from trainer.eval import evaluate
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+ARGS: dict[str, Any] = dict(n=10, samples=4, max_new_tokens=2, device="cpu", temperature=1.0)
+
+
+def rows(folder: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (folder / "samples.jsonl").read_text().splitlines()]
+
+
+def test_every_sample_is_written_and_the_summary_agrees_with_them(tmp_path: Path) -> None:
+    summary = evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "a", ks=[1, 4], **ARGS)
+    written = rows(tmp_path / "a")
+    assert len(written) == 40 and len({r["task_seed"] for r in written}) == 10
+    assert {"prompt", "completion", "reward", "status", "reason", "extracted", "tokens"} <= set(written[0])
+    by_task: dict[int, list[bool]] = {}
+    for r in written:
+        by_task.setdefault(r["task_seed"], []).append(r["correct"] is True)
+    assert summary["pass@1"]["value"] == pytest.approx(sum(sum(c) / 4 for c in by_task.values()) / 10)
+    assert summary["pass@4"]["value"] == pytest.approx(sum(any(c) for c in by_task.values()) / 10)
+    assert json.loads((tmp_path / "a" / "summary.json").read_text())["pass@1"] == summary["pass@1"]
+    assert summary["statuses"] == dict(
+        sorted({s: sum(r["status"] == s for r in written) for s in {r["status"] for r in written}}.items())
+    )
+    assert "op" in summary["by"]  # Digits' task attribute
+
+
+def test_the_same_arguments_give_the_same_tasks_and_samples(tmp_path: Path) -> None:
+    evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "a", **ARGS)
+    evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "b", **ARGS)
+    assert rows(tmp_path / "a") == rows(tmp_path / "b")
+    evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "c", **{**ARGS, "seed": 1})
+    assert [r["task_seed"] for r in rows(tmp_path / "c")] != [r["task_seed"] for r in rows(tmp_path / "a")]
+
+
+def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path: Path) -> None:
+    whole = evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "whole", **ARGS)
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    lines = (tmp_path / "whole" / "samples.jsonl").read_text().splitlines(keepends=True)
+    (cut / "samples.jsonl").write_text("".join(lines[:14]) + lines[14][:25])  # 3.5 tasks, then a torn line
+    resumed = evaluate("grpo_envs/Digits-v0", "demo", out=cut, resume=True, **ARGS)
+    assert resumed == whole
+    done = [r for r in rows(cut) if r["task_seed"] in {x["task_seed"] for x in rows(tmp_path / "whole")[:12]}]
+    assert len(done) >= 12
+
+
+def test_bad_input_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(TrainerError, match="cannot make env 'grpo_envs/Nope-v0'.*envs list"):
+        evaluate("grpo_envs/Nope-v0", "demo", out=tmp_path / "x", **ARGS)
+    with pytest.raises(TrainerError, match="each k must be in \\[1, --samples\\]"):
+        evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "x", ks=[8], **ARGS)
+    evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "y", **{**ARGS, "n": 1})
+    with pytest.raises(TrainerError, match="exists: pass --resume"):
+        evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "y", **{**ARGS, "n": 1})
+    with pytest.raises(TrainerError):
+        evaluate("grpo_envs/Digits-v0", str(tmp_path / "no" / "such" / "model"), out=tmp_path / "z", **ARGS)
+
+
+def test_the_cli_prints_the_table_and_compares_runs(tmp_path: Path) -> None:
+    script = shutil.which("grpo-envs", path=os.path.dirname(sys.executable))
+    assert script is not None
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    base = [
+        script,
+        "eval",
+        "--env",
+        "grpo_envs/Digits-v0",
+        "--model",
+        "demo",
+        "-n",
+        "4",
+        "--samples",
+        "2",
+        "--max-new-tokens",
+        "1",
+        "--device",
+        "cpu",
+    ]
+    run = subprocess.run([*base, "--out", str(tmp_path / "r")], capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr
+    assert "pass@1" in run.stdout and "maj@2" in run.stdout and "95% interval" in run.stdout
+    both = subprocess.run(
+        [script, "eval", "--compare", str(tmp_path / "r"), str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert both.returncode == 0 and both.stdout.count("pass@1") == 1
+    bad = subprocess.run(
+        [*base, "-k", "3", "--out", str(tmp_path / "s")], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert (
+        bad.returncode == 2
+        and bad.stderr.strip().startswith("grpo-envs eval: error: each k")
+        and "Traceback" not in bad.stderr
+    )

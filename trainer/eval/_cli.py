@@ -1,0 +1,92 @@
+"""``grpo-envs eval``: a model on an environment; pass@k, maj@k and where every sample went."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="grpo-envs eval", description="Evaluate a model on an environment: pass@k and maj@k with 95% intervals."
+    )
+    p.add_argument("--env", help="environment id, e.g. grpo_envs/Arithmetic-v0")
+    p.add_argument("--env-kwargs", default="{}", help="JSON keyword arguments for the environment")
+    p.add_argument("--model", help='hub name, local path, or "demo"')
+    p.add_argument("--backend", default="transformers", choices=("transformers", "vllm"), help="generation backend")
+    p.add_argument("--base-url", default=None, help="an OpenAI-compatible server (not in this version yet)")
+    p.add_argument("-n", type=int, default=100, help="tasks from the env's seeded stream")
+    p.add_argument("--samples", type=int, default=8, help="completions per task")
+    p.add_argument("-k", default=None, help="comma-separated k values (default 1, 2, 4, ... up to --samples)")
+    p.add_argument("--split", default="eval", help="the env's split (default eval)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--temperature", type=float, default=0.6)
+    p.add_argument("--max-new-tokens", type=int, default=1024)
+    p.add_argument("--device", default="auto")
+    p.add_argument("--out", default=None, help="run folder (default runs/eval/ENV)")
+    p.add_argument("--resume", action="store_true", help="continue from the folder's samples.jsonl")
+    p.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"), help="print two runs' summaries side by side")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``grpo-envs eval``; returns the exit status (2: bad input, with one line saying why)."""
+    from trainer.errors import TrainerError
+
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
+    try:
+        if args.compare:
+            print(compare(Path(args.compare[0]), Path(args.compare[1])))
+            return 0
+        if not args.env or not args.model:
+            raise TrainerError("pass --env ID and --model NAME (or --compare RUN_A RUN_B)")
+        if args.base_url or args.backend != "transformers":
+            raise TrainerError("this version evaluates on the transformers backend only (--backend transformers)")
+        from trainer.eval._run import evaluate, table
+
+        ks = [int(k) for k in args.k.split(",")] if args.k else None
+        summary = evaluate(
+            args.env,
+            args.model,
+            n=args.n,
+            samples=args.samples,
+            ks=ks,
+            split=args.split,
+            seed=args.seed,
+            temperature=args.temperature,
+            max_new_tokens=args.max_new_tokens,
+            out=args.out,
+            resume=args.resume,
+            env_kwargs=json.loads(args.env_kwargs),
+            device=args.device,
+        )
+    except (TrainerError, ValueError, OSError) as exc:
+        print(f"grpo-envs eval: error: {exc}", file=sys.stderr)
+        return 2
+    print(table(summary))
+    return 0
+
+
+def compare(a: Path, b: Path) -> str:
+    """Two runs' metrics side by side (from their ``summary.json``)."""
+    from trainer.errors import TrainerError
+
+    runs = []
+    for folder in (a, b):
+        path = folder / "summary.json"
+        if not path.is_file():
+            raise TrainerError(f"{path} not found: --compare takes two eval run folders")
+        runs.append(json.loads(path.read_text()))
+    keys = [k for k, v in runs[0].items() if isinstance(v, dict) and "ci95" in v and k in runs[1]]
+    lines = [f"{'metric':<14}{a.name[:24]:>26}{b.name[:24]:>26}"]
+    for key in keys:
+        cells = [f"{r[key]['value']:.3f} [{r[key]['ci95'][0]:.2f}, {r[key]['ci95'][1]:.2f}]" for r in runs]
+        lines.append(f"{key:<14}{cells[0]:>26}{cells[1]:>26}")
+    return "\n".join(lines)

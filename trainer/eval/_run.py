@@ -1,0 +1,227 @@
+"""`evaluate`: a model on an environment, sampled and judged, written as it goes and resumable.
+
+Tasks are the env's seeded stream (``-n`` tasks from ``--seed``: the same arguments give the same
+tasks); each task's ``samples`` completions are generated together from a seed of their own
+(derived from ``seed`` and the task), so samples of different tasks are not correlated. Multi-turn
+envs run their turns through the same model. Every judged task is appended to
+``samples.jsonl`` at once, so ``resume=True`` after a crash or Ctrl-C redoes none of them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from grpo_envs import stable_seed
+from trainer.errors import TrainerError
+from trainer.eval._metrics import Sample, summarize
+
+__all__ = ["evaluate", "table"]
+
+log = logging.getLogger("trainer")
+TASKS_PER_CALL = 8
+
+
+def _task_seeds(seed: int, n: int) -> list[int]:
+    return [stable_seed(seed, "eval-task", k) % (2**31) for k in range(n)]
+
+
+def _done(path: Path) -> dict[int, list[dict[str, Any]]]:
+    """The rows already in ``samples.jsonl``, by task seed (a torn last line is dropped)."""
+    rows: dict[int, list[dict[str, Any]]] = {}
+    if not path.exists():
+        return rows
+    for line in path.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        rows.setdefault(int(row["task_seed"]), []).append(row)
+    return rows
+
+
+def _task_info(env: Any, task_seed: int) -> tuple[str, str, dict[str, Any]]:
+    """(task id, prompt, attributes) of one task of ``env``."""
+    prompt, _ = env.reset(seed=task_seed)
+    task = getattr(env.unwrapped, "task", None)
+    if task is None:
+        return f"seed-{task_seed}", str(prompt), {}
+    attributes = {k: v for k, v in dict(task.metadata).items() if isinstance(v, str | int | float | bool)}
+    return str(task.task_id), str(prompt), attributes
+
+
+def evaluate(
+    env: Any,
+    model: Any,
+    *,
+    tokenizer: Any = None,
+    n: int = 100,
+    samples: int = 8,
+    ks: Sequence[int] | None = None,
+    split: str = "eval",
+    seed: int = 0,
+    temperature: float = 0.6,
+    max_new_tokens: int = 1024,
+    out: str | Path | None = None,
+    resume: bool = False,
+    env_kwargs: dict[str, Any] | None = None,
+    device: str = "auto",
+) -> dict[str, Any]:
+    """Sample ``samples`` completions for each of ``n`` tasks of ``env`` from ``model`` (a hub
+    name, a path, "demo" or a module with ``tokenizer``) on transformers, judge them, and return
+    the summary (pass@k and maj@k for each k in ``ks``, default 1, 2, 4, ... up to ``samples``).
+
+    Example:
+        >>> s = evaluate("grpo_envs/Digits-v0", "demo", n=2, samples=2, max_new_tokens=1)  # doctest: +SKIP
+        >>> s["pass@1"]["value"]  # doctest: +SKIP
+        0.0
+    """
+    ks = list(ks or [k for k in (1, 2, 4, 8, 16, 32, 64, 128) if k <= samples])
+    if not ks or max(ks) > samples or min(ks) < 1:
+        raise TrainerError(f"each k must be in [1, --samples]; got k={ks} with --samples {samples}")
+    if n < 1 or samples < 1:
+        raise TrainerError(f"-n and --samples must be >= 1, got {n} and {samples}")
+    from trainer._model import load_policy, pick_device
+
+    make_env, probe = _envs(env, env_kwargs, split)
+    folder = Path(out) if out is not None else Path("runs/eval") / re.sub(r"[^A-Za-z0-9_.-]+", "-", str(env))
+    path = folder / "samples.jsonl"
+    if path.exists() and not resume:
+        raise TrainerError(f"{path} exists: pass --resume to continue that run, or another --out")
+    folder.mkdir(parents=True, exist_ok=True)
+    done = {s: r for s, r in _done(path).items() if len(r) >= samples} if resume else {}
+    if resume and path.exists():  # keep whole tasks only; no torn last line is appended to
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text("".join(json.dumps(row) + "\n" for task_rows in done.values() for row in task_rows))
+        tmp.replace(path)
+    dev = pick_device(device)
+    policy, tok = load_policy(model, tokenizer, alphabet=getattr(probe.unwrapped, "alphabet", None), seed=seed)
+    policy.to(dev).eval()
+    seeds = _task_seeds(seed, n)
+    sampling = {"max_new_tokens": max_new_tokens, "temperature": temperature, "top_p": 1.0, "device": dev}
+    with open(path, "a") as sink:
+        _generate(policy, tok, make_env, probe, seeds, samples, done, sink, seed=seed, sampling=sampling)
+    rows = [row for s in seeds for row in done[s][:samples]]
+    equivalent = getattr(getattr(probe.unwrapped, "verifier", None), "equivalent", None)
+    summary = summarize([_sample(row) for row in rows], ks, equivalent, seed=seed)
+    summary.update(env=str(env), model=str(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
+    (folder / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    return summary
+
+
+def _envs(env: Any, env_kwargs: dict[str, Any] | None, split: str) -> tuple[Callable[..., Any], Any]:
+    """A factory of the env on ``split`` (our envs have train/eval splits; others one stream)
+    and a first instance."""
+    import gymnasium
+
+    from grpo_envs import ReasoningEnv
+    from trainer._envs import env_factory
+
+    kwargs = dict(env_kwargs or {})
+    try:
+        if isinstance(env_factory(env, kwargs)().unwrapped, ReasoningEnv):
+            kwargs["split"] = split
+        make_env = env_factory(env, kwargs)
+        return make_env, make_env()
+    except gymnasium.error.Error as exc:
+        raise TrainerError(f"cannot make env {env!r}: {exc}; `grpo-envs envs list` shows the known ids") from None
+
+
+def _generate(
+    policy: Any,
+    tok: Any,
+    make_env: Callable[..., Any],
+    probe: Any,
+    seeds: list[int],
+    samples: int,
+    done: dict[int, list[dict[str, Any]]],
+    sink: IO[str],
+    *,
+    seed: int,
+    sampling: dict[str, Any],
+) -> None:
+    """Sample and judge every task not yet in ``done``, appending each task's rows to ``sink``.
+    Chunks are fixed slices of ``seeds`` with seeds of their own: a resumed chunk redraws the
+    samples it drew before (on CPU, bit for bit)."""
+    import torch
+    from tqdm.auto import tqdm
+
+    from trainer._rollout import is_single_turn, rollout
+
+    per_task_envs = 1 if is_single_turn(probe) else samples
+    started, tokens = time.perf_counter(), 0
+    finished = sum(len(done.get(s, [])) >= samples for s in seeds)
+    with tqdm(total=len(seeds) * samples, initial=finished * samples, unit="sample", desc="eval") as bar:
+        for start in range(0, len(seeds), TASKS_PER_CALL):
+            chunk = seeds[start : start + TASKS_PER_CALL]
+            missing = {s for s in chunk if len(done.get(s, [])) < samples}
+            if not missing:
+                continue
+            envs = [make_env() for _ in range(len(chunk) * per_task_envs)]
+            torch.manual_seed(stable_seed(seed, "eval-sampling", start) % (2**31))
+            with torch.no_grad():
+                groups = rollout(policy, tok, envs, chunk, samples, make_env=make_env, **sampling)
+            for task_seed, group in zip(chunk, groups, strict=True):
+                if task_seed in missing:
+                    task_id, prompt, attributes = _task_info(probe, task_seed)
+                    done[task_seed] = [_row(task_seed, task_id, prompt, attributes, j, r) for j, r in enumerate(group)]
+                    sink.write("".join(json.dumps(row) + "\n" for row in done[task_seed]))
+                    sink.flush()
+                    tokens += sum(row["tokens"] for row in done[task_seed])
+                    bar.update(samples)
+            bar.set_postfix(tokens_per_s=f"{tokens / max(time.perf_counter() - started, 1e-9):.0f}")
+
+
+def _row(task_seed: int, task_id: str, prompt: str, attributes: dict[str, Any], j: int, r: Any) -> dict[str, Any]:
+    return {
+        "task_seed": task_seed,
+        "task_id": task_id,
+        "sample": j,
+        "prompt": prompt,
+        "completion": r.text,
+        "reward": r.reward,
+        "correct": r.correct,
+        "status": r.status,
+        "reason": r.reason,
+        "extracted": r.extracted,
+        "tokens": r.generated,
+        "truncated": r.truncated,
+        "attributes": attributes,
+    }
+
+
+def _sample(row: dict[str, Any]) -> Sample:
+    return Sample(
+        task_id=str(row["task_seed"]),  # tasks by seed: two seeds may draw the same small task
+        correct=row["correct"],
+        status=str(row["status"]),
+        extracted=row["extracted"],
+        reward=float(row["reward"] or 0.0),
+        tokens=int(row["tokens"]),
+        truncated=bool(row["truncated"]),
+        attributes=row.get("attributes") or {},
+    )
+
+
+def table(summary: dict[str, Any]) -> str:
+    """The summary as a printed table: one row per metric, with its interval and task count."""
+    head = f"{summary.get('env', '')}  {summary.get('model', '')}"
+    lines = [f"{head}  ({summary['tasks']} tasks, {summary['samples']} samples)"]
+    lines.append(f"{'metric':<14}{'value':>8}  {'95% interval':<17}{'tasks':>6}{'left out':>10}")
+    for key, value in summary.items():
+        if isinstance(value, dict) and "ci95" in value:
+            low, high = value["ci95"]
+            lines.append(
+                f"{key:<14}{value['value']:>8.3f}  [{low:.3f}, {high:.3f}]   {value['tasks']:>6}{value['left_out']:>10}"
+            )
+    lines.append(f"statuses: {summary['statuses']}  (not judged: {summary['unjudged']})")
+    lines.append(
+        f"completion tokens: mean {summary['tokens_mean']:.1f}, p95 {summary['tokens_p95']}; "
+        f"truncated {summary['truncated_rate']:.1%}"
+    )
+    return "\n".join(lines)
