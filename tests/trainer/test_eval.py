@@ -39,6 +39,8 @@ def test_every_sample_is_written_and_the_summary_agrees_with_them(tmp_path: Path
         sorted({s: sum(r["status"] == s for r in written) for s in {r["status"] for r in written}}.items())
     )
     assert "op" in summary["by"]  # Digits' task attribute
+    png = (tmp_path / "a" / "passk.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
 
 
 def test_the_same_arguments_give_the_same_tasks_and_samples(tmp_path: Path) -> None:

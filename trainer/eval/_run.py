@@ -21,7 +21,7 @@ from grpo_envs import stable_seed
 from trainer.errors import TrainerError
 from trainer.eval._metrics import Sample, summarize
 
-__all__ = ["evaluate", "table"]
+__all__ = ["evaluate", "plot", "table"]
 
 log = logging.getLogger("trainer")
 TASKS_PER_CALL = 8
@@ -111,7 +111,40 @@ def evaluate(
     summary = summarize([_sample(row) for row in rows], ks, equivalent, seed=seed)
     summary.update(env=str(env), model=str(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
     (folder / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    plot(summary, folder / "passk.png")
     return summary
+
+
+def plot(summary: dict[str, Any], path: Path) -> bool:
+    """pass@k and maj@k against k, with their intervals, as a PNG (False without matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    ks = sorted(int(key.split("@")[1]) for key in summary if key.startswith("pass@"))
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, color in (("pass", "tab:blue"), ("maj", "tab:orange")):
+        values = [summary[f"{name}@{k}"] for k in ks]
+        mid = [v["value"] for v in values]
+        err = [
+            [m - v["ci95"][0] for m, v in zip(mid, values, strict=True)],
+            [v["ci95"][1] - m for m, v in zip(mid, values, strict=True)],
+        ]
+        ax.errorbar(ks, mid, yerr=err, marker="o", capsize=3, color=color, label=f"{name}@k (95% interval)")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ks, [str(k) for k in ks])
+    ax.set_xlabel("k")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(f"{summary.get('env', '')}  {summary.get('model', '')}", fontsize=9)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
 
 
 def _envs(env: Any, env_kwargs: dict[str, Any] | None, split: str) -> tuple[Callable[..., Any], Any]:
