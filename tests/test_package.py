@@ -46,7 +46,10 @@ def _public_names(module: types.ModuleType) -> set[str]:
 
 @pytest.mark.parametrize("module", PUBLIC_MODULES, ids=lambda m: m.__name__)
 def test_a_packages_public_names_are_its_all(module: types.ModuleType) -> None:
-    """httpx's rule: nothing public by accident (implementation lives in private modules)."""
+    """httpx's rule: nothing public by accident (implementation lives in private modules);
+    names loaded lazily count once loaded."""
+    for name in module.__all__:
+        getattr(module, name)
     offered = {
         n for n in module.__all__ if not n.startswith("_") and not isinstance(getattr(module, n), types.ModuleType)
     }
@@ -84,6 +87,12 @@ def test_import_verifiers_does_not_import_torch_or_docker() -> None:
     assert "torch" not in loaded
     assert "docker" not in loaded
     assert "sympy" not in loaded
+
+
+def test_import_trainer_and_its_eval_metrics_does_not_import_torch() -> None:
+    loaded = _modules_after("import trainer, trainer.eval; trainer.eval.summarize([], ks=[1]); trainer.TrainerError")
+    assert "trainer" in loaded and "torch" not in loaded and "transformers" not in loaded
+    assert "torch" in _modules_after("import trainer; trainer.GRPOConfig")  # loaded when used
 
 
 def test_plain_numeric_math_needs_neither_sympy_nor_torch() -> None:

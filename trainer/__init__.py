@@ -1,7 +1,8 @@
 """GRPO on torch + transformers (needs the ``train`` extra: ``pip install 'grpo-envs[train]'``).
 
 The math lives in small pure functions (`group_advantages`, `grpo_loss`, `pass_at_k`); the
-loop in `GRPOTrainer` only wires them.
+loop in `GRPOTrainer` only wires them. Importing ``trainer`` (or ``trainer.eval``) does not import
+torch: each name is loaded when first used.
 
 Example:
     >>> import trainer
@@ -11,9 +12,37 @@ Example:
 
 from __future__ import annotations
 
-from trainer._math import group_advantages, grpo_loss, pass_at_k
-from trainer.config import GRPOConfig, load_config
+import importlib
+import typing
+
 from trainer.errors import TrainerError
-from trainer.grpo import GRPOTrainer
+
+if typing.TYPE_CHECKING:
+    from trainer._math import group_advantages, grpo_loss
+    from trainer.config import GRPOConfig, load_config
+    from trainer.eval._metrics import pass_at_k
+    from trainer.grpo import GRPOTrainer
 
 __all__ = ["GRPOConfig", "GRPOTrainer", "TrainerError", "group_advantages", "grpo_loss", "load_config", "pass_at_k"]
+
+_LAZY = {
+    "GRPOConfig": "trainer.config",
+    "load_config": "trainer.config",
+    "GRPOTrainer": "trainer.grpo",
+    "group_advantages": "trainer._math",
+    "grpo_loss": "trainer._math",
+    "pass_at_k": "trainer.eval._metrics",
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    """Load a public name on first use (PEP 562), so that ``import trainer`` stays light."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'trainer' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
