@@ -115,3 +115,15 @@ def test_the_math_verifier_offers_an_equivalence_for_majority_votes() -> None:
     votes = [s("t", False, "2"), s("t", True, "\\frac{1}{2}"), s("t", True, "0.5")]
     assert eq("\\frac{1}{2}", "0.5") and eq("0.5", "\\frac{1}{2}") and not eq("2", "0.5")
     assert majority_correct(votes, eq) is True
+
+
+def test_each_pair_of_answers_is_asked_once_over_all_draws_and_ks() -> None:
+    calls: list[tuple[str, str]] = []
+
+    def eq(a: str, b: str) -> bool:
+        calls.append((a, b))
+        return a.strip() == b.strip()
+
+    task = [s("t", k % 2 == 0, ["1", " 1", "2"][k % 3]) for k in range(9)]
+    summarize(task, ks=[1, 2, 4, 8], equivalent=eq)
+    assert len(calls) == len(set(calls)) and len(calls) <= 6  # 3 answers: at most 6 ordered pairs

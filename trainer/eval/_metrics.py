@@ -88,13 +88,23 @@ def pass_at_k_over_tasks(tasks: Mapping[str, Sequence[Sample]], k: int) -> tuple
         >>> pass_at_k_over_tasks(t, 1), pass_at_k_over_tasks(t, 2)
         (({'a': 0.5, 'b': 0.0}, 0), ({'a': 1.0}, 1))
     """
+    return _per_task(
+        tasks, k, lambda task_id, judged: pass_at_k(len(judged), sum(s.correct is True for s in judged), k)
+    )
+
+
+def _per_task(
+    tasks: Mapping[str, Sequence[Sample]], k: int, value: Callable[[str, list[Sample]], float]
+) -> tuple[dict[str, float], int]:
+    """``value(task_id, judged samples)`` for each task with at least k judged samples, and how
+    many tasks had fewer (left out)."""
     values, left_out = {}, 0
     for task_id, samples in tasks.items():
         judged = _judged(samples)
         if len(judged) < k:
             left_out += 1
-            continue
-        values[task_id] = pass_at_k(len(judged), sum(s.correct is True for s in judged), k)
+        else:
+            values[task_id] = value(task_id, judged)
     return values, left_out
 
 
@@ -136,20 +146,34 @@ def maj_at_k(
 ) -> tuple[dict[str, float], int]:
     """Each task's maj@k (the mean over its subsets of k judged samples: all of them, or `DRAWS`
     seeded ones), and how many tasks were left out (fewer judged samples than k)."""
-    values, left_out = {}, 0
-    for task_id, samples in tasks.items():
-        judged = _judged(samples)
-        if len(judged) < k:
-            left_out += 1
-            continue
+    same = _memo(equivalent) if equivalent is not None else None
+
+    def value(task_id: str, judged: list[Sample]) -> float:
         draws: list[Sequence[int]]
         if math.comb(len(judged), k) <= DRAWS:  # every subset: the exact expectation
             draws = list(itertools.combinations(range(len(judged)), k))
         else:
             rng = random.Random(f"{seed}:{task_id}:{k}")
             draws = [sorted(rng.sample(range(len(judged)), k)) for _ in range(DRAWS)]
-        values[task_id] = statistics.fmean(majority_correct([judged[i] for i in d], equivalent) for d in draws)
-    return values, left_out
+        return statistics.fmean(majority_correct([judged[i] for i in d], same) for d in draws)
+
+    return _per_task(tasks, k, value)
+
+
+def _memo(equivalent: Equivalent) -> Equivalent:
+    """``equivalent`` asked once per pair of answers (the draws ask the same pairs again, and a
+    math equivalence may run sympy); a memo passed in again is kept as it is."""
+    if getattr(equivalent, "memo", None) is not None:
+        return equivalent
+    memo: dict[tuple[str, str], bool] = {}
+
+    def cached(a: str, b: str) -> bool:
+        if (a, b) not in memo:
+            memo[a, b] = bool(equivalent(a, b))
+        return memo[a, b]
+
+    cached.memo = memo  # type: ignore[attr-defined]
+    return cached
 
 
 def bootstrap_interval(values: Sequence[float], *, resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
@@ -183,6 +207,7 @@ def summarize(
     for s in samples:
         tasks.setdefault(s.task_id, []).append(s)
     out: dict[str, Any] = {"tasks": len(tasks), "samples": len(samples)}
+    equivalent = _memo(equivalent) if equivalent is not None else None  # shared by every k
     for k in ks:
         out[f"pass@{k}"] = _metric(*pass_at_k_over_tasks(tasks, k), seed)
         out[f"maj@{k}"] = _metric(*maj_at_k(tasks, k, equivalent, seed=seed), seed)
