@@ -7,9 +7,8 @@ the whole call when every sequence has stopped. GRPO samples G completions of ea
 a call's contexts repeat: each distinct context is prefilled once and its KV cache copied to
 its repeats (``share_prefix``), which removes (G - 1) / G of the prefill — the larger part of
 generation when prompts are long. Anything else that samples token ids — a vLLM engine, a
-server, a scripted fake in tests — plugs into `rollout` by implementing `Generator`.
-
-No vLLM backend ships here: it could not be installed and tested on our machines.
+server, a scripted fake in tests — plugs into `rollout` by implementing `Generator`
+(``trainer._sampling``, torch-free; the eval's vLLM and HTTP backends are in ``trainer.eval``).
 """
 
 from __future__ import annotations
@@ -17,10 +16,11 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import torch
 
+from trainer._sampling import Generator, Sample, cut_at_eos
 from trainer.errors import TrainerError
 
 __all__ = [
@@ -32,29 +32,6 @@ __all__ = [
     "cut_at_eos",
     "prompt_cache",
 ]
-
-Sample = tuple[list[int], bool]
-"""One continuation: (token ids up to and including the first EOS, truncated?). ``truncated`` is
-True when the continuation hit ``max_new_tokens`` without an EOS."""
-
-
-@runtime_checkable
-class Generator(Protocol):
-    """Samples one continuation per context; results are in the order of ``contexts``.
-
-    ``min_new_tokens`` forbids EOS before that many tokens (``min_new_tokens == max_new_tokens``
-    gives fixed-length continuations, for benchmarks).
-    """
-
-    def generate(
-        self,
-        contexts: list[list[int]],
-        *,
-        max_new_tokens: int,
-        temperature: float,
-        top_p: float,
-        min_new_tokens: int = 0,
-    ) -> list[Sample]: ...
 
 
 @dataclass(frozen=True)
@@ -109,19 +86,6 @@ def prompt_cache(
     )
     cache.batch_select_indices(row_of)
     return cache, out.logits[:, -1:][row_of]
-
-
-def cut_at_eos(row: Sequence[int], eos: frozenset[int]) -> Sample:
-    """``row`` up to and including its first EOS (not truncated), or all of it (truncated).
-
-    Example:
-        >>> cut_at_eos([5, 1, 0, 0], frozenset({1})), cut_at_eos([5, 6], frozenset({1}))
-        (([5, 1], False), ([5, 6], True))
-    """
-    for k, token in enumerate(row):
-        if token in eos:
-            return list(row[: k + 1]), False
-    return list(row), True
 
 
 class TransformersGenerator:
@@ -180,7 +144,9 @@ class TransformersGenerator:
         temperature: float,
         top_p: float,
         min_new_tokens: int = 0,
+        seeds: Sequence[int] | None = None,
     ) -> list[Sample]:
+        del seeds  # one torch stream samples the whole batch: seed it with torch.manual_seed
         if not 0 <= min_new_tokens <= max_new_tokens:
             raise TrainerError(f"need 0 <= min_new_tokens <= max_new_tokens, got {min_new_tokens}, {max_new_tokens}")
         if not contexts:

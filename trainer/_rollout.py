@@ -12,14 +12,16 @@ import logging
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
-import torch
 
-from grpo_envs import ReasoningEnv, make_group
-from trainer._generation import Generator, Sample, TransformersGenerator
+from grpo_envs import ReasoningEnv, make_group, stable_seed
+from trainer._sampling import Generator, Sample
 from trainer.errors import TrainerError
+
+if TYPE_CHECKING:
+    import torch
 
 log = logging.getLogger("trainer")
 
@@ -79,6 +81,8 @@ def generate(
 
     A shortcut for ``TransformersGenerator(model, tokenizer, device, batch_size).generate(...)``.
     """
+    from trainer._generation import TransformersGenerator
+
     return TransformersGenerator(model, tokenizer, device, batch_size).generate(
         contexts, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens
     )
@@ -101,22 +105,39 @@ def rollout(
     max_new_tokens: int,
     temperature: float,
     top_p: float,
-    device: torch.device,
+    device: torch.device | None,
     make_env: Callable[[], gymnasium.Env[Any, Any]],
     max_turns: int = 16,
     min_new_tokens: int = 0,
     generator: Generator | None = None,
+    sample_seed: int | None = None,
 ) -> list[list[Rollout]]:
     """G rollouts for each seed; ``envs`` holds one env per seed (single-turn ReasoningEnv) or is
     grown to one per rollout with ``make_env`` (any other env).
 
     ``generator`` samples the completions (default: `TransformersGenerator` over ``model``); all
-    ``len(seeds) x num_generations`` contexts of a turn go to it in one call."""
-    gen = generator if generator is not None else TransformersGenerator(model, tokenizer, device)
+    ``len(seeds) x num_generations`` contexts of a turn go to it in one call. With
+    ``sample_seed``, each context comes with a seed of its own, derived from ``sample_seed``, its
+    task's seed, its sample index and the turn (`Generator`'s ``seeds``)."""
+    if generator is None:
+        import torch
 
-    def sample(contexts: list[list[int]]) -> list[Sample]:
+        from trainer._generation import TransformersGenerator
+
+        generator = TransformersGenerator(model, tokenizer, device or torch.device("cpu"))
+    gen = generator
+
+    def sample(contexts: list[list[int]], keys: list[tuple[int, int, int]]) -> list[Sample]:
+        extra: dict[str, Any] = {}
+        if sample_seed is not None:  # (task seed, sample, turn) -> a seed of its own
+            extra["seeds"] = [stable_seed(sample_seed, "sample", *key) % (2**31) for key in keys]
         out = gen.generate(
-            contexts, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens
+            contexts,
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            top_p=top_p,
+            min_new_tokens=min_new_tokens,
+            **extra,
         )
         if len(out) != len(contexts):
             name = type(gen).__name__
@@ -133,12 +154,12 @@ def _single_turn(
     envs: Sequence[Any],
     seeds: Sequence[int],
     num_generations: int,
-    sample: Callable[[list[list[int]]], list[Sample]],
+    sample: Callable[[list[list[int]], list[tuple[int, int, int]]], list[Sample]],
 ) -> list[list[Rollout]]:
     groups = [make_group(env, seed, num_generations) for env, seed in zip(envs, seeds, strict=True)]
     contexts = [_context_ids(tokenizer, grp.prompt, grp.messages) for grp in groups]
     flat = [ctx for ctx in contexts for _ in range(num_generations)]
-    samples = sample(flat)
+    samples = sample(flat, [(int(seed), j, 0) for seed in seeds for j in range(num_generations)])
     out: list[list[Rollout]] = []
     for k, grp in enumerate(groups):
         rows = samples[k * num_generations : (k + 1) * num_generations]
@@ -157,7 +178,7 @@ def _stepped(
     envs: Sequence[Any],
     seeds: Sequence[int],
     num_generations: int,
-    sample: Callable[[list[list[int]]], list[Sample]],
+    sample: Callable[[list[list[int]], list[tuple[int, int, int]]], list[Sample]],
     max_turns: int,
 ) -> list[list[Rollout]]:
     flat_envs = list(envs)
@@ -172,10 +193,11 @@ def _stepped(
         contexts.append(list(ctx))
         transcripts.append(list(messages) if messages else None)
     active = list(range(len(flat_envs)))
-    for _ in range(max_turns):
+    for turn in range(max_turns):
         if not active:
             break
-        samples = sample([contexts[k] for k in active])
+        keys = [(int(seeds[k // num_generations]), k % num_generations, turn) for k in active]
+        samples = sample([contexts[k] for k in active], keys)
         still = []
         for k, (ids, truncated) in zip(active, samples, strict=True):
             r = rollouts[k]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 __all__ = ["main"]
 
@@ -19,8 +21,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--env", help="environment id, e.g. grpo_envs/Arithmetic-v0")
     p.add_argument("--env-kwargs", default="{}", help="JSON keyword arguments for the environment")
     p.add_argument("--model", help='hub name, local path, or "demo"')
-    p.add_argument("--backend", default="transformers", choices=("transformers", "vllm"), help="generation backend")
-    p.add_argument("--base-url", default=None, help="an OpenAI-compatible server (not in this version yet)")
+    p.add_argument(
+        "--backend", default="transformers", choices=("transformers", "vllm", "openai"), help="generation backend"
+    )
+    p.add_argument("--base-url", default=None, help="an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument("--api-key-env", default=None, help="the environment variable that holds the server's API key")
+    p.add_argument("--concurrency", type=int, default=64, help="requests in flight at once (server backend)")
+    p.add_argument("--chat", action="store_true", help="send messages to /v1/chat/completions (server's template)")
+    p.add_argument("--tokenizer", default=None, help="folder or hub name of the tokenizer (default: --model)")
+    p.add_argument(
+        "--engine-kwargs", default="{}", help='JSON keyword arguments for vllm.LLM, e.g. {"dtype": "float32"}'
+    )
     p.add_argument("-n", type=int, default=100, help="tasks from the env's seeded stream")
     p.add_argument("--samples", type=int, default=8, help="completions per task")
     p.add_argument("-k", default=None, help="comma-separated k values (default 1, 2, 4, ... up to --samples)")
@@ -47,14 +58,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if not args.env or not args.model:
             raise TrainerError("pass --env ID and --model NAME (or --compare RUN_A RUN_B)")
-        if args.base_url or args.backend != "transformers":
-            raise TrainerError("this version evaluates on the transformers backend only (--backend transformers)")
         from trainer.eval._run import evaluate, table
 
         ks = [int(k) for k in args.k.split(",")] if args.k else None
         summary = evaluate(
             args.env,
             args.model,
+            tokenizer=args.tokenizer,
+            backend=args.backend,
+            base_url=args.base_url,
+            api_key=_api_key(args.api_key_env),
+            concurrency=args.concurrency,
+            chat=args.chat,
+            engine_kwargs=_json_arg("--engine-kwargs", args.engine_kwargs),
             n=args.n,
             samples=args.samples,
             ks=ks,
@@ -64,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_new_tokens=args.max_new_tokens,
             out=args.out,
             resume=args.resume,
-            env_kwargs=json.loads(args.env_kwargs),
+            env_kwargs=_json_arg("--env-kwargs", args.env_kwargs),
             device=args.device,
         )
     except (TrainerError, ValueError, OSError) as exc:
@@ -72,6 +88,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     print(table(summary))
     return 0
+
+
+def _json_arg(flag: str, text: str) -> dict[str, Any]:
+    from trainer.errors import TrainerError
+
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise TrainerError(f"{flag} must be a JSON object, e.g. '{{\"a\": 1}}': {exc}") from None
+    if not isinstance(value, dict):
+        raise TrainerError(f"{flag} must be a JSON object, got {text!r}")
+    return value
+
+
+def _api_key(variable: str | None) -> str | None:
+    from trainer.errors import TrainerError
+
+    if variable is None:
+        return None
+    if not os.environ.get(variable):
+        raise TrainerError(f"--api-key-env {variable}: that environment variable is not set")
+    return os.environ[variable]
 
 
 def compare(a: Path, b: Path) -> str:

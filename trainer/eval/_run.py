@@ -14,6 +14,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -60,6 +61,12 @@ def evaluate(
     model: Any,
     *,
     tokenizer: Any = None,
+    backend: str = "transformers",
+    base_url: str | None = None,
+    api_key: str | None = None,
+    concurrency: int = 64,
+    chat: bool = False,
+    engine_kwargs: dict[str, Any] | None = None,
     n: int = 100,
     samples: int = 8,
     ks: Sequence[int] | None = None,
@@ -72,47 +79,59 @@ def evaluate(
     env_kwargs: dict[str, Any] | None = None,
     device: str = "auto",
 ) -> dict[str, Any]:
-    """Sample ``samples`` completions for each of ``n`` tasks of ``env`` from ``model`` (a hub
-    name, a path, "demo" or a module with ``tokenizer``) on transformers, judge them, and return
-    the summary (pass@k and maj@k for each k in ``ks``, default 1, 2, 4, ... up to ``samples``).
+    """Sample ``samples`` completions for each of ``n`` tasks of ``env`` from ``model``, judge
+    them, and return the summary (pass@k and maj@k for each k in ``ks``, default 1, 2, 4, ... up
+    to ``samples``). ``backend``: "transformers" (``model`` a hub name, a path, "demo" or a
+    module with ``tokenizer``), "vllm" (a path or hub name; ``engine_kwargs`` go to
+    ``vllm.LLM``), or "openai" with ``base_url`` (``model`` the served name; ``tokenizer`` the
+    folder or hub name of its tokenizer files, default ``model``; ``chat=True`` sends messages and
+    lets the server apply its template).
 
     Example:
         >>> s = evaluate("grpo_envs/Digits-v0", "demo", n=2, samples=2, max_new_tokens=1)  # doctest: +SKIP
         >>> s["pass@1"]["value"]  # doctest: +SKIP
         0.0
     """
+    from trainer.eval._backends import Options, open_backend
+
     ks = list(ks or [k for k in (1, 2, 4, 8, 16, 32, 64, 128) if k <= samples])
     if not ks or max(ks) > samples or min(ks) < 1:
         raise TrainerError(f"each k must be in [1, --samples]; got k={ks} with --samples {samples}")
     if n < 1 or samples < 1:
         raise TrainerError(f"-n and --samples must be >= 1, got {n} and {samples}")
-    from trainer._model import load_policy, pick_device
-
     make_env, probe = _envs(env, env_kwargs, split)
     folder = Path(out) if out is not None else Path("runs/eval") / re.sub(r"[^A-Za-z0-9_.-]+", "-", str(env))
     path = folder / "samples.jsonl"
     if path.exists() and not resume:
         raise TrainerError(f"{path} exists: pass --resume to continue that run, or another --out")
+    opts = Options(samples, seed, temperature, max_new_tokens, device, tokenizer, base_url, api_key, concurrency, chat)
+    engine = open_backend(
+        "openai" if base_url else backend, model, probe, replace(opts, engine_kwargs=engine_kwargs or {})
+    )
     folder.mkdir(parents=True, exist_ok=True)
-    done = {s: r for s, r in _done(path).items() if len(r) >= samples} if resume else {}
-    if resume and path.exists():  # keep whole tasks only; no torn last line is appended to
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text("".join(json.dumps(row) + "\n" for task_rows in done.values() for row in task_rows))
-        tmp.replace(path)
-    dev = pick_device(device)
-    policy, tok = load_policy(model, tokenizer, alphabet=getattr(probe.unwrapped, "alphabet", None), seed=seed)
-    policy.to(dev).eval()
+    done = _resumed(path, samples) if resume else {}
     seeds = _task_seeds(seed, n)
-    sampling = {"max_new_tokens": max_new_tokens, "temperature": temperature, "top_p": 1.0, "device": dev}
     with open(path, "a") as sink:
-        _generate(policy, tok, make_env, probe, seeds, samples, done, sink, seed=seed, sampling=sampling)
+        _generate(engine, make_env, probe, seeds, samples, done, sink, seed=seed)
     rows = [row for s in seeds for row in done[s][:samples]]
     equivalent = getattr(getattr(probe.unwrapped, "verifier", None), "equivalent", None)
     summary = summarize([_sample(row) for row in rows], ks, equivalent, seed=seed)
     summary.update(env=str(env), model=str(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
+    summary.update(backend=engine.name, seeding=engine.seeding)
     (folder / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     plot(summary, folder / "passk.png")
     return summary
+
+
+def _resumed(path: Path, samples: int) -> dict[int, list[dict[str, Any]]]:
+    """The whole tasks (``samples`` rows) of ``path``, which is rewritten to hold only them (no
+    torn last line is appended to)."""
+    done = {s: r for s, r in _done(path).items() if len(r) >= samples}
+    if path.exists():
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text("".join(json.dumps(row) + "\n" for task_rows in done.values() for row in task_rows))
+        tmp.replace(path)
+    return done
 
 
 def plot(summary: dict[str, Any], path: Path) -> bool:
@@ -166,8 +185,7 @@ def _envs(env: Any, env_kwargs: dict[str, Any] | None, split: str) -> tuple[Call
 
 
 def _generate(
-    policy: Any,
-    tok: Any,
+    engine: Any,
     make_env: Callable[..., Any],
     probe: Any,
     seeds: list[int],
@@ -176,15 +194,13 @@ def _generate(
     sink: IO[str],
     *,
     seed: int,
-    sampling: dict[str, Any],
 ) -> None:
     """Sample and judge every task not yet in ``done``, appending each task's rows to ``sink``.
     Chunks are fixed slices of ``seeds`` with seeds of their own: a resumed chunk redraws the
     samples it drew before (on CPU, bit for bit)."""
-    import torch
     from tqdm.auto import tqdm
 
-    from trainer._rollout import is_single_turn, rollout
+    from trainer._rollout import is_single_turn
 
     per_task_envs = 1 if is_single_turn(probe) else samples
     started, tokens = time.perf_counter(), 0
@@ -196,9 +212,7 @@ def _generate(
             if not missing:
                 continue
             envs = [make_env() for _ in range(len(chunk) * per_task_envs)]
-            torch.manual_seed(stable_seed(seed, "eval-sampling", start) % (2**31))
-            with torch.no_grad():
-                groups = rollout(policy, tok, envs, chunk, samples, make_env=make_env, **sampling)
+            groups = engine.run(envs, chunk, make_env, stable_seed(seed, "eval-sampling", start) % (2**31))
             for task_seed, group in zip(chunk, groups, strict=True):
                 if task_seed in missing:
                     task_id, prompt, attributes = _task_info(probe, task_seed)
@@ -207,7 +221,8 @@ def _generate(
                     sink.flush()
                     tokens += sum(row["tokens"] for row in done[task_seed])
                     bar.update(samples)
-            bar.set_postfix(tokens_per_s=f"{tokens / max(time.perf_counter() - started, 1e-9):.0f}")
+            elapsed = max(time.perf_counter() - started, 1e-9)
+            bar.set_postfix(tokens_per_s=f"{tokens / elapsed:.0f}")
 
 
 def _row(task_seed: int, task_id: str, prompt: str, attributes: dict[str, Any], j: int, r: Any) -> dict[str, Any]:

@@ -1,0 +1,171 @@
+"""The eval's generation backends behind one shape: `Backend.run` gives the rollouts of a chunk of
+tasks. transformers, vLLM and ``/v1/completions`` all go through the trainer's `rollout` with a
+`Generator` (same prompts, same chat template, same multi-turn loop); ``--chat`` goes through
+`chat_rollout`, where the server applies its own template.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from trainer.errors import TrainerError
+
+__all__ = ["BACKENDS", "Backend", "open_backend"]
+
+BACKENDS = ("transformers", "vllm", "openai")
+Run = Callable[[list[Any], Sequence[int], Callable[[], Any], int], list[list[Any]]]
+"""(envs, task seeds, make_env, chunk seed) -> one list of rollouts per task."""
+
+
+@dataclass
+class Backend:
+    """A backend ready to sample: its ``run`` and how its samples are seeded."""
+
+    name: str
+    run: Run
+    seeding: str  # "per chunk" (one torch stream per chunk of tasks) or "per sample"
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a backend needs besides the model: sampling, and where the server is."""
+
+    samples: int
+    seed: int
+    temperature: float
+    max_new_tokens: int
+    device: str = "auto"
+    tokenizer: Any = None
+    base_url: str | None = None
+    api_key: str | None = None
+    concurrency: int = 64
+    chat: bool = False
+    engine_kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def open_backend(name: str, model: Any, probe: Any, opts: Options) -> Backend:
+    """The backend ``name`` (`BACKENDS`) over ``model``; ``probe`` is an instance of the env."""
+    if name not in BACKENDS:
+        raise TrainerError(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
+    if name == "openai" or opts.base_url:
+        return _openai(model, opts)
+    if opts.chat:
+        raise TrainerError("--chat is for an OpenAI-compatible server: pass --base-url too")
+    if name == "vllm":
+        return _vllm(model, opts)
+    return _transformers(model, probe, opts)
+
+
+def _sampling(opts: Options) -> dict[str, Any]:
+    return {"max_new_tokens": opts.max_new_tokens, "temperature": opts.temperature, "top_p": 1.0}
+
+
+def _transformers(model: Any, probe: Any, opts: Options) -> Backend:
+    import torch
+
+    from trainer._generation import TransformersGenerator
+    from trainer._model import load_policy, pick_device
+    from trainer._rollout import rollout
+
+    device = pick_device(opts.device)
+    alphabet = getattr(probe.unwrapped, "alphabet", None)
+    policy, tok = load_policy(model, opts.tokenizer, alphabet=alphabet, seed=opts.seed)
+    policy.to(device).eval()
+    generator = TransformersGenerator(policy, tok, device)
+
+    def run(envs: list[Any], seeds: Sequence[int], make_env: Callable[[], Any], chunk_seed: int) -> list[list[Any]]:
+        torch.manual_seed(chunk_seed)
+        with torch.no_grad():
+            return rollout(
+                policy,
+                tok,
+                envs,
+                seeds,
+                opts.samples,
+                make_env=make_env,
+                device=device,
+                generator=generator,
+                **_sampling(opts),
+            )
+
+    return Backend("transformers", run, "per chunk", {"device": str(device)})
+
+
+def _vllm(model: Any, opts: Options) -> Backend:
+    from trainer._rollout import rollout
+    from trainer.eval._vllm import VLLMGenerator, load_vllm
+
+    if not isinstance(model, str) or model == "demo":
+        raise TrainerError('the vllm backend loads a saved model: pass a folder or a hub name, not "demo" or a module')
+    llm = load_vllm(model, seed=opts.seed, **opts.engine_kwargs)
+    tok = opts.tokenizer or llm.get_tokenizer()
+    generator = VLLMGenerator(llm)
+
+    def run(envs: list[Any], seeds: Sequence[int], make_env: Callable[[], Any], chunk_seed: int) -> list[list[Any]]:
+        return rollout(
+            None,
+            tok,
+            envs,
+            seeds,
+            opts.samples,
+            make_env=make_env,
+            device=None,
+            generator=generator,
+            sample_seed=opts.seed,
+            **_sampling(opts),
+        )
+
+    return Backend("vllm", run, "per sample")
+
+
+def _openai(model: Any, opts: Options) -> Backend:
+    from trainer._rollout import rollout
+    from trainer.eval._chat import chat_rollout
+    from trainer.eval._http import Client, CompletionsGenerator
+    from trainer.eval._tokenizer import FileTokenizer
+
+    if not opts.base_url:
+        raise TrainerError("the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+    if not isinstance(model, str):
+        raise TrainerError("with --base-url, --model is the name the server serves the model under")
+    client = Client(opts.base_url, model=model, api_key=opts.api_key, concurrency=opts.concurrency)
+    info = {"base_url": opts.base_url, "chat": opts.chat}
+    if opts.chat:
+
+        def chat(
+            envs: list[Any], seeds: Sequence[int], make_env: Callable[[], Any], chunk_seed: int
+        ) -> list[list[Any]]:
+            return chat_rollout(
+                client,
+                envs,
+                seeds,
+                opts.samples,
+                make_env=make_env,
+                max_new_tokens=opts.max_new_tokens,
+                temperature=opts.temperature,
+                sample_seed=opts.seed,
+            )
+
+        return Backend("openai", chat, "per sample", info)
+    tok = opts.tokenizer if opts.tokenizer is not None and not isinstance(opts.tokenizer, str) else None
+    tok = tok or FileTokenizer(opts.tokenizer or model)
+    generator = CompletionsGenerator(client, tok)
+
+    def run(envs: list[Any], seeds: Sequence[int], make_env: Callable[[], Any], chunk_seed: int) -> list[list[Any]]:
+        return rollout(
+            None,
+            tok,
+            envs,
+            seeds,
+            opts.samples,
+            make_env=make_env,
+            device=None,
+            generator=generator,
+            sample_seed=opts.seed,
+            **_sampling(opts),
+        )
+
+    return Backend("openai", run, "per sample", info)
