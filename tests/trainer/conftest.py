@@ -28,12 +28,33 @@ def tokenizer_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def save_model(folder: Path) -> None:
+    """A 2-layer Qwen2 (hidden 128, 4 heads: head_dim 32) with random weights drawn wide enough
+    (std 0.3) that greedy completions differ from prompt to prompt and some stop at EOS."""
+    import torch
+    from transformers import AutoModelForCausalLM, Qwen2Config
+
+    from trainer._model import demo_tokenizer
+
+    save_tokenizer(folder)
+    config = Qwen2Config(
+        vocab_size=len(demo_tokenizer(ALPHABET)),
+        hidden_size=128,
+        intermediate_size=256,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        tie_word_embeddings=True,
+        initializer_range=0.3,
+    )
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        AutoModelForCausalLM.from_config(config).save_pretrained(folder)
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 2-layer Qwen2 (hidden 128, 4 heads: head_dim 32) with random weights, float32."""
-    from trainer._model import demo_model, demo_tokenizer
-
     folder = tmp_path_factory.mktemp("tiny-model")
-    save_tokenizer(folder)
-    demo_model(len(demo_tokenizer(ALPHABET)), hidden=128, seed=0).save_pretrained(folder)
+    save_model(folder)
     return folder

