@@ -557,7 +557,7 @@ def summary(results: Path) -> str:
             continue
         rows[row.get("phase")] = row
     out = []
-    for name in ("env", "generate", "ours", "trl", "memory"):
+    for name in ("env", "generate", "ours", "trl", "memory", "eval"):
         if "error" in rows.get(name, {}):
             out.append(f"{name}: {rows[name]['error']}")
     if "generate" in rows and "error" not in rows["generate"]:
@@ -588,6 +588,12 @@ def summary(results: Path) -> str:
         m = rows["memory"]
         peaks = ", ".join(f"{r['variant']} {r['peak_mb']} MB" for r in m["rows"])
         out.append(f"memory: {peaks}; GRPO/PPO {m['grpo_vs_ppo']} (beta=0: {m['grpo-beta0_vs_ppo']})")
+    if "eval" in rows and "error" not in rows["eval"]:
+        e = rows["eval"]
+        out.append(
+            f"eval ({e['backend']}): {e['samples']} samples in {e['seconds']} s, {e['samples_per_s']} samples/s, "
+            f"{e['tokens_per_s']} tokens/s (bench/gpu_eval.py)"
+        )
     return "\n".join(out)
 
 

@@ -16,8 +16,8 @@
 # scratch folder put on PYTHONPATH. The repository root comes first on PYTHONPATH, so our
 # packages are always the checked-out tree.
 #
-# Time: the device lends 15 minutes in all, start-up included, so this stays under 4 minutes:
-# each phase runs under its own `timeout`, capped by what is left of GPU_CHECK_BUDGET_S (225 s).
+# Time: the device lends 15 minutes in all, start-up included, so this stays under 4.5 minutes:
+# each phase runs under its own `timeout`, capped by what is left of GPU_CHECK_BUDGET_S (255 s).
 # A phase that fails or times out appends {"phase": ..., "error": ...} instead of its numbers
 # (and the script then exits 1 after running the rest).
 # With --cpu the timeouts and the budget are multiplied by GPU_CHECK_TIMEOUT_SCALE (default 4):
@@ -48,7 +48,7 @@ log=$out/log.txt
 py=${PYTHON:-python3}
 scale=1
 ((cpu)) && scale=${GPU_CHECK_TIMEOUT_SCALE:-4}
-budget=$((${GPU_CHECK_BUDGET_S:-225} * scale))
+budget=$((${GPU_CHECK_BUDGET_S:-255} * scale))
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false TRANSFORMERS_VERBOSITY=error
 start=$SECONDS
 
@@ -120,6 +120,7 @@ phase generate 35 "$py" bench/gpu_check.py generate "${flags[@]}" --results "$re
 phase ours 50 "$py" bench/gpu_check.py ours "${flags[@]}" --results "$results"
 phase trl 70 "$py" bench/gpu_check.py trl "${flags[@]}" --results "$results"
 phase memory 50 "$py" bench/memory.py --device "$device" --size "$size" --in-process --json --append "$results"
+phase eval 30 "$py" bench/gpu_eval.py "${flags[@]}" --results "$results"
 
 say "gpu_check: done in $((SECONDS - start)) s; results in $results"
 cat "$results"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -34,3 +35,18 @@ def test_trainer_step_bench_tiny_prints_a_ratio_for_both_betas() -> None:
     ratios = re.findall(r"^ratio ours/TRL at beta=(0\.00|0\.04): (\d+\.\d+)x", done.stdout, flags=re.M)
     assert [beta for beta, _ in ratios] == ["0.00", "0.04"], done.stdout
     assert all(float(r) > 0 for _, r in ratios)
+
+
+@pytest.mark.slow
+def test_eval_bench_prints_a_row_and_a_ratio_per_backend() -> None:
+    """bench/eval.py on the transformers backend twice (the vLLM rows need the vLLM venv and a
+    minute of start-up; the backends themselves are tested in tests/trainer/test_eval_vllm.py)."""
+    cmd = [sys.executable, str(ROOT / "bench" / "eval.py"), "--n", "8", "--samples", "2", "--max-new-tokens", "4"]
+    cmd += ["--backends", "transformers,transformers", "--json"]
+    done = subprocess.run(
+        cmd, capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1"}
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [r["backend"] for r in results] == ["transformers", "transformers"]
+    assert all(r["samples"] == 16 and r["tokens"] >= 16 and r["run_s"] > 0 for r in results)

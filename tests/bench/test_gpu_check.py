@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ("bench/gpu_check.sh", "bench/gpu_wheels.sh")
-PHASES = ("install", "env", "generate", "ours", "trl", "memory")
+PHASES = ("install", "env", "generate", "ours", "trl", "memory", "eval")
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
@@ -76,3 +76,6 @@ def test_cpu_tiny_dry_run_writes_every_phase(tmp_path: Path) -> None:
     memory = by["memory"]
     assert [r["variant"] for r in memory["rows"]] == ["baseline", "grpo-beta0", "grpo", "ppo"]
     assert all(r["peak_mb"] > 0 for r in memory["rows"])
+    evaluation = by["eval"]
+    assert evaluation["backend"] == "transformers" and evaluation["samples"] == 4 and evaluation["rows_written"] == 4
+    assert evaluation["samples_per_s"] > 0 and 0 <= evaluation["pass@1"] <= 1
