@@ -3,7 +3,8 @@
     python bench/eval.py [--n 32] [--samples 8] [--max-new-tokens 32] [--rounds 1] [--json]
 
 The model is the tests' tiny Qwen2 saved to disk (2 layers, hidden 128, head_dim 32, float32,
-random weights wide enough that completions vary and some stop at EOS), the env
+random weights wide enough that completions vary and some stop at EOS; ``--size small``: 6
+layers, hidden 512, head_dim 64), the env
 ``grpo_envs/Digits-v0`` with its chat template, sampling at temperature 1. Backends:
 
 - ``transformers``: `TransformersGenerator` in this process (CPU, our torch), batched per chunk;
@@ -38,8 +39,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-ENGINE_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+ENGINE_ENV = {
+    "VLLM_CPU_KVCACHE_SPACE": "1",
+    "HF_HUB_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "VLLM_HOST_IP": "127.0.0.1",
+}
 ENV_ID = "grpo_envs/Digits-v0"
+SIZES = {"tiny": {"hidden": 128, "layers": 2, "heads": 4}, "small": {"hidden": 512, "layers": 6, "heads": 8}}
 
 
 def measure(backend: str, model: str, args: argparse.Namespace, base_url: str | None = None) -> dict[str, Any]:
@@ -135,6 +142,12 @@ def main() -> None:
     p.add_argument("--samples", type=int, default=8)
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--rounds", type=int, default=1)
+    p.add_argument(
+        "--size",
+        choices=sorted(SIZES),
+        default="tiny",
+        help="tiny: 2 layers x 128 (0.4M parameters); small: 6 x 512 (14M)",
+    )
     p.add_argument("--backends", default="transformers,vllm,vllm-server")
     p.add_argument("--json", action="store_true")
     p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
@@ -148,7 +161,7 @@ def main() -> None:
     from tests.trainer.conftest import save_model
 
     with tempfile.TemporaryDirectory() as folder:
-        save_model(Path(folder))
+        save_model(Path(folder), **SIZES[args.size])
         wanted = args.backends.split(",")
         runs = {
             "transformers": lambda: measure("transformers", folder, args),

@@ -24,6 +24,11 @@ def test_version() -> None:
     assert proc.stdout.strip() == "grpo-envs 0.1.0"
 
 
+def test_python_dash_m_grpo_envs_is_the_same_command() -> None:
+    proc = subprocess.run([sys.executable, "-m", "grpo_envs", "--version"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == cli("--version").stdout.strip()
+
+
 def test_help_lists_the_commands() -> None:
     proc = cli("--help")
     assert proc.returncode == 0

@@ -28,9 +28,9 @@ def tokenizer_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def save_model(folder: Path) -> None:
-    """A 2-layer Qwen2 (hidden 128, 4 heads: head_dim 32) with random weights drawn wide enough
-    (std 0.3) that greedy completions differ from prompt to prompt and some stop at EOS."""
+def save_model(folder: Path, *, hidden: int = 128, layers: int = 2, heads: int = 4) -> None:
+    """A Qwen2 (default 2 layers, hidden 128, 4 heads: head_dim 32) with random weights drawn wide
+    enough (std 0.3) that greedy completions differ from prompt to prompt and some stop at EOS."""
     import torch
     from transformers import AutoModelForCausalLM, Qwen2Config
 
@@ -39,11 +39,11 @@ def save_model(folder: Path) -> None:
     save_tokenizer(folder)
     config = Qwen2Config(
         vocab_size=len(demo_tokenizer(ALPHABET)),
-        hidden_size=128,
-        intermediate_size=256,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=heads // 2,
         max_position_embeddings=256,
         tie_word_embeddings=True,
         initializer_range=0.3,

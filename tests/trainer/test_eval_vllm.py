@@ -22,7 +22,12 @@ from trainer.eval import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS: dict[str, Any] = dict(n=6, samples=3, max_new_tokens=8, ks=[1, 3])
-ENGINE_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+ENGINE_ENV = {
+    "VLLM_CPU_KVCACHE_SPACE": "1",
+    "HF_HUB_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "VLLM_HOST_IP": "127.0.0.1",
+}
 
 
 def rows(folder: Path) -> list[tuple[int, int, str]]:
@@ -76,26 +81,41 @@ def server(vllm_python: str, tiny_model_dir: Path) -> Iterator[str]:
         log.close()
 
 
-@pytest.mark.slow
-def test_vllm_in_process_and_its_server_give_the_same_samples(
-    vllm_python: str, server: str, tiny_model_dir: Path, tmp_path: Path
-) -> None:
-    sampled = {**ARGS, "temperature": 1.0}
+SAMPLED = {**ARGS, "temperature": 1.0}
+
+
+@pytest.fixture(scope="module")
+def in_process(vllm_python: str, tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The eval on ``vllm.LLM`` in the vLLM venv, started before the server so the two load at once;
+    yields (the running process, its output folder)."""
+    out = tmp_path_factory.mktemp("vllm") / "inproc"
     env = {**os.environ, **ENGINE_ENV, "PYTHONPATH": str(ROOT), "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
     worker = [vllm_python, str(ROOT / "tests" / "trainer" / "_vllm_worker.py"), str(tiny_model_dir)]
-    run = subprocess.run(
-        [*worker, str(tmp_path / "inproc"), json.dumps(sampled)], env=env, capture_output=True, text=True, timeout=400
+    proc = subprocess.Popen(
+        [*worker, str(out), json.dumps(SAMPLED)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    assert run.returncode == 0, run.stderr[-3000:]
-    result = json.loads(run.stdout.split("RESULT ")[-1])
+    yield proc, out
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate()
+
+
+@pytest.mark.slow
+def test_vllm_in_process_and_its_server_give_the_same_samples(
+    in_process: Any, server: str, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    proc, out = in_process
+    evaluate(
+        "grpo_envs/Digits-v0", "tiny", base_url=server, tokenizer=str(tiny_model_dir), out=tmp_path / "http", **SAMPLED
+    )
+    stdout, stderr = proc.communicate(timeout=400)
+    assert proc.returncode == 0, stderr[-3000:]
+    result = json.loads(stdout.split("RESULT ")[-1])
     assert result["backend"] == "vllm" and result["seeding"] == "per sample"
     assert "cannot load model '/no/such/model'" in result["error"]
-    evaluate(
-        "grpo_envs/Digits-v0", "tiny", base_url=server, tokenizer=str(tiny_model_dir), out=tmp_path / "http", **sampled
-    )
-    inproc, http = rows(tmp_path / "inproc"), rows(tmp_path / "http")
+    inproc, http = rows(out), rows(tmp_path / "http")
     assert len(inproc) == 18 and inproc == http  # same prompts, same per-sample seeds, same engine
-    per_task = {}
+    per_task: dict[int, set[str]] = {}
     for task, _, text in inproc:
         per_task.setdefault(task, set()).add(text)
     assert sum(len(texts) > 1 for texts in per_task.values()) >= 3  # samples of a task differ: seeds per sample

@@ -1,6 +1,7 @@
 """Evaluating a model on an environment (``grpo-envs eval``): `evaluate` samples and judges on
-transformers, writes ``samples.jsonl`` and ``summary.json`` and resumes; pass@k, maj@k and their
-95% intervals are pure functions (`summarize`). The vLLM and OpenAI-compatible backends are to come.
+transformers, vLLM or an OpenAI-compatible server (the trainer's `Generator` seam: same prompts,
+same chat template, same multi-turn loop), writes ``samples.jsonl`` and ``summary.json`` and
+resumes; pass@k, maj@k and their 95% intervals are pure functions (`summarize`).
 
 Example:
     >>> from trainer.eval import Sample, summarize

@@ -1,9 +1,9 @@
 """`evaluate`: a model on an environment, sampled and judged, written as it goes and resumable.
 
 Tasks are the env's seeded stream (``-n`` tasks from ``--seed``: the same arguments give the same
-tasks); each task's ``samples`` completions are generated together from a seed of their own
-(derived from ``seed`` and the task), so samples of different tasks are not correlated. Multi-turn
-envs run their turns through the same model. Every judged task is appended to
+tasks), run in fixed chunks of 8. On transformers each chunk samples from one torch stream seeded
+from ``seed`` and the chunk; vLLM and servers get a seed per (task, sample, turn). Multi-turn
+envs run their turns through the same backend. Every judged task is appended to
 ``samples.jsonl`` at once, so ``resume=True`` after a crash or Ctrl-C redoes none of them.
 """
 
