@@ -584,11 +584,11 @@ def summary(results: Path) -> str:
                 f"ours / TRL: step time {sides[0]['step_s'] / sides[1]['step_s']:.2f}x, "
                 f"peak memory {sides[0]['peak_memory_mb'] / sides[1]['peak_memory_mb']:.2f}x"
             )
-    if "memory" in rows and "error" not in rows["memory"]:
+    if "rows" in rows.get("memory", {}):  # (not when skipped or failed)
         m = rows["memory"]
         peaks = ", ".join(f"{r['variant']} {r['peak_mb']} MB" for r in m["rows"])
         out.append(f"memory: {peaks}; GRPO/PPO {m['grpo_vs_ppo']} (beta=0: {m['grpo-beta0_vs_ppo']})")
-    if "eval" in rows and "error" not in rows["eval"]:
+    if "samples" in rows.get("eval", {}):
         e = rows["eval"]
         out.append(
             f"eval ({e['backend']}): {e['samples']} samples in {e['seconds']} s, {e['samples_per_s']} samples/s, "

@@ -46,6 +46,12 @@ class Judgement:
         return self.result.correct
 
     @property
+    def judged(self) -> bool:
+        """False for an infrastructure failure (timeout, error): nobody judged the completion, so
+        trainers leave it out of its group's statistics and of the loss rather than train on a 0."""
+        return self.result.correct is not None
+
+    @property
     def status(self) -> str:
         return self.result.status
 

@@ -8,10 +8,40 @@ import torch
 
 from trainer._distributed import unwrap
 from trainer._generation import CacheSupport, cache_support, prompt_cache
-from trainer._math import token_logprobs
+from trainer._math import group_advantages, token_logprobs
 from trainer._rollout import Rollout
 
-__all__ = ["make_batch", "sequence_logps"]
+__all__ = ["loss_rows", "make_batch", "sequence_logps"]
+
+
+def loss_rows(
+    groups: list[list[Rollout]], *, scale: str = "group", skip_zero_variance: bool = False
+) -> tuple[list[Rollout], list[float]]:
+    """The rollouts that enter the loss, with their group-relative advantages.
+
+    Unjudged rollouts (`Rollout.judged` is False: a verifier timeout, an error) are masked, not
+    punished: left out of their group's mean and std and out of the loss (its tokens, its
+    normaliser and its KL term). A group with fewer than 2 judged rollouts is dropped, and with
+    ``skip_zero_variance`` so is a group whose judged rewards are all equal.
+
+    Example:
+        >>> g = [Rollout([1], reward=1.0, status="correct"), Rollout([1], reward=0.0, status="incorrect"),
+        ...      Rollout([1], reward=0.0, status="timeout")]
+        >>> rows, adv = loss_rows([g])
+        >>> len(rows), [round(a, 4) for a in adv]
+        (2, [0.7071, -0.7071])
+    """
+    rewards = [[r.reward if r.judged else None for r in g] for g in groups]
+    adv = group_advantages(rewards, scale=scale)
+    rows: list[Rollout] = []
+    advantages: list[float] = []
+    for p, g in enumerate(groups):
+        judged = [k for k, r in enumerate(g) if r.judged]
+        if len(judged) < 2 or (skip_zero_variance and len({g[k].reward for k in judged}) == 1):
+            continue
+        rows += [g[k] for k in judged]
+        advantages += [float(adv[p][k]) for k in judged]
+    return rows, advantages
 
 
 def make_batch(rows: list[Rollout], pad: int, *, completion_width: int = 1) -> dict[str, torch.Tensor]:

@@ -152,7 +152,7 @@ def rollout_metrics(groups: list[list[Any]]) -> dict[str, Any]:
     for r in flat:
         for name, value in r.reward_parts.items():
             parts.setdefault(name, []).append(value)
-    zero_var = sum(len({r.reward for r in g}) == 1 for g in groups) / len(groups)
+    zero_var = sum(len({r.reward for r in g if r.judged}) <= 1 for g in groups) / len(groups)
     errors = [r.reason for r in flat if r.status in ("error", "timeout")][:3]
     lengths = [r.generated for r in flat]
     out: dict[str, Any] = {
@@ -162,6 +162,7 @@ def rollout_metrics(groups: list[list[Any]]) -> dict[str, Any]:
         "completion_len_mean": sum(lengths) / len(lengths),
         "completion_len_max": max(lengths),
         "truncated_frac": sum(r.truncated for r in flat) / len(flat),
+        "masked_frac": sum(not r.judged for r in flat) / len(flat),  # unjudged: out of the loss
         "zero_variance_frac": zero_var,
         **{f"status/{s}": n for s, n in sorted(statuses.items())},
         **{f"reward/{name}": sum(v) / len(v) for name, v in sorted(parts.items())},

@@ -19,7 +19,9 @@ __all__ = [
     "k3_kl",
     "lr_factor",
     "pass_at_k",
+    "sampler_mismatch",
     "token_logprobs",
+    "truncated_is_weights",
 ]
 
 SCALES = ("group", "batch", "none")
@@ -78,6 +80,45 @@ def k3_kl(logps: torch.Tensor, ref_logps: torch.Tensor) -> torch.Tensor:
     return torch.exp(delta) - delta - 1
 
 
+def truncated_is_weights(train_logps: torch.Tensor, sampler_logps: torch.Tensor, cap: float) -> torch.Tensor:
+    """Truncated importance sampling (TIS), per token: ``min(exp(train - sampler), cap)``.
+
+    ``train_logps`` are the training forward's log-probs of the sampled tokens under the policy
+    that sampled them (GRPO's "old" log-probs), ``sampler_logps`` the generator's (vLLM's) of the
+    same tokens. Their ratio corrects the loss for sampling from a slightly different
+    distribution than the one trained (kernels, precision); the cap bounds the variance a rare
+    token with a tiny sampler probability would bring. The weights carry no gradient. With
+    ``top_p < 1`` the sampler's log-probs are renormalised over the nucleus, so the weights then
+    also hold the nucleus's mass (``< 1`` on every kept token): they correct towards the full
+    softmax the trainer trains, not towards the truncated distribution actually sampled.
+
+    Example:
+        >>> train = torch.tensor([[-1.0, -2.0, -0.5]])
+        >>> sampler = torch.tensor([[-1.0, -3.0, -0.1]])
+        >>> truncated_is_weights(train, sampler, cap=2.0)
+        tensor([[1.0000, 2.0000, 0.6703]])
+    """
+    if cap <= 0:
+        raise TrainerError(f"the importance-sampling cap must be > 0, got {cap}")
+    return torch.exp(train_logps.float() - sampler_logps.float()).clamp(max=cap).detach()
+
+
+def sampler_mismatch(train_logps: torch.Tensor, sampler_logps: torch.Tensor, mask: torch.Tensor) -> dict[str, float]:
+    """How far the generator's log-probs of the sampled tokens are from the trainer's: the masked
+    mean ``|train - sampler|`` and the k3 KL(sampler || train) estimate, per token.
+
+    Example:
+        >>> m = sampler_mismatch(torch.tensor([[-1.0, -2.0]]), torch.tensor([[-1.0, -1.0]]), torch.tensor([[1, 1]]))
+        >>> round(m["logp_abs_diff"], 4), round(m["k3_kl"], 4)
+        (0.5, 0.1839)
+    """
+    m = mask.float()
+    tokens = m.sum().clamp(min=1.0)
+    diff = (train_logps.float() - sampler_logps.float()).abs()
+    kl = k3_kl(sampler_logps.float(), train_logps.float())
+    return {"logp_abs_diff": float((diff * m).sum() / tokens), "k3_kl": float((kl * m).sum() / tokens)}
+
+
 def grpo_loss(
     logps: torch.Tensor,
     old_logps: torch.Tensor,
@@ -92,6 +133,7 @@ def grpo_loss(
     max_new_tokens: int | None = None,
     num_sequences: int | None = None,
     num_tokens: float | None = None,
+    is_weights: torch.Tensor | None = None,
     **deprecated: Any,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """The clipped surrogate loss with a k3 KL penalty, over ``[B, T]`` token log-probs.
@@ -104,16 +146,14 @@ def grpo_loss(
     ``num_tokens`` default to this call's counts; pass the whole batch's (over micro-batches and
     ranks) and the summed micro-batch losses equal the loss of the batch in one call. ``mask``
     (bool or 0/1) keeps completion tokens (the EOS of a finished completion included) and drops
-    padding and environment tokens.
-
-    Returns the loss and metrics: ``kl`` (masked mean), ``clip_low``/``clip_high`` (fractions
-    of tokens clipped), ``ratio`` (masked mean).
+    padding and environment tokens. ``is_weights`` (`truncated_is_weights`) scale each token's
+    term. Returns the loss and metrics: ``kl`` (masked mean), ``clip_low``/``clip_high``
+    (fractions of tokens clipped), ``ratio`` (masked mean).
 
     Example:
         >>> lp = torch.tensor([[-1.0, -1.0, 0.0, 0.0], [-1.0, -1.0, -1.0, -1.0]])
         >>> mask = torch.tensor([[1, 1, 0, 0], [1, 1, 1, 1]])
-        >>> loss, _ = grpo_loss(lp, lp, None, torch.tensor([1.0, -1.0]), mask, beta=0.0,
-        ...                     loss_type="dapo")
+        >>> loss, _ = grpo_loss(lp, lp, None, torch.tensor([1.0, -1.0]), mask, beta=0.0, loss_type="dapo")
         >>> round(float(loss), 5)
         0.33333
     """
@@ -122,14 +162,13 @@ def grpo_loss(
         raise TrainerError(f"loss_type must be one of {LOSS_TYPES}, got {loss_type!r}")
     if beta != 0.0 and ref_logps is None:
         raise TrainerError("beta > 0 needs ref_logps (or set beta=0.0 to train without a reference model)")
-    m = mask.to(logps.dtype).float()
-    logps32 = logps.float()
+    m, logps32 = mask.to(logps.dtype).float(), logps.float()
     ratio = torch.exp(logps32 - old_logps.float())
     eps_low, eps_high = epsilon, epsilon if epsilon_high is None else epsilon_high
     adv = advantages.float().unsqueeze(1)
     objective = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - eps_low, 1 + eps_high) * adv)
     kl = k3_kl(logps32, ref_logps.float()) if ref_logps is not None else torch.zeros_like(logps32)
-    per_token = -(objective - beta * kl)
+    per_token = -(objective - beta * kl) * (is_weights.float() if is_weights is not None else 1.0)
     sequences = float(num_sequences if num_sequences is not None else logps.shape[0])
     if divisor is None:
         divisor = _divisor(loss_type, sequences, num_tokens if num_tokens is not None else m.sum(), max_new_tokens)

@@ -25,7 +25,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("trainer")
 
-__all__ = ["Rollout", "generate", "is_single_turn", "rollout"]
+__all__ = ["UNJUDGED", "Rollout", "generate", "is_single_turn", "rollout"]
+
+UNJUDGED = ("timeout", "error")
+"""Statuses of a rollout nobody judged (with ``correct`` None): masked, not punished."""
 
 
 @dataclass
@@ -47,6 +50,14 @@ class Rollout:
     @property
     def generated(self) -> int:
         return sum(self.mask)
+
+    @property
+    def judged(self) -> bool:
+        """False for an infrastructure failure: no verdict (``correct`` None) with status
+        ``timeout`` or ``error`` (a verifier that timed out, an engine or env that failed), or a
+        reward of None. The trainer leaves such rollouts out of their group's mean and std and out
+        of the loss (`masked_frac` counts them) instead of teaching the model they were wrong."""
+        return self.reward is not None and not (self.correct is None and self.status in UNJUDGED)
 
     def record(self, reward: float | None, info: dict[str, Any]) -> None:
         """The verdict of a step: its reward (summed over turns; None poisons the sum) and the

@@ -89,6 +89,7 @@ class GRPOConfig:
         checks = [
             (self.num_generations >= 2, "num_generations must be >= 2 (GRPO compares completions)"),
             (self.prompts_per_step >= 1, "prompts_per_step must be >= 1"),
+            (self.eval_prompts >= 1, "eval_prompts must be >= 1 (the final evaluation needs tasks)"),
             (self.steps >= 1, "steps must be >= 1"),
             (self.max_new_tokens >= 1, "max_new_tokens must be >= 1"),
             (self.micro_batch_size >= 1, "micro_batch_size must be >= 1"),

@@ -42,7 +42,7 @@ import gymnasium
 import torch
 
 from grpo_envs import ReasoningEnv, stable_seed
-from trainer._batch import make_batch, sequence_logps
+from trainer._batch import loss_rows, make_batch, sequence_logps
 from trainer._distributed import (
     Dist,
     RankBatch,
@@ -54,7 +54,7 @@ from trainer._envs import env_factory
 from trainer._generation import TransformersGenerator
 from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, rollout_metrics
 from trainer._lora import adapter_disabled, is_lora
-from trainer._math import group_advantages, grpo_loss, lr_factor
+from trainer._math import grpo_loss, lr_factor
 from trainer._model import pick_device
 from trainer._policy import build_policy, export_final, restore, save_run
 from trainer._rollout import Rollout, is_single_turn, rollout
@@ -285,15 +285,8 @@ class GRPOTrainer:
         return {**{k: self.dist.sum(v) for k, v in totals.values.items()}, "grad_norm": grad_norm}
 
     def _rows(self, groups: list[list[Rollout]]) -> tuple[list[Rollout], list[float]]:
-        """The rollouts that enter the loss, with their group-relative advantages."""
-        adv = group_advantages([[r.reward for r in g] for g in groups], scale=self.config.scale)
-        rows, advantages = [], []
-        for p, g in enumerate(groups):
-            if self.config.skip_zero_variance_groups and len({r.reward for r in g}) == 1:
-                continue
-            rows += g
-            advantages += [float(a) for a in adv[p]]
-        return rows, advantages
+        """The rollouts that enter the loss and their advantages (`loss_rows`: unjudged ones masked)."""
+        return loss_rows(groups, scale=self.config.scale, skip_zero_variance=self.config.skip_zero_variance_groups)
 
     def _loss_mask(self, batch: dict[str, torch.Tensor], share: RankBatch) -> torch.Tensor:
         """The completion tokens that weigh: none of a stand-in row, none of a truncated

@@ -122,6 +122,7 @@ class RewardServer:
         self.httpd = _Server((host, port), self._handler())
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
+        self._serving = False
 
     @property
     def url(self) -> str:
@@ -135,10 +136,13 @@ class RewardServer:
         return self
 
     def serve_forever(self) -> None:
+        self._serving = True
         self.httpd.serve_forever()
 
     def close(self) -> None:
-        self.httpd.shutdown()
+        """Stop serving (if it was) and release the port; safe on a server never started."""
+        if self._thread is not None or self._serving:
+            self.httpd.shutdown()  # waits for serve_forever: only when it runs, or it would wait forever
         self.httpd.server_close()
 
     # -- scoring -----------------------------------------------------------------------------
@@ -191,8 +195,9 @@ class RewardServer:
                 rewards[k], correct[k] = judgement.reward, judgement.correct
                 statuses[judgement.status] = statuses.get(judgement.status, 0) + 1
         judged = [c for c in correct if c is not None]
-        extra = {
+        extra = {  # OpenRLHF logs these; it does not act on masked (it trains on the 0 reward)
             "correct_rate": sum(judged) / len(judged) if judged else 0.0,
+            "masked_frac": (len(correct) - len(judged)) / len(correct) if correct else 0.0,
             **{f"status/{s}": float(n) for s, n in sorted(statuses.items())},
         }
         return {"rewards": rewards, "scores": rewards, "extra_logs": extra, "correct": correct}

@@ -54,17 +54,24 @@ def dataset(
     return datasets.Dataset.from_dict(dict(rows))
 
 
-def reward_function(env_id: str, **env_kwargs: Any) -> Callable[..., list[float]]:
+def reward_function(env_id: str, **env_kwargs: Any) -> Callable[..., list[float | None]]:
     """A TRL reward function: ``f(prompts, completions, completion_ids, **columns) -> rewards``.
 
     Completions may be text or chat messages (the assistant's content is judged). Completions
     of the same task are verified together (in parallel). Keyword arguments it does not use
     (``trainer_state``, ``log_extra``, ``log_metric``, ``environments``, other columns) are
     accepted and ignored; ``log_metric``, when given, receives the correct rate.
+
+    A completion nobody could judge (a verifier timeout or error) gets ``None``: TRL turns it
+    into NaN and, when every reward function says None, leaves it out of its group's mean and
+    std (advantage 0). With several reward functions one None is summed away, and the row still
+    counts in the ``dapo`` normaliser; our own trainer leaves it out of the loss entirely.
     """
     scorer = Scorer(env_id, **env_kwargs)
 
-    def reward(prompts: Any = None, completions: Any = None, completion_ids: Any = None, **kwargs: Any) -> list[float]:
+    def reward(
+        prompts: Any = None, completions: Any = None, completion_ids: Any = None, **kwargs: Any
+    ) -> list[float | None]:
         texts = [completion_text(c) for c in completions or []]
         seeds, splits = kwargs.get("task_seed"), kwargs.get("split") or ["train"] * len(texts)
         if seeds is None:
@@ -76,12 +83,12 @@ def reward_function(env_id: str, **env_kwargs: Any) -> Callable[..., list[float]
         by_task: dict[tuple[int, str], list[int]] = defaultdict(list)
         for k in range(len(texts)):
             by_task[(int(seeds[k]), str(splits[k]))].append(k)
-        rewards = [0.0] * len(texts)
+        rewards: list[float | None] = [0.0] * len(texts)
         correct = 0
         for (task_seed, split), ks in by_task.items():
             scored = scorer.score(task_seed, [texts[k] for k in ks], split=split, reference=references[ks[0]])
             for k, judgement in zip(ks, scored, strict=True):
-                rewards[k] = judgement.reward
+                rewards[k] = judgement.reward if judgement.judged else None  # TRL: NaN, left out
                 correct += judgement.correct is True
         log_metric = kwargs.get("log_metric")
         if callable(log_metric) and texts:

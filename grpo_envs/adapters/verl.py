@@ -75,7 +75,9 @@ def write_parquet(env_id: str, n: int, seed: int, path: str | Path, *, split: st
 def compute_score(
     data_source: str, solution_str: str, ground_truth: str, extra_info: dict[str, Any] | None = None, **kwargs: Any
 ) -> dict[str, Any]:
-    """verl's reward function: ``{"score": reward, "correct": ..., "status": ...}``.
+    """verl's reward function: ``{"score": reward, "correct": ..., "status": ..., "masked": ...}``.
+    ``masked`` is True when nobody judged the completion (a timeout, an error); verl logs the
+    extra keys but does not act on them, so such a completion trains with its score of 0.
 
     With ``extra_info`` from `rows` the exact task is rebuilt (env id, split, task seed) and
     ``ground_truth`` is checked against it; without it, ``data_source`` names the env and the
@@ -102,5 +104,6 @@ def compute_score(
         "correct": judgement.correct,
         "status": judgement.status,
         "reason": judgement.reason,
+        "masked": not judgement.judged,  # a timeout or error: verl trains on the 0 score regardless
         **{f"reward/{k}": v for k, v in judgement.reward_parts.items()},
     }

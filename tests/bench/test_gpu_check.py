@@ -47,6 +47,7 @@ def test_unknown_arguments_are_refused(tmp_path: Path) -> None:
 @pytest.mark.timeout(900)
 def test_cpu_tiny_dry_run_writes_every_phase(tmp_path: Path) -> None:
     env = {**os.environ, "OUT": str(tmp_path), "PYTHON": sys.executable, "HF_HUB_OFFLINE": "1"}
+    env["GPU_CHECK_SKIP"] = "memory"  # bench/memory.py's own smoke test (test_memory_smoke.py) runs it
     proc = subprocess.run(
         ["bash", "bench/gpu_check.sh", "--cpu", "--tiny"],
         cwd=ROOT,
@@ -73,9 +74,7 @@ def test_cpu_tiny_dry_run_writes_every_phase(tmp_path: Path) -> None:
         assert row["step_s"] > 0 and row["peak_memory_mb"] > 0 and row["rollout_s"] > 0, side
         for part in ("step", "train", "generation"):
             assert row[part]["mfu_vs_datasheet"] > 0, (side, part)
-    memory = by["memory"]
-    assert [r["variant"] for r in memory["rows"]] == ["baseline", "grpo-beta0", "grpo", "ppo"]
-    assert all(r["peak_mb"] > 0 for r in memory["rows"])
+    assert by["memory"] == {"phase": "memory", "skipped": "GPU_CHECK_SKIP"}
     evaluation = by["eval"]
     assert evaluation["backend"] == "transformers" and evaluation["samples"] == 4 and evaluation["rows_written"] == 4
     assert evaluation["samples_per_s"] > 0 and 0 <= evaluation["pass@1"] <= 1

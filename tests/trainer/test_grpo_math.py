@@ -189,3 +189,34 @@ def test_old_keyword_names_still_work_with_a_warning() -> None:
     )
     with pytest.raises(TypeError, match="nomalizer"):
         grpo_loss(LP, LP, None, ADV, MASK, nomalizer=1.0)
+
+
+def test_truncated_is_weights_by_hand() -> None:
+    from trainer._math import sampler_mismatch, truncated_is_weights
+
+    train = torch.tensor([[-1.0, -2.0, -0.5, -4.0]])
+    sampler = torch.tensor([[-1.0, -3.0, -0.1, -1.0]])
+    w = truncated_is_weights(train, sampler, cap=2.0)
+    assert w.tolist()[0] == pytest.approx([1.0, 2.0, math.exp(-0.4), math.exp(-3.0)])  # e^1 capped at 2
+    assert not w.requires_grad
+    assert truncated_is_weights(train, sampler, cap=10.0)[0, 1].item() == pytest.approx(math.e)
+    with pytest.raises(TrainerError, match="cap must be > 0"):
+        truncated_is_weights(train, sampler, cap=0.0)
+    mask = torch.tensor([[1, 1, 1, 0]])  # the last token is padding: left out
+    m = sampler_mismatch(train, sampler, mask)
+    assert m["logp_abs_diff"] == pytest.approx((0 + 1 + 0.4) / 3)
+    k3 = [0.0, math.exp(1) - 1 - 1, math.exp(-0.4) + 0.4 - 1]  # exp(d) - d - 1, d = train - sampler
+    assert m["k3_kl"] == pytest.approx(sum(k3) / 3)
+
+
+def test_is_weights_scale_each_tokens_term_of_the_loss() -> None:
+    lp = torch.tensor([[-1.0, -1.0], [-1.0, -1.0]])
+    mask = torch.tensor([[1, 1], [1, 1]])
+    adv = torch.tensor([1.0, -1.0])
+    plain, _ = grpo_loss(lp, lp, None, adv, mask, beta=0.0, loss_type="dapo")
+    ones, _ = grpo_loss(lp, lp, None, adv, mask, beta=0.0, loss_type="dapo", is_weights=torch.ones(2, 2))
+    assert float(ones) == float(plain) == 0.0  # +1 and -1 advantages cancel
+    w = torch.tensor([[0.5, 1.0], [1.0, 1.0]])
+    weighted, _ = grpo_loss(lp, lp, None, adv, mask, beta=0.0, loss_type="dapo", is_weights=w)
+    # per-token loss -A (ratio 1): [-1, -1, +1, +1]; the first weighted 0.5 -> sum 0.5, over 4 tokens
+    assert float(weighted) == pytest.approx(0.5 / 4)
