@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 import grpo_envs
+from grpo_envs.errors import GrpoEnvsError
 
 __all__ = ["doctor_main", "envs_main", "serve_main"]
 
@@ -69,12 +70,10 @@ def _serve(args: argparse.Namespace) -> int:
     from grpo_envs.adapters.openrlhf import DEFAULT_SPECIAL_TOKENS, RewardServer
 
     special: list[str] = list(DEFAULT_SPECIAL_TOKENS)
-    if args.tokenizer:
-        from transformers import AutoTokenizer
-
-        special += list(AutoTokenizer.from_pretrained(args.tokenizer).all_special_tokens)
     token = args.token or os.environ.get("GRPO_ENVS_SERVE_TOKEN")
     try:
+        if args.tokenizer:
+            special += _special_tokens(args.tokenizer)
         server = RewardServer(
             args.env, host=args.host, port=args.port, token=token, special_tokens=special, max_items=args.max_items
         )
@@ -89,6 +88,21 @@ def _serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         server.close()
     return 0
+
+
+def _special_tokens(name: str) -> list[str]:
+    try:
+        from transformers import AutoTokenizer
+
+        return list(AutoTokenizer.from_pretrained(name).all_special_tokens)
+    except ImportError:
+        raise GrpoEnvsError("--tokenizer needs transformers: pip install 'grpo-envs[train]'") from None
+    except (OSError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise GrpoEnvsError(
+            f"cannot load the tokenizer {name!r} ({first}): pass a local folder with tokenizer files, or a hub "
+            "name while online"
+        ) from None
 
 
 def _envs_list() -> int:

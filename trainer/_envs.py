@@ -1,7 +1,12 @@
-"""Where the trainer's environments come from: an id, an instance or a factory."""
+"""Where the trainer's environments come from: an id, an instance or a factory; an id that is
+unknown or arguments it does not take are one `TrainerError` that names the fix."""
 
 from __future__ import annotations
 
+import difflib
+import importlib
+import inspect
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -9,14 +14,63 @@ import gymnasium
 
 from trainer.errors import TrainerError
 
-__all__ = ["env_factory"]
+__all__ = ["env_factory", "make_env"]
+
+
+def accepted_kwargs(env_id: str) -> list[str]:
+    """The keyword arguments the env registered as ``env_id`` takes (its class's ``__init__``
+    and its bases', up to the first that takes none by name), or [] when they cannot be read."""
+    try:
+        entry = gymnasium.spec(env_id).entry_point
+        target = entry if callable(entry) else _load(str(entry))
+    except Exception:  # an unknown id, or an entry point that does not load
+        return []
+    names: list[str] = []
+    for cls in inspect.getmro(target) if inspect.isclass(target) else [target]:
+        init = cls.__init__ if inspect.isclass(cls) else cls
+        try:
+            params = inspect.signature(init).parameters.values()
+        except (TypeError, ValueError):
+            break
+        names += [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            break
+    return sorted(dict.fromkeys(n for n in names if n != "render_mode"))
+
+
+def _load(entry: str) -> Any:
+    module, _, name = entry.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def make_env(env_id: str, **kwargs: Any) -> gymnasium.Env[Any, Any]:
+    """``gymnasium.make(env_id, **kwargs)``; an unknown id, an argument the env does not take or
+    a bad value is one `TrainerError` naming it (did-you-mean, the accepted arguments)."""
+    try:
+        return gymnasium.make(env_id, **kwargs)
+    except gymnasium.error.Error as exc:
+        raise TrainerError(
+            f"cannot make env {env_id!r}: {exc} `grpo-envs envs list` shows the known ids; an env of your own "
+            "is found by the module that registers it: pass --env 'my_module:MyEnv-v0'"
+        ) from None
+    except (TypeError, ValueError) as exc:
+        message = re.sub(r" was raised from the environment creator for .*$", "", str(exc))
+        accepted = accepted_kwargs(env_id)
+        bad = re.search(r"unexpected keyword argument '(\w+)'", message)
+        if bad:
+            close = difflib.get_close_matches(bad.group(1), accepted, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TrainerError(
+                f"env {env_id!r} takes no argument {bad.group(1)!r}{hint}; it takes: {', '.join(accepted) or '?'}"
+            ) from None
+        raise TrainerError(f"env {env_id!r} refused env_kwargs {kwargs}: {message}") from None
 
 
 def env_factory(env: Any, env_kwargs: dict[str, Any]) -> Callable[..., gymnasium.Env[Any, Any]]:
     """Make envs from an id, an instance (its first use is itself) or a factory."""
     kwargs = dict(env_kwargs)
     if isinstance(env, str):
-        return lambda **extra: gymnasium.make(env, **{**kwargs, **extra})
+        return lambda **extra: make_env(env, **{**kwargs, **extra})
     if isinstance(env, gymnasium.Env):
         first = [env]
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import logging
+import os
+import string
 from typing import Any
 
 import torch
 
 from trainer.errors import TrainerError
 
-__all__ = ["demo_model", "demo_tokenizer", "load_policy", "pick_device"]
+__all__ = ["demo_model", "demo_tokenizer", "env_alphabet", "load_policy", "pick_device"]
 
 log = logging.getLogger("trainer")
 
@@ -65,6 +67,25 @@ def demo_model(vocab_size: int, *, hidden: int = 64, layers: int = 2, seed: int 
         return AutoModelForCausalLM.from_config(config)
 
 
+def env_alphabet(env: Any, samples: int = 16) -> str:
+    """The characters the demo tokenizer needs for ``env``: its ``alphabet`` attribute when it
+    has one, else printable ASCII plus every character of a few of its prompts and reference
+    completions (so an env of one's own trains with ``model="demo"`` as it is)."""
+    base = env.unwrapped
+    alphabet = getattr(base, "alphabet", None)
+    if alphabet:
+        return str(alphabet)
+    seen = dict.fromkeys(string.printable)
+    for seed in range(samples):
+        try:
+            prompt, _ = env.reset(seed=seed)
+            reference = base.reference_completion(base.task) if hasattr(base, "reference_completion") else ""
+        except Exception:  # an env that cannot show its prompts this way: printable ASCII only
+            break
+        seen.update(dict.fromkeys(f"{prompt}{reference}"))
+    return "".join(seen)
+
+
 def load_policy(model: Any, tokenizer: Any, *, alphabet: str | None, seed: int) -> tuple[Any, Any]:
     """(model, tokenizer) from a module, a hub name or path, or "demo"."""
     if model == "demo":
@@ -78,6 +99,12 @@ def load_policy(model: Any, tokenizer: Any, *, alphabet: str | None, seed: int) 
         return demo_model(len(tokenizer), seed=seed), tokenizer
     if isinstance(model, str):
         from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        if model.startswith((".", "/", "~")) and not os.path.isdir(os.path.expanduser(model)):
+            raise TrainerError(
+                f"model folder {model!r} does not exist: pass a folder with config.json (a saved model, e.g. a "
+                'run\'s final/), a hub name such as Qwen/Qwen2.5-0.5B-Instruct, or "demo"'
+            )
 
         try:
             loaded = AutoModelForCausalLM.from_pretrained(model)

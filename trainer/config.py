@@ -43,8 +43,8 @@ class GRPOConfig:
 
     # what to train, on what
     model: str = _f("demo", 'hub name, local path, or "demo" (a tiny model built from a config)')
-    env: str = _f("grpo_envs/Digits-v0", "environment id (gymnasium.make)")
-    env_kwargs: dict[str, Any] = _f({}, "keyword arguments for the environment")
+    env: str = _f("grpo_envs/Digits-v0", "environment id (gymnasium.make); your own: 'my_module:MyEnv-v0'")
+    env_kwargs: dict[str, Any] = _f({}, 'keyword arguments for the environment, as JSON: \'{"ops": "cs"}\'')
     output_dir: str = _f("runs/demo", "run directory: metrics, checkpoints, plots, final model")
     seed: int = _f(0, "seed of data order, sampling and initialisation")
     # the batch
@@ -256,10 +256,25 @@ def add_config_flags(parser: argparse.ArgumentParser) -> None:
     ``--preset``."""
     parser.add_argument("--config", help="a .toml or .yaml file of config fields")
     parser.add_argument("--preset", default="grpo", choices=sorted(PRESETS), help="defaults to start from")
+    defaults = GRPOConfig()
     for f in fields(GRPOConfig):
-        parser.add_argument(f"--{f.name}", dest=f"cfg_{f.name}", default=None, help=f.metadata.get("help"))
+        default = getattr(defaults, f.name)
+        shown = json.dumps(default) if isinstance(default, dict) else repr(default)
+        text = f"{f.metadata.get('help', '')} (default: {shown})".replace("%", "%%")
+        parser.add_argument(f"--{f.name}", dest=f"cfg_{f.name}", default=None, metavar=_metavar(default), help=text)
     for name in OLD_NAMES:  # renamed or removed fields: accepted for one release (`trainer._renamed`)
         parser.add_argument(f"--{name}", dest=f"cfg_{name}", default=None, help=argparse.SUPPRESS)
+
+
+def _metavar(default: Any) -> str:
+    """What a flag takes, from its default's type: N, X, BOOL, JSON or VALUE."""
+    if isinstance(default, bool):
+        return "BOOL"
+    if isinstance(default, int):
+        return "N"
+    if isinstance(default, float):
+        return "X"
+    return "JSON" if isinstance(default, dict | tuple | list) else "VALUE"
 
 
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:

@@ -55,7 +55,7 @@ from trainer._generation import TransformersGenerator
 from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, rollout_metrics
 from trainer._lora import adapter_disabled, is_lora
 from trainer._math import grpo_loss, lr_factor
-from trainer._model import pick_device
+from trainer._model import env_alphabet, pick_device
 from trainer._policy import build_policy, export_final, restore, save_run
 from trainer._rollout import Rollout, is_single_turn, rollout
 from trainer._rundir import RunPlan, open_run
@@ -65,6 +65,12 @@ from trainer.errors import TrainerError
 __all__ = ["GRPOTrainer"]
 
 log = logging.getLogger("trainer")
+FLAT_STEPS_WARNING = 5
+FLAT_WARNING = (
+    "for %d steps in a row every group's completions scored the same (zero reward variance): nothing is being "
+    "learned. Can the env's rewards differ (does its reference completion score more than a wrong one)? Try a "
+    "higher temperature, a larger num_generations, or easier tasks."
+)
 EnvLike = str | gymnasium.Env[Any, Any] | Callable[[], gymnasium.Env[Any, Any]] | None
 
 
@@ -107,7 +113,7 @@ class GRPOTrainer:
         self.make_env = env_factory(env if env is not None else config.env, config.env_kwargs)
         probe = self.make_env()
         self.env_id = getattr(probe.unwrapped, "env_id", type(probe.unwrapped).__name__)
-        alphabet = getattr(probe.unwrapped, "alphabet", None)
+        alphabet = env_alphabet(probe) if (model or config.model) == "demo" and tokenizer is None else None
         self._envs: list[gymnasium.Env[Any, Any]] = [probe]
         self._eval_envs: list[gymnasium.Env[Any, Any]] = []
         if self.dist.fsdp and not self._single_turn():
@@ -123,6 +129,7 @@ class GRPOTrainer:
         schedule = partial(lr_factor, warmup=config.warmup_steps, total=config.steps, kind=config.lr_scheduler)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, schedule)
         self.step_count = 0
+        self._flat_steps = 0  # steps in a row where every group's completions scored the same
         self.share_prefix = True  # a group's prompt runs once (where the model takes a cache); off: to compare
         if self.run.checkpoint is not None:
             self.step_count = restore(self.run.checkpoint, self.model, self.optimizer, self.scheduler, self.dist)
@@ -226,6 +233,9 @@ class GRPOTrainer:
         trained = time.perf_counter()
         self.step_count = step
         metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0]}
+        self._flat_steps = self._flat_steps + 1 if metrics["zero_variance_frac"] == 1.0 else 0
+        if self._flat_steps == FLAT_STEPS_WARNING:
+            log.warning(FLAT_WARNING, FLAT_STEPS_WARNING)
         generated = sum(r.generated for g in groups for r in g)
         perf = {
             "step": step,

@@ -53,7 +53,12 @@ class Scorer:
     def env(self, split: str = "train") -> ReasoningEnv:
         with self._lock:
             if split not in self._envs:
-                made = gymnasium.make(self.env_id, split=split, **self.env_kwargs).unwrapped
+                try:
+                    made = gymnasium.make(self.env_id, split=split, **self.env_kwargs).unwrapped
+                except gymnasium.error.Error as exc:
+                    raise GrpoEnvsError(
+                        f"cannot make env {self.env_id!r}: {exc} `grpo-envs envs list` shows the known ids"
+                    ) from None
                 if not isinstance(made, ReasoningEnv):
                     raise GrpoEnvsError(f"{self.env_id} is not a ReasoningEnv; the adapters need one")
                 self._envs[split] = made

@@ -118,6 +118,7 @@ class RewardServer:
         self.allow_any_env = allow_any_env
         self.env_kwargs = env_kwargs or {}
         self._scorers: dict[str, Scorer] = {env_id: Scorer(env_id, **self.env_kwargs)}
+        self._scorers[env_id].env("train")  # an unknown id or bad env_kwargs fail here, not on the first request
         self._lock = threading.Lock()
         self.httpd = _Server((host, port), self._handler())
         self.httpd.daemon_threads = True

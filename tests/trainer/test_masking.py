@@ -115,3 +115,18 @@ def test_verl_and_openrlhf_are_told_which_completions_were_masked(monkeypatch: p
     assert out["rewards"] == [1.0, 0.0] and out["correct"] == [True, None]
     server.close()
     assert out["extra_logs"]["masked_frac"] == 0.5
+
+
+class NeverRight(EchoDigit):
+    """Every reply scores 0: every group has zero reward variance."""
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        return "", 0.0, True, False, {"correct": False}
+
+
+def test_a_run_where_nothing_can_be_learned_warns_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    trainer = GRPOTrainer(tiny(tmp_path, steps=7), env=NeverRight, show_progress=False)
+    with caplog.at_level("WARNING", logger="trainer"):
+        trainer.train()
+    warned = [r for r in caplog.records if "nothing is being learned" in r.getMessage()]
+    assert len(warned) == 1 and "for 5 steps in a row" in warned[0].getMessage()

@@ -67,11 +67,11 @@ def _transformers(model: Any, probe: Any, opts: Options) -> Backend:
     import torch
 
     from trainer._generation import TransformersGenerator
-    from trainer._model import load_policy, pick_device
+    from trainer._model import env_alphabet, load_policy, pick_device
     from trainer._rollout import rollout
 
     device = pick_device(opts.device)
-    alphabet = getattr(probe.unwrapped, "alphabet", None)
+    alphabet = env_alphabet(probe) if model == "demo" and opts.tokenizer is None else None
     policy, tok = load_policy(model, opts.tokenizer, alphabet=alphabet, seed=opts.seed)
     policy.to(device).eval()
     generator = TransformersGenerator(policy, tok, device)

@@ -204,6 +204,29 @@ def _json(value: Any, what: str) -> Any:
     return value
 
 
+_FIELDS = {
+    "humaneval": ("prompt", "test", "entry_point"),
+    "leetcode": ("prompt", "test", "entry_point"),
+    "pytest": ("test_code|test",),
+    "mbpp": ("test_list",),
+    "livecodebench": ("public_test_cases",),
+    "taco": ("input_output",),
+    "apps": ("input_output",),
+}
+
+
+def _require(row: Mapping[str, Any], style: str) -> None:
+    """The fields ``style`` reads must be in ``row`` (one clear error, not a ``KeyError``)."""
+    if not isinstance(row, Mapping):
+        raise VerifierInputError(f"a dataset row must be a mapping (a dict), got {type(row).__name__}")
+    missing = [f for f in _FIELDS.get(style, ()) if not any(name in row for name in f.split("|"))]
+    if missing:
+        raise VerifierInputError(
+            f"a {style!r} row needs the field(s) {', '.join(missing)}; this row has "
+            f"{', '.join(sorted(map(str, row)))}. Is it another dataset's row? The styles: {', '.join(STYLES)}"
+        )
+
+
 def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
     """Convert a benchmark dataset row into a tests dict for `verify`.
 
@@ -227,6 +250,7 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
     """
     if style not in STYLES:
         raise VerifierInputError(f"style must be one of {STYLES}, got {style!r}")
+    _require(row, style)
     if style == "humaneval":
         return {
             "asserts": f"{row['test']}\n\ncheck({row['entry_point']})\n",

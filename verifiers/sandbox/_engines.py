@@ -40,17 +40,7 @@ class Engine:
 
 
 def _client(url: str | None, timeout_s: float) -> Any:
-    if url is None:
-        return engine_client(timeout_s=timeout_s)
-    previous = os.environ.get("DOCKER_HOST")
-    os.environ["DOCKER_HOST"] = url
-    try:
-        return engine_client(timeout_s=timeout_s)
-    finally:
-        if previous is None:
-            del os.environ["DOCKER_HOST"]
-        else:
-            os.environ["DOCKER_HOST"] = previous
+    return engine_client(timeout_s=timeout_s, url=url)
 
 
 def _pid_alive(pid: int) -> bool:

@@ -1,0 +1,100 @@
+"""A newcomer's mistakes on the command line are one line naming the problem and the fix, never a
+traceback (the real console script, in a subprocess, for the first ones; the same `main` in
+process for the rest)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trainer.cli import main as train_main
+
+SCRIPT = shutil.which("grpo-envs", path=os.path.dirname(sys.executable))
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    assert SCRIPT is not None
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, timeout=300, env=env)
+
+
+def one_line(stderr: str, prefix: str) -> str:
+    assert "Traceback" not in stderr, stderr
+    lines = [line for line in stderr.splitlines() if line.startswith(prefix)]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def test_an_unknown_env_id_and_an_unknown_argument_from_the_console_script(tmp_path: Path) -> None:
+    bad = run("train", "--env", "grpo_envs/Nope-v0", "--steps", "1", "--output_dir", str(tmp_path / "a"))
+    line = one_line(bad.stderr, "grpo-envs train: error:")
+    assert bad.returncode == 2 and "cannot make env 'grpo_envs/Nope-v0'" in line and "envs list" in line
+    assert "my_module:MyEnv-v0" in line  # how an env of one's own is found
+    typo = run("train", "--env_kwargs", '{"opz": "cs"}', "--steps", "1", "--output_dir", str(tmp_path / "b"))
+    line = one_line(typo.stderr, "grpo-envs train: error:")
+    assert typo.returncode == 2 and "takes no argument 'opz' (did you mean 'ops'?)" in line
+    assert "it takes: " in line and "max_turns" in line and "ops" in line
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (["--env", "nope/Nope-v0"], "Namespace nope not found"),
+        (["--env_kwargs", '{"ops": 5}'], "env 'grpo_envs/Digits-v0' refused env_kwargs {'ops': 5}"),
+        (["--env_kwargs", "{ops: cs}"], "env_kwargs"),
+        (["--model", "./does/not/exist"], "model folder './does/not/exist' does not exist"),
+    ],
+)
+def test_bad_train_flags_are_one_line(
+    flags: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = train_main([*flags, "--steps", "1", "--output_dir", str(tmp_path / "run"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and expected in one_line(err, "grpo-envs train: error:")
+
+
+def test_train_help_shows_defaults_and_plain_metavars() -> None:
+    from trainer.cli import parser
+
+    text = parser().format_help()
+    assert "CFG_" not in text and "--steps N" in text and "--env_kwargs JSON" in text
+    assert "(default: 200)" in text and "(default: 'grpo_envs/Digits-v0')" in text
+
+
+def test_serve_refuses_an_unknown_env_and_an_unloadable_tokenizer() -> None:
+    bad = run("serve", "--env", "grpo_envs/Nope-v0", "--port", "0")
+    line = one_line(bad.stderr, "grpo-envs serve: error:")
+    assert bad.returncode == 1 and "cannot make env 'grpo_envs/Nope-v0'" in line
+    tok = run("serve", "--env", "grpo_envs/Digits-v0", "--port", "0", "--tokenizer", "no-such-org/no-such-tokenizer")
+    line = one_line(tok.stderr, "grpo-envs serve: error:")
+    assert tok.returncode == 1 and "cannot load the tokenizer 'no-such-org/no-such-tokenizer'" in line
+
+
+def test_a_dataset_row_of_another_style_is_one_clear_error() -> None:
+    from verifiers.code import tests_from_row
+    from verifiers.errors import VerifierInputError
+
+    with pytest.raises(
+        VerifierInputError,
+        match=r"a 'humaneval' row needs the field\(s\) prompt, test, entry_point; this row has question, test_list",
+    ):
+        tests_from_row({"question": "add", "test_list": ["assert add(1, 2) == 3"]}, style="humaneval")
+    with pytest.raises(VerifierInputError, match="needs the field\\(s\\) test_code\\|test"):
+        tests_from_row({"prompt": "x"}, style="pytest")
+
+
+def test_an_engine_named_in_engines_is_blamed_not_docker_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verifiers.errors import SandboxError
+    from verifiers.sandbox import engine_client
+
+    monkeypatch.delenv("DOCKER_HOST", raising=False)
+    with pytest.raises(SandboxError) as info:
+        engine_client(timeout_s=1, url="unix:///nonexistent-grpo.sock")
+    assert "DOCKER_HOST" not in str(info.value) and "'unix:///nonexistent-grpo.sock' was named in engines=" in str(
+        info.value
+    )
