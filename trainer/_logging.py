@@ -103,15 +103,17 @@ class RunLog:
     def finish(self) -> str:
         """Write the plot (if matplotlib is installed) and return the summary table."""
         rows = [json.loads(line) for line in self.metrics_path.read_text().splitlines() if line.strip()]
-        if rows:
-            self._plot(rows)
         evals = []
         eval_path = self.dir / "eval.jsonl"
         if eval_path.exists():
             evals = [json.loads(line) for line in eval_path.read_text().splitlines() if line.strip()]
+        if rows:
+            self._plot(rows, evals)
         return summary(rows, evals, self.skipped)
 
-    def _plot(self, rows: list[dict[str, Any]]) -> None:
+    def _plot(self, rows: list[dict[str, Any]], evals: list[dict[str, Any]]) -> None:
+        """Reward (dashed) and correct rate (solid), each per step (faint) and as a 10-step mean,
+        and the evals' accuracy as points: the two train lines coincide when reward is 0/1."""
         try:
             import matplotlib
 
@@ -122,19 +124,22 @@ class RunLog:
             return
         steps = [r["step"] for r in rows]
         fig, ax = plt.subplots(figsize=(7, 4))
-        for key, label, color in (
-            ("reward_mean", "reward (mean)", "tab:blue"),
-            ("correct_rate", "correct rate", "tab:orange"),
+        for key, label, color, style, width in (
+            ("correct_rate", "correct rate", "tab:orange", "-", 2.5),
+            ("reward_mean", "reward (mean)", "tab:blue", "--", 1.5),
         ):
             values = [r[key] for r in rows]
             smooth = [
                 sum(values[max(0, k - 9) : k + 1]) / len(values[max(0, k - 9) : k + 1]) for k in range(len(values))
             ]
-            ax.plot(steps, values, color=color, alpha=0.25, linewidth=0.8)
-            ax.plot(steps, smooth, color=color, label=f"{label}, mean of 10 steps")
+            ax.plot(steps, values, color=color, alpha=0.25, linewidth=0.8, linestyle=style, label=f"{label}, per step")
+            ax.plot(steps, smooth, color=color, linewidth=width, linestyle=style, label=f"{label}, mean of 10 steps")
+        points = [(e["step"], e["accuracy"]) for e in evals if "accuracy" in e]
+        if points:
+            ax.plot(*zip(*points, strict=True), "o", color="tab:green", label="eval accuracy (eval split)")
         ax.set_xlabel("step")
         ax.set_ylim(-0.05, 1.05)
-        ax.legend()
+        ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
         fig.tight_layout()
         fig.savefig(self.dir / "curves.png", dpi=120)
@@ -175,13 +180,15 @@ def rollout_metrics(groups: list[list[Any]]) -> dict[str, Any]:
 def summary(rows: list[dict[str, Any]], evals: list[dict[str, Any]], skipped: list[str]) -> str:
     if not rows:
         return "no steps were run"
-    head, tail = rows[: min(10, len(rows))], rows[-min(10, len(rows)) :]
+    k = max(1, min(10, len(rows) // 2))  # halves of a short run, never overlapping beyond one step
+    head, tail = rows[:k], rows[-k:]
+    steps = "step" if k == 1 else f"{k} steps"
 
     def avg(part: list[dict[str, Any]], key: str) -> float:
         return float(sum(r[key] for r in part) / len(part))
 
     lines = [
-        f"{'':<24}{'first 10 steps':>16}{'last 10 steps':>16}",
+        f"{'':<24}{'first ' + steps:>16}{'last ' + steps:>16}",
         f"{'reward (mean)':<24}{avg(head, 'reward_mean'):>16.3f}{avg(tail, 'reward_mean'):>16.3f}",
         f"{'correct rate':<24}{avg(head, 'correct_rate'):>16.3f}{avg(tail, 'correct_rate'):>16.3f}",
         f"{'completion length':<24}{avg(head, 'completion_len_mean'):>16.1f}{avg(tail, 'completion_len_mean'):>16.1f}",

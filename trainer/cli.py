@@ -36,6 +36,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "grpo-envs train") -> in
         config = config_from_args(args)
         from trainer.grpo import GRPOTrainer
 
+        if args.no_progress:  # nor transformers' own bars ("Loading weights", "Writing model shards")
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
+
         trainer = GRPOTrainer(config, resume=args.resume, overwrite=args.overwrite, show_progress=not args.no_progress)
         trainer.train()
     except TrainerError as exc:

@@ -364,11 +364,12 @@ class GRPOTrainer:
         """Run to ``config.steps``; checkpoint every ``save_every`` steps and on Ctrl-C."""
         cfg = self.config
         last: dict[str, Any] = {}
+        final_eval: dict[str, Any] | None = None
         try:
             while self.step_count < cfg.steps:
                 last = self.step()
                 if cfg.eval_every and self.step_count % cfg.eval_every == 0:
-                    self.evaluate()
+                    final_eval = self.evaluate()  # at the last step, this is the final eval too
                 if cfg.save_every and self.step_count % cfg.save_every == 0:
                     self.save()
         except KeyboardInterrupt:
@@ -378,7 +379,8 @@ class GRPOTrainer:
             if self.log is not None:
                 self.log.close()
             raise
-        final_eval = self.evaluate()
+        if final_eval is None or self.step_count % max(cfg.eval_every, 1) != 0:
+            final_eval = self.evaluate()
         self.save()
         self.save_final(self.run_dir / "final")
         table = ""

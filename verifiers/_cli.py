@@ -115,6 +115,11 @@ def _check_verifier(args: argparse.Namespace) -> int:
 
     try:
         verify = _load(args.target, "the verifier")
+        if args.domain not in ("math", "code") and ":" not in args.domain:
+            raise LookupError(
+                f"unknown --domain {args.domain!r}: the built-in domains are math and code; a domain of your own "
+                "is MODULE:NAME of a verifiers.testing.Domain (e.g. mypkg.laws:CHEM)"
+            )
         domain = args.domain if args.domain in ("math", "code") else _load(args.domain, "--domain")
         if not callable(verify):
             raise LookupError(f"{args.target} is a {type(verify).__name__}, not a function")

@@ -98,3 +98,50 @@ def test_an_engine_named_in_engines_is_blamed_not_docker_host(monkeypatch: pytes
     assert "DOCKER_HOST" not in str(info.value) and "'unix:///nonexistent-grpo.sock' was named in engines=" in str(
         info.value
     )
+
+
+def test_no_progress_means_no_bars_and_the_last_eval_is_not_run_twice(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = run(
+        "train",
+        "--steps",
+        "2",
+        "--eval_every",
+        "1",
+        "--eval_prompts",
+        "2",
+        "--prompts_per_step",
+        "2",
+        "--num_generations",
+        "2",
+        "--max_new_tokens",
+        "2",
+        "--output_dir",
+        str(out),
+        "--no-progress",
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (
+        "Writing model shards" not in done.stderr
+        and "Loading weights" not in done.stderr
+        and "it/s]" not in done.stderr
+    )
+    evals = (out / "eval.jsonl").read_text().splitlines()
+    assert len(evals) == 2  # steps 1 and 2; the final eval is step 2's, not a third
+    assert done.stdout.count("eval at step 2") == 1 and "first step" in done.stdout and "last step" in done.stdout
+
+
+def test_the_summary_of_a_short_run_compares_its_halves() -> None:
+    from trainer._logging import summary
+
+    rows = [{"reward_mean": float(k), "correct_rate": 0.0, "completion_len_mean": 1.0} for k in range(8)]
+    text = summary(rows, [], [])
+    assert "first 4 steps" in text and "last 4 steps" in text
+    assert "1.500" in text and "5.500" in text  # mean of steps 0-3, of steps 4-7
+    assert "first 10 steps" in summary(rows * 3, [], [])
+
+
+def test_check_verifier_names_the_built_in_domains() -> None:
+    bad = run("check-verifier", "verifiers.math:verify", "--domain", "chem")
+    line = one_line(bad.stderr, "grpo-envs check-verifier: error:")
+    assert bad.returncode != 0 and "the built-in domains are math and code" in line and "MODULE:NAME" in line
