@@ -49,12 +49,9 @@ def test_an_unknown_env_id_and_an_unknown_argument_from_the_console_script(tmp_p
         (["--model", "./does/not/exist"], "model folder './does/not/exist' does not exist"),
     ],
 )
-def test_bad_train_flags_are_one_line(
-    flags: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The console script's `main` in process (the subprocess test above runs the script itself)."""
-    code = train_main([*flags, "--steps", "1", "--output_dir", str(tmp_path / "run"), "--no-progress"])
-    assert code == 2 and expected in one_line(capsys.readouterr().err, "grpo-envs train: error:")
+def test_bad_train_flags_are_one_line(flags: list[str], expected: str, tmp_path: Path) -> None:
+    done = run("train", *flags, "--steps", "1", "--output_dir", str(tmp_path / "run"), "--no-progress")
+    assert done.returncode == 2 and expected in one_line(done.stderr, "grpo-envs train: error:")
 
 
 def test_env_kwargs_that_are_not_json_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
