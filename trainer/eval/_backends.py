@@ -26,7 +26,6 @@ class Backend:
     name: str
     run: Run
     seeding: str  # "per chunk" (one torch stream per chunk of tasks) or "per sample"
-    info: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -91,38 +90,20 @@ def _transformers(model: Any, probe: Any, opts: Options) -> Backend:
                 **_sampling(opts),
             )
 
-    return Backend("transformers", run, "per chunk", {"device": str(device)})
+    return Backend("transformers", run, "per chunk")
 
 
 def _vllm(model: Any, opts: Options) -> Backend:
-    from trainer._rollout import rollout
     from trainer.eval._vllm import VLLMGenerator, load_vllm
 
     if not isinstance(model, str) or model == "demo":
         raise TrainerError('the vllm backend loads a saved model: pass a folder or a hub name, not "demo" or a module')
     llm = load_vllm(model, seed=opts.seed, **opts.engine_kwargs)
     tok = opts.tokenizer or llm.get_tokenizer()
-    generator = VLLMGenerator(llm)
-
-    def run(envs: list[Any], seeds: Sequence[int], make_env: Callable[[], Any], chunk_seed: int) -> list[list[Any]]:
-        return rollout(
-            None,
-            tok,
-            envs,
-            seeds,
-            opts.samples,
-            make_env=make_env,
-            device=None,
-            generator=generator,
-            sample_seed=opts.seed,
-            **_sampling(opts),
-        )
-
-    return Backend("vllm", run, "per sample")
+    return Backend("vllm", _seeded_run(tok, VLLMGenerator(llm), opts), "per sample")
 
 
 def _openai(model: Any, opts: Options) -> Backend:
-    from trainer._rollout import rollout
     from trainer.eval._chat import chat_rollout
     from trainer.eval._http import Client, CompletionsGenerator
     from trainer.eval._tokenizer import FileTokenizer
@@ -132,7 +113,6 @@ def _openai(model: Any, opts: Options) -> Backend:
     if not isinstance(model, str):
         raise TrainerError("with --base-url, --model is the name the server serves the model under")
     client = Client(opts.base_url, model=model, api_key=opts.api_key, concurrency=opts.concurrency)
-    info = {"base_url": opts.base_url, "chat": opts.chat}
     if opts.chat:
 
         def chat(
@@ -143,16 +123,20 @@ def _openai(model: Any, opts: Options) -> Backend:
                 envs,
                 seeds,
                 opts.samples,
-                make_env=make_env,
                 max_new_tokens=opts.max_new_tokens,
                 temperature=opts.temperature,
                 sample_seed=opts.seed,
             )
 
-        return Backend("openai", chat, "per sample", info)
+        return Backend("openai", chat, "per sample")
     tok = opts.tokenizer if opts.tokenizer is not None and not isinstance(opts.tokenizer, str) else None
-    tok = tok or FileTokenizer(opts.tokenizer or model)
-    generator = CompletionsGenerator(client, tok)
+    tok = tok if tok is not None else FileTokenizer(opts.tokenizer or model)
+    return Backend("openai", _seeded_run(tok, CompletionsGenerator(client, tok), opts), "per sample")
+
+
+def _seeded_run(tok: Any, generator: Any, opts: Options) -> Run:
+    """The trainer's `rollout` over ``generator``, each (task, sample, turn) seeded from ``opts.seed``."""
+    from trainer._rollout import rollout
 
     def run(envs: list[Any], seeds: Sequence[int], make_env: Callable[[], Any], chunk_seed: int) -> list[list[Any]]:
         return rollout(
@@ -168,4 +152,4 @@ def _openai(model: Any, opts: Options) -> Backend:
             **_sampling(opts),
         )
 
-    return Backend("openai", run, "per sample", info)
+    return run

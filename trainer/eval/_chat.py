@@ -21,7 +21,6 @@ def chat_rollout(
     seeds: Sequence[int],
     num_generations: int,
     *,
-    make_env: Callable[[], Any],
     max_new_tokens: int,
     temperature: float,
     sample_seed: int,

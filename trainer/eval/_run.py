@@ -169,19 +169,14 @@ def plot(summary: dict[str, Any], path: Path) -> bool:
 def _envs(env: Any, env_kwargs: dict[str, Any] | None, split: str) -> tuple[Callable[..., Any], Any]:
     """A factory of the env on ``split`` (our envs have train/eval splits; others one stream)
     and a first instance."""
-    import gymnasium
-
     from grpo_envs import ReasoningEnv
     from trainer._envs import env_factory
 
-    kwargs = dict(env_kwargs or {})
-    try:
-        if isinstance(env_factory(env, kwargs)().unwrapped, ReasoningEnv):
-            kwargs["split"] = split
-        make_env = env_factory(env, kwargs)
-        return make_env, make_env()
-    except gymnasium.error.Error as exc:
-        raise TrainerError(f"cannot make env {env!r}: {exc}; `grpo-envs envs list` shows the known ids") from None
+    kwargs = dict(env_kwargs or {})  # an unknown id or argument: env_factory's TrainerError
+    if isinstance(env_factory(env, kwargs)().unwrapped, ReasoningEnv):
+        kwargs["split"] = split
+    make_env = env_factory(env, kwargs)
+    return make_env, make_env()
 
 
 def _generate(
