@@ -313,9 +313,22 @@ def phase_generate(s: Setup) -> dict[str, Any]:
     }
 
 
+def generator_choice(s: Setup) -> tuple[str, str]:
+    """("vllm", its version) where ``import vllm`` works on a GPU, else ("hf", why not)."""
+    if s.cpu:
+        return "hf", "--cpu: generating with transformers (vLLM's CPU build is tested in CI)"
+    try:
+        import vllm
+    except Exception as exc:  # noqa: BLE001 - any failure to import means: not here
+        return "hf", f"import vllm failed here ({type(exc).__name__}: {exc}): generating with transformers"
+    return "vllm", f"vllm {getattr(vllm, '__version__', '?')}: the trainer generates with it"
+
+
 def phase_ours(s: Setup) -> dict[str, Any]:
     import trainer
 
+    generator, why = generator_choice(s)
+    print(f"generator: {why}", flush=True)
     model, tok = policy_and_tokenizer(s)
     dev = device(s)
     n = n_params(model)
@@ -343,6 +356,7 @@ def phase_ours(s: Setup) -> dict[str, Any]:
             gradient_checkpointing=False,
             save_every=0,
             eval_every=0,
+            generator=generator,
         )
         import trainer.grpo as grpo_module
 
@@ -374,6 +388,11 @@ def phase_ours(s: Setup) -> dict[str, Any]:
     flops = step_flops(n, train_tokens, gen_tokens, BETA)
     rollout_s, train_s, tps = (perf.get(k) for k in ("time_rollout_s", "time_train_s", "tokens_per_s"))
     out: dict[str, Any] = {
+        "generator": generator,
+        "vllm": why,
+        "split_s": {
+            k: sig(perf[f"time_{k}_s"]) for k in ("generate", "score", "train", "sync") if f"time_{k}_s" in perf
+        },
         "params": n,
         "completions": s.completions,
         "completion_len_mean": round(completion, 1),
@@ -584,6 +603,8 @@ def summary(results: Path) -> str:
                 f"ours / TRL: step time {sides[0]['step_s'] / sides[1]['step_s']:.2f}x, "
                 f"peak memory {sides[0]['peak_memory_mb'] / sides[1]['peak_memory_mb']:.2f}x"
             )
+    if "vllm" in rows.get("ours", {}):
+        out.append(f"generator (ours): {rows['ours']['vllm']}; step split {rows['ours'].get('split_s')}")
     if "rows" in rows.get("memory", {}):  # (not when skipped or failed)
         m = rows["memory"]
         peaks = ", ".join(f"{r['variant']} {r['peak_mb']} MB" for r in m["rows"])

@@ -2,7 +2,7 @@
 
     python bench/trainer_step.py [--env arithmetic|digits] [--size tiny|default|large]
                                  [--steps 5] [--warmup 2] [--threads 1] [--rounds 1]
-                                 [--betas 0.0 0.04] [--json]
+                                 [--betas 0.0 0.04] [--sides ours trl vllm] [--json]
 
 Both sides train the same Qwen2-shaped model (built from a config, same seed, same weights)
 with the same character tokenizer on the same environment, ``grpo_envs/Digits-v0`` (3-token
@@ -36,6 +36,13 @@ p90 seconds per step over the timed steps, generated tokens per second of step t
 median time in rollouts (our ``time_rollout_s``; TRL's ``_generate`` plus
 ``_calculate_rewards``) and the median process CPU time per step (less sensitive to other
 load than wall time). Target: ours <= 0.7x TRL at every beta.
+
+Side ``vllm`` is our trainer with ``generator="vllm"`` (a colocated ``vllm.LLM``, synced after
+every step), run with the vLLM virtualenv's python (``scripts/ensure-vllm.sh``; or
+``$GRPO_ENVS_VLLM_PYTHON``). For our two sides a second table splits the median step into
+generate / score / sync / train (``perf.jsonl``). Fixed-length generation makes vLLM mask EOS
+(``min_tokens``), so its log-probs are then of a distribution without EOS: the importance weights
+differ from 1, which changes no timing.
 
 The default environment is Arithmetic: GRPO prompts are a task statement (in practice inside a
 chat template), tens to hundreds of tokens shared by the G completions, and our trainer runs
@@ -76,6 +83,7 @@ SIZES: dict[str, dict[str, int]] = {
     "large": {"hidden": 512, "layers": 8, "heads": 8, "kv_heads": 2, "P": 8, "G": 8, "N": 64, "M": 16},
 }
 LEARNING_RATE, EPSILON, LOSS_TYPE, NUM_ITERATIONS = 1e-6, 0.2, "dapo", 1
+PARTS = ("generate", "score", "sync", "train")  # our step, split (perf.jsonl's time_*_s)
 
 
 # -- shared set-up ---------------------------------------------------------------------------------
@@ -106,7 +114,9 @@ def build(size: dict[str, int], env: str) -> tuple[Any, Any]:
     return tokenizer, model
 
 
-def run_ours(size: dict[str, int], env: str, beta: float, steps: int, warmup: int, out: Path) -> dict[str, Any]:
+def run_ours(
+    size: dict[str, int], env: str, beta: float, steps: int, warmup: int, out: Path, generator: str = "hf"
+) -> dict[str, Any]:
     import trainer.grpo as grpo_module
     from trainer.config import GRPOConfig
     from trainer.grpo import GRPOTrainer
@@ -138,6 +148,7 @@ def run_ours(size: dict[str, int], env: str, beta: float, steps: int, warmup: in
         device="cpu",
         save_every=0,
         eval_every=0,
+        generator=generator,
     )
     real_rollout = getattr(grpo_module, "rollout")  # noqa: B009
 
@@ -161,7 +172,8 @@ def run_ours(size: dict[str, int], env: str, beta: float, steps: int, warmup: in
         log.close()  # flushes TensorBoard's writer thread
     perf = [json.loads(line) for line in (out / "perf.jsonl").read_text().splitlines() if line.strip()]
     rollouts = [row["time_rollout_s"] for row in perf[warmup:]]
-    return {"times": times, "cpu": cpu, "rollout": rollouts, "completion_len": lengths}
+    split = {part: [row[f"time_{part}_s"] for row in perf[warmup:]] for part in PARTS}
+    return {"times": times, "cpu": cpu, "rollout": rollouts, "completion_len": lengths, "split": split}
 
 
 def run_trl(
@@ -267,8 +279,9 @@ def worker(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     size = SIZES[args.size]
     with tempfile.TemporaryDirectory(prefix="bench-step-", ignore_cleanup_errors=True) as tmp:
-        if args.worker == "ours":
-            result = run_ours(size, args.env, args.beta, args.steps, args.warmup, Path(tmp))
+        if args.worker in ("ours", "vllm"):
+            generator = "vllm" if args.worker == "vllm" else "hf"
+            result = run_ours(size, args.env, args.beta, args.steps, args.warmup, Path(tmp), generator)
         else:
             result = run_trl(size, args.env, args.beta, args.steps, args.warmup, Path(tmp), args.threads)
     result.setdefault("threads", [torch.get_num_threads()])
@@ -286,9 +299,19 @@ def quantile(values: list[float], q: float) -> float:
     return cuts[round(q * 100) - 1]
 
 
+def vllm_python() -> str:
+    """The vLLM virtualenv's python: ``$GRPO_ENVS_VLLM_PYTHON``, or what scripts/ensure-vllm.sh builds."""
+    if os.environ.get("GRPO_ENVS_VLLM_PYTHON"):
+        return os.environ["GRPO_ENVS_VLLM_PYTHON"]
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "ensure-vllm.sh")], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"side vllm needs the vLLM virtualenv: scripts/ensure-vllm.sh failed:\n{done.stderr[-2000:]}")
+    return done.stdout.strip().splitlines()[-1]
+
+
 def run_worker(side: str, beta: float, args: argparse.Namespace) -> dict[str, Any]:
     cmd = [
-        sys.executable,
+        vllm_python() if side == "vllm" else sys.executable,
         __file__,
         "--worker",
         side,
@@ -305,7 +328,9 @@ def run_worker(side: str, beta: float, args: argparse.Namespace) -> dict[str, An
         "--threads",
         str(args.threads),
     ]
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=args.timeout)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
+    env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=args.timeout, env=env)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     if done.returncode != 0 or not lines:
         raise SystemExit(f"{side} beta={beta} failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
@@ -327,6 +352,9 @@ def summarize(side: str, beta: float, raws: list[dict[str, Any]], size: dict[str
         "cpu_s": statistics.median(x for raw in raws for x in raw["cpu"]),
         "times": times,
         "threads": sorted({t for raw in raws for t in raw["threads"]}),
+        "split": {p: statistics.median(x for raw in raws for x in raw["split"][p]) for p in PARTS}
+        if all("split" in raw for raw in raws)
+        else None,
     }
 
 
@@ -341,10 +369,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads on both sides")
     parser.add_argument("--rounds", type=int, default=1, help="runs per (side, beta), interleaved against load drift")
     parser.add_argument("--betas", type=float, nargs="+", default=[0.0, 0.04])
-    parser.add_argument("--sides", nargs="+", choices=["ours", "trl"], default=["ours", "trl"])
+    parser.add_argument("--sides", nargs="+", choices=["ours", "trl", "vllm"], default=["ours", "trl"])
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per run (one subprocess)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    parser.add_argument("--worker", choices=["ours", "trl"], help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=["ours", "trl", "vllm"], help=argparse.SUPPRESS)
     parser.add_argument("--beta", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.steps < 1 or args.warmup < 0 or args.rounds < 1 or args.threads < 1:
@@ -398,6 +426,7 @@ def main(argv: list[str] | None = None) -> None:
             f"{r['side']:<6} {r['beta']:>5.2f} {r['median_s']:>14.3f} {r['p10_s']:>8.3f} {r['p90_s']:>8.3f} "
             f"{r['tokens_per_s']:>9.0f} {r['rollout_s']:>10.3f} {r['cpu_s']:>8.3f}"
         )
+    split_table(rows)
     print()
     for beta, ratio in ratios.items():
         verdict = "meets" if ratio["wall"] <= 0.7 else "misses"
@@ -405,6 +434,22 @@ def main(argv: list[str] | None = None) -> None:
             f"ratio ours/TRL at beta={float(beta):.2f}: {ratio['wall']:.2f}x ({verdict} the <= 0.7x target; "
             f"CPU time {ratio['cpu']:.2f}x)"
         )
+
+
+def split_table(rows: list[dict[str, Any]]) -> None:
+    """Our sides' median step split into generate / score / sync / train, and vLLM's ratio to HF."""
+    ours = [r for r in rows if r["split"]]
+    if not ours:
+        return
+    print(f"\n{'step split (median s)':<22} " + " ".join(f"{p:>9}" for p in PARTS))
+    for r in ours:
+        print(f"split {r['side']:<6} b={r['beta']:<6.2f} " + " ".join(f"{r['split'][p]:>9.3f}" for p in PARTS))
+    for beta in sorted({r["beta"] for r in ours}):
+        by = {r["side"]: r for r in ours if r["beta"] == beta}
+        if {"ours", "vllm"} <= set(by):
+            gen = by["vllm"]["split"]["generate"] / by["ours"]["split"]["generate"]
+            step = by["vllm"]["median_s"] / by["ours"]["median_s"]
+            print(f"vllm/hf at beta={beta:.2f}: generate {gen:.2f}x, whole step {step:.2f}x")
 
 
 if __name__ == "__main__":

@@ -46,7 +46,8 @@ def loss_rows(
 
 def make_batch(rows: list[Rollout], pad: int, *, completion_width: int = 1) -> dict[str, torch.Tensor]:
     """Left-padded prompts followed by right-padded completions (at least ``completion_width``
-    columns), with masks and positions."""
+    columns), with masks and positions; ``sampler``, the generator's log-probs of the completion
+    tokens, when every row has them (`Rollout.sampler_logps`)."""
     width_p = max(len(r.prompt_ids) for r in rows)
     width_c = max(max(len(r.ids) for r in rows), completion_width, 1)
     n = len(rows)
@@ -54,6 +55,8 @@ def make_batch(rows: list[Rollout], pad: int, *, completion_width: int = 1) -> d
     attention = torch.zeros((n, width_p + width_c), dtype=torch.long)
     completion = torch.full((n, width_c), pad, dtype=torch.long)
     mask = torch.zeros((n, width_c), dtype=torch.float32)
+    logged = all(r.sampler_logps is not None and len(r.sampler_logps) == len(r.ids) for r in rows)
+    sampler = torch.zeros((n, width_c), dtype=torch.float32)
     for k, r in enumerate(rows):
         p, c = len(r.prompt_ids), len(r.ids)
         ids[k, width_p - p : width_p] = torch.tensor(r.prompt_ids)
@@ -62,8 +65,11 @@ def make_batch(rows: list[Rollout], pad: int, *, completion_width: int = 1) -> d
             ids[k, width_p : width_p + c] = torch.tensor(r.ids)
             completion[k, :c] = torch.tensor(r.ids)
             mask[k, :c] = torch.tensor(r.mask, dtype=torch.float32)
+            if logged:
+                sampler[k, :c] = torch.tensor(r.sampler_logps, dtype=torch.float32)
     positions = (attention.cumsum(-1) - 1).clamp(min=0)
-    return {"ids": ids, "attention": attention, "positions": positions, "completion": completion, "mask": mask}
+    batch = {"ids": ids, "attention": attention, "positions": positions, "completion": completion, "mask": mask}
+    return {**batch, "sampler": sampler} if logged else batch
 
 
 def sequence_logps(

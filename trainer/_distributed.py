@@ -91,6 +91,12 @@ class Dist:
         """This rank's device: its GPU (``LOCAL_RANK``) under NCCL, else the CPU."""
         return torch.device("cuda", self.local_rank) if self.cuda else torch.device("cpu")
 
+    def device_for(self, name: str) -> torch.device:
+        """This rank's device for the config's ``device``: a CUDA name needs CUDA."""
+        if name.startswith("cuda") and not self.cuda:
+            raise TrainerError(f"device {name!r} was asked for but CUDA is not available; use --device cpu")
+        return self.device()
+
     def grad_sync(self, model: Any, *, last: bool) -> contextlib.AbstractContextManager[Any]:
         """Gradients are reduced over ranks only after the last micro-batch of an update."""
         if not self.enabled:

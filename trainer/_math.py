@@ -17,6 +17,7 @@ __all__ = [
     "group_advantages",
     "grpo_loss",
     "k3_kl",
+    "loss_settings",
     "lr_factor",
     "pass_at_k",
     "sampler_mismatch",
@@ -177,6 +178,21 @@ def grpo_loss(
     else:  # dapo, dr_grpo: every token summed
         loss = (per_token * m).sum() / divisor
     return loss, _loss_metrics(ratio, adv, kl, m, eps_low, eps_high)
+
+
+def loss_settings(config: Any, num_sequences: int, *, tokens: float) -> dict[str, Any]:
+    """`grpo_loss`'s keyword arguments for an update: the objective of ``config`` (a `GRPOConfig`)
+    and the update's global counts."""
+    low, high = config.clip_range
+    return dict(
+        epsilon=low,
+        epsilon_high=high,
+        beta=config.beta,
+        loss_type=config.loss_type,
+        max_new_tokens=config.max_new_tokens,
+        num_sequences=num_sequences,
+        num_tokens=tokens,
+    )
 
 
 def _divisor(loss_type: str, sequences: float, tokens: Any, max_new_tokens: int | None) -> Any:

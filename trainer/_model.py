@@ -49,7 +49,8 @@ def demo_tokenizer(alphabet: str) -> Any:
 
 
 def demo_model(vocab_size: int, *, hidden: int = 64, layers: int = 2, seed: int = 0) -> Any:
-    """A tiny Qwen2-style causal LM built from a config (no download)."""
+    """A tiny Qwen2-style causal LM built from a config (no download): attention heads of 32
+    (the head size vLLM's CPU kernels take, so ``generator="vllm"`` runs it too)."""
     from transformers import AutoModelForCausalLM, Qwen2Config
 
     config = Qwen2Config(
@@ -57,8 +58,8 @@ def demo_model(vocab_size: int, *, hidden: int = 64, layers: int = 2, seed: int 
         hidden_size=hidden,
         intermediate_size=2 * hidden,
         num_hidden_layers=layers,
-        num_attention_heads=4,
-        num_key_value_heads=2,
+        num_attention_heads=max(1, hidden // 32),
+        num_key_value_heads=1,
         max_position_embeddings=256,
         tie_word_embeddings=True,
     )

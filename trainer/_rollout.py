@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import gymnasium
 
 from grpo_envs import ReasoningEnv, make_group, stable_seed
-from trainer._sampling import Generator, Sample
+from trainer._sampling import Generator, LoggedGenerator, Sample
 from trainer.errors import TrainerError
 
 if TYPE_CHECKING:
@@ -27,6 +27,8 @@ log = logging.getLogger("trainer")
 
 __all__ = ["UNJUDGED", "Rollout", "generate", "is_single_turn", "rollout"]
 
+Sampled = tuple[list[Sample], list[list[float]] | None]
+"""A turn's samples and, from a `LoggedGenerator`, their tokens' log-probs."""
 UNJUDGED = ("timeout", "error")
 """Statuses of a rollout nobody judged (with ``correct`` None): masked, not punished."""
 
@@ -46,6 +48,7 @@ class Rollout:
     truncated: bool = False  # the last generated turn hit max_new_tokens without EOS
     text: str = ""
     extracted: str | None = None  # the answer the verifier judged
+    sampler_logps: list[float] | None = None  # a `LoggedGenerator`'s log-prob of each of ``ids`` (env tokens: 0)
 
     @property
     def generated(self) -> int:
@@ -138,22 +141,20 @@ def rollout(
         generator = TransformersGenerator(model, tokenizer, device or torch.device("cpu"))
     gen = generator
 
-    def sample(contexts: list[list[int]], keys: list[tuple[int, int, int]]) -> list[Sample]:
+    def sample(contexts: list[list[int]], keys: list[tuple[int, int, int]]) -> Sampled:
         extra: dict[str, Any] = {}
         if sample_seed is not None:  # (task seed, sample, turn) -> a seed of its own
             extra["seeds"] = [stable_seed(sample_seed, "sample", *key) % (2**31) for key in keys]
-        out = gen.generate(
-            contexts,
-            max_new_tokens=max_new_tokens,
-            temperature=temperature,
-            top_p=top_p,
-            min_new_tokens=min_new_tokens,
-            **extra,
-        )
-        if len(out) != len(contexts):
+        sampling: dict[str, Any] = dict(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p)
+        logps: list[list[float]] | None = None
+        if isinstance(gen, LoggedGenerator):
+            out, logps = gen.generate_with_logps(contexts, min_new_tokens=min_new_tokens, **sampling, **extra)
+        else:
+            out = gen.generate(contexts, min_new_tokens=min_new_tokens, **sampling, **extra)
+        if len(out) != len(contexts) or (logps is not None and len(logps) != len(out)):
             name = type(gen).__name__
             raise TrainerError(f"{name}.generate returned {len(out)} samples for {len(contexts)} contexts")
-        return out
+        return out, logps
 
     if is_single_turn(envs[0] if envs else make_env()):
         return _single_turn(tokenizer, envs, seeds, num_generations, sample)
@@ -165,19 +166,21 @@ def _single_turn(
     envs: Sequence[Any],
     seeds: Sequence[int],
     num_generations: int,
-    sample: Callable[[list[list[int]], list[tuple[int, int, int]]], list[Sample]],
+    sample: Callable[[list[list[int]], list[tuple[int, int, int]]], Sampled],
 ) -> list[list[Rollout]]:
     groups = [make_group(env, seed, num_generations) for env, seed in zip(envs, seeds, strict=True)]
     contexts = [_context_ids(tokenizer, grp.prompt, grp.messages) for grp in groups]
     flat = [ctx for ctx in contexts for _ in range(num_generations)]
-    samples = sample(flat, [(int(seed), j, 0) for seed in seeds for j in range(num_generations)])
+    samples, logps = sample(flat, [(int(seed), j, 0) for seed in seeds for j in range(num_generations)])
     out: list[list[Rollout]] = []
     for k, grp in enumerate(groups):
-        rows = samples[k * num_generations : (k + 1) * num_generations]
-        texts = [tokenizer.decode(ids, skip_special_tokens=True) for ids, _ in rows]
+        span = range(k * num_generations, (k + 1) * num_generations)
+        texts = [tokenizer.decode(samples[i][0], skip_special_tokens=True) for i in span]
         group_rollouts = []
-        for (ids, truncated), text, judgement in zip(rows, texts, grp.score(texts).judgements, strict=True):
+        for i, text, judgement in zip(span, texts, grp.score(texts).judgements, strict=True):
+            ids, truncated = samples[i]
             r = Rollout(prompt_ids=contexts[k], ids=list(ids), mask=[1] * len(ids), truncated=truncated, text=text)
+            r.sampler_logps = list(logps[i]) if logps is not None else None
             r.record(judgement.reward, judgement.info())
             group_rollouts.append(r)
         out.append(group_rollouts)
@@ -189,7 +192,7 @@ def _stepped(
     envs: Sequence[Any],
     seeds: Sequence[int],
     num_generations: int,
-    sample: Callable[[list[list[int]], list[tuple[int, int, int]]], list[Sample]],
+    sample: Callable[[list[list[int]], list[tuple[int, int, int]]], Sampled],
     max_turns: int,
 ) -> list[list[Rollout]]:
     flat_envs = list(envs)
@@ -208,11 +211,13 @@ def _stepped(
         if not active:
             break
         keys = [(int(seeds[k // num_generations]), k % num_generations, turn) for k in active]
-        samples = sample([contexts[k] for k in active], keys)
+        samples, logps = sample([contexts[k] for k in active], keys)
         still = []
-        for k, (ids, truncated) in zip(active, samples, strict=True):
+        for j, (k, (ids, truncated)) in enumerate(zip(active, samples, strict=True)):
             r = rollouts[k]
             text = tokenizer.decode(ids, skip_special_tokens=True)
+            if logps is not None:
+                r.sampler_logps = [*(r.sampler_logps or []), *logps[j]]
             r.ids += ids
             r.mask += [1] * len(ids)
             r.truncated, r.text = truncated, r.text + text
@@ -231,6 +236,8 @@ def _stepped(
             reply = _reply_ids(tokenizer, str(observation), transcripts[k], text, info)
             r.ids += reply
             r.mask += [0] * len(reply)
+            if r.sampler_logps is not None:
+                r.sampler_logps += [0.0] * len(reply)
             contexts[k] += reply
             still.append(k)
         active = still

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 import uuid
@@ -27,7 +28,9 @@ from trainer._checkpoint import checkpoints
 from trainer._renamed import upgrade
 from trainer.errors import TrainerError
 
-__all__ = ["RunPlan", "holds_a_run", "open_run"]
+__all__ = ["RunPlan", "holds_a_run", "open_run", "open_run_ranked"]
+
+log = logging.getLogger("trainer")
 
 RUN_FILE = "run.json"
 RUN_PARTS = ("metrics.jsonl", "perf.jsonl", "eval.jsonl", "final")
@@ -160,3 +163,21 @@ def _plan_resume(root: Path, config: dict[str, Any]) -> RunPlan:
             f"pass --steps {step} or more"
         )
     return RunPlan(run_id=run_id, checkpoint=latest)
+
+
+def open_run_ranked(dist: Any, root: Path, config: dict[str, Any], *, resume: bool, overwrite: bool) -> RunPlan:
+    """`open_run` on rank 0 of ``dist`` (a `trainer._distributed.Dist`); every rank gets its verdict
+    (the plan, or the same `TrainerError`)."""
+    verdict: RunPlan | TrainerError | None = None
+    if dist.main:
+        try:
+            verdict = open_run(root, config=config, resume=resume, overwrite=overwrite)
+        except TrainerError as exc:
+            verdict = exc
+    verdict = dist.gather(verdict)[0]
+    if isinstance(verdict, TrainerError):
+        raise verdict
+    assert isinstance(verdict, RunPlan)
+    if verdict.moved_to is not None:
+        log.info("--overwrite: the old run in %s was moved to %s", root, verdict.moved_to)
+    return verdict

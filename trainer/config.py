@@ -22,6 +22,8 @@ from trainer.errors import TrainerError
 
 __all__ = ["PRESETS", "GRPOConfig", "add_config_flags", "config_from_args", "load_config"]
 
+GENERATORS = ("hf", "vllm")
+
 
 def _f(default: Any, help: str) -> Any:
     if isinstance(default, dict):
@@ -31,7 +33,7 @@ def _f(default: Any, help: str) -> Any:
 
 @dataclass(frozen=True)
 class GRPOConfig:
-    """Everything a GRPO run needs (30 fields). Defaults are the paper's GRPO (preset "grpo").
+    """Everything a GRPO run needs (32 fields). Defaults are the paper's GRPO (preset "grpo").
 
     Example:
         >>> cfg = GRPOConfig(steps=10, num_generations=4)
@@ -54,6 +56,16 @@ class GRPOConfig:
     max_new_tokens: int = _f(256, "generation limit per turn")
     temperature: float = _f(1.0, "sampling temperature (the loss's log-probs use the same)")
     micro_batch_size: int = _f(32, "completions per forward/backward (gradient accumulation)")
+    generator: str = _f(
+        "hf",
+        '"hf" (transformers generate) or "vllm" (a vllm.LLM in the trainer process, weights synced after '
+        "every step; engine options as JSON in $GRPO_ENVS_VLLM_KWARGS)",
+    )
+    importance_sampling_cap: float = _f(
+        2.0,
+        "generator=vllm: each token's loss is weighted by min(exp(logp_train - logp_vllm), C) "
+        "(truncated importance sampling); 0 turns it off",
+    )
     # the objective
     beta: float = _f(0.04, "KL penalty to the frozen reference (0: no reference model is loaded)")
     epsilon: float | tuple[float, float] = _f(0.2, "clip range of the ratio: 0.2, or (low, high), e.g. DAPO's 0.2,0.28")
@@ -102,6 +114,8 @@ class GRPOConfig:
             (self.temperature > 0, "temperature must be > 0"),
             (self.keep_checkpoints >= 1, "keep_checkpoints must be >= 1"),
             (self.distributed in ("ddp", "fsdp"), "distributed must be ddp or fsdp"),
+            (self.generator in GENERATORS, f"generator must be one of {', '.join(GENERATORS)}"),
+            (self.importance_sampling_cap >= 0, "importance_sampling_cap must be >= 0 (0 turns it off)"),
         ]
         for ok, message in checks:
             if not ok:

@@ -54,11 +54,13 @@ from trainer._envs import env_factory
 from trainer._generation import TransformersGenerator
 from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, rollout_metrics
 from trainer._lora import adapter_disabled, is_lora
-from trainer._math import grpo_loss, lr_factor
+from trainer._math import grpo_loss, loss_settings, lr_factor, sampler_mismatch, truncated_is_weights
 from trainer._model import env_alphabet, pick_device
 from trainer._policy import build_policy, export_final, restore, save_run
 from trainer._rollout import Rollout, is_single_turn, rollout
-from trainer._rundir import RunPlan, open_run
+from trainer._rundir import RunPlan, open_run_ranked
+from trainer._sampling import Timed, timed
+from trainer._vllm import ColocatedVLLM
 from trainer.config import GRPOConfig
 from trainer.errors import TrainerError
 
@@ -105,8 +107,10 @@ class GRPOTrainer:
         self.config = config
         self.dist: Dist = init_distributed(config.distributed, config.device)
         self.run_dir = Path(config.output_dir)
-        self.run: RunPlan = self._open_run(resume=resume, overwrite=overwrite)
-        self.device = pick_device(config.device) if not self.dist.enabled else self._rank_device(config.device)
+        self.run: RunPlan = open_run_ranked(
+            self.dist, self.run_dir, config.to_dict(), resume=resume, overwrite=overwrite
+        )
+        self.device = pick_device(config.device) if not self.dist.enabled else self.dist.device_for(config.device)
         torch.manual_seed(config.seed)
         if self.device.type == "cpu":
             torch.use_deterministic_algorithms(True, warn_only=True)
@@ -118,14 +122,13 @@ class GRPOTrainer:
         self._eval_envs: list[gymnasium.Env[Any, Any]] = []
         if self.dist.fsdp and not self._single_turn():
             raise TrainerError('distributed="fsdp" supports single-turn envs; use distributed="ddp" for multi-turn')
+        if self.dist.fsdp and config.generator == "vllm":
+            raise TrainerError('generator="vllm" runs with distributed="ddp" (one engine per rank), not "fsdp"')
         self.model, self.ref_model, self.tokenizer = build_policy(
             config, model, tokenizer, alphabet=alphabet, device=self.device, dist=self.dist
         )
-        self.optimizer = torch.optim.AdamW(
-            [p for p in self.model.parameters() if p.requires_grad],
-            lr=config.learning_rate,
-            weight_decay=0.0,
-        )
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=0.0)
         schedule = partial(lr_factor, warmup=config.warmup_steps, total=config.steps, kind=config.lr_scheduler)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, schedule)
         self.step_count = 0
@@ -133,40 +136,15 @@ class GRPOTrainer:
         self.share_prefix = True  # a group's prompt runs once (where the model takes a cache); off: to compare
         if self.run.checkpoint is not None:
             self.step_count = restore(self.run.checkpoint, self.model, self.optimizer, self.scheduler, self.dist)
-        self.log = (
-            RunLog(
-                self.run_dir,
-                total_steps=config.steps,
-                resume_step=self.step_count,
-                run_id=self.run.run_id,
-                show_progress=show_progress,
-            )
-            if self.dist.main
-            else None
-        )
+        self.engine: ColocatedVLLM | None = None  # generator="vllm": built from the (restored) policy
+        if config.generator == "vllm":
+            seed = stable_seed(config.seed, "vllm", self.dist.rank) % (2**31)
+            self.engine = ColocatedVLLM(self.model, self.tokenizer, seed=seed, device=self.device)
+        self._generate_s = 0.0  # this step's seconds in the generator (the rest of a rollout is scoring)
+        shown: dict[str, Any] = dict(total_steps=config.steps, resume_step=self.step_count, show_progress=show_progress)
+        self.log = RunLog(self.run_dir, run_id=self.run.run_id, **shown) if self.dist.main else None
 
     # -- set-up helpers --------------------------------------------------------------------------
-    def _rank_device(self, name: str) -> torch.device:
-        if name.startswith("cuda") and not self.dist.cuda:
-            raise TrainerError(f"device {name!r} was asked for but CUDA is not available; use --device cpu")
-        return self.dist.device()
-
-    def _open_run(self, *, resume: bool, overwrite: bool) -> RunPlan:
-        """Rank 0 applies the run directory's rules (`trainer._rundir`); every rank gets its verdict."""
-        verdict: RunPlan | TrainerError | None = None
-        if self.dist.main:
-            try:
-                verdict = open_run(self.run_dir, config=self.config.to_dict(), resume=resume, overwrite=overwrite)
-            except TrainerError as exc:
-                verdict = exc
-        verdict = self.dist.gather(verdict)[0]
-        if isinstance(verdict, TrainerError):
-            raise verdict
-        assert isinstance(verdict, RunPlan)
-        if verdict.moved_to is not None:
-            log.info("--overwrite: the old run in %s was moved to %s", self.run_dir, verdict.moved_to)
-        return verdict
-
     def _pool(self, envs: list[gymnasium.Env[Any, Any]], n: int, **extra: Any) -> list[gymnasium.Env[Any, Any]]:
         while len(envs) < n:
             envs.append(self.make_env(**extra))
@@ -176,10 +154,22 @@ class GRPOTrainer:
         return is_single_turn(self._envs[0])
 
     # -- rollouts and log-probs ------------------------------------------------------------------
-    def _rollouts(self, seeds: list[int], envs: list[gymnasium.Env[Any, Any]]) -> list[list[Rollout]]:
-        """This rank's share of ``seeds`` rolled out; every rank gets all groups, in seed order."""
+    def _generator(self) -> Timed:
+        """The colocated vLLM engine, or transformers' generate over the policy; timed."""
+        if self.engine is not None:
+            return timed(self.engine)
+        return timed(
+            TransformersGenerator(
+                unwrap(self.model), self.tokenizer, self.device, share_prefix=self.share_prefix, synced=self.dist.fsdp
+            )
+        )
+
+    def _rollouts(self, seeds: list[int], envs: list[gymnasium.Env[Any, Any]], stream: int = 0) -> list[list[Rollout]]:
+        """This rank's share of ``seeds`` rolled out; every rank gets all groups, in seed order.
+        ``stream`` seeds vLLM's requests (one seed per task, sample and turn; torch's RNG seeds HF's)."""
         cfg = self.config
         mine = self.dist.shard(seeds)
+        generator = self._generator()
         groups = rollout(
             unwrap(self.model),
             self.tokenizer,
@@ -191,10 +181,10 @@ class GRPOTrainer:
             top_p=1.0,
             device=self.device,
             make_env=self.make_env,
-            generator=TransformersGenerator(
-                unwrap(self.model), self.tokenizer, self.device, share_prefix=self.share_prefix, synced=self.dist.fsdp
-            ),
+            generator=generator,
+            sample_seed=stream if self.engine is not None else None,
         )
+        self._generate_s += generator.seconds
         return [g for part in self.dist.gather(groups) for g in part]
 
     def _logps(self, model: Any, batch: dict[str, torch.Tensor], rows: slice) -> torch.Tensor:
@@ -226,11 +216,12 @@ class GRPOTrainer:
         n_envs = cfg.prompts_per_step * (1 if self._single_turn() else cfg.num_generations)
         if self.dist.enabled:  # each rank samples its own stream, reproducibly (resume included)
             torch.manual_seed(stable_seed(cfg.seed, "sampling", step, self.dist.rank) % (2**31))
-        started = time.perf_counter()
-        groups = self._rollouts(seeds, self._pool(self._envs, n_envs))
+        started, self._generate_s = time.perf_counter(), 0.0
+        groups = self._rollouts(seeds, self._pool(self._envs, n_envs), stable_seed(cfg.seed, "vllm-train", step))
         rolled = time.perf_counter()
         update = self._update(self.dist.shard(groups))
         trained = time.perf_counter()
+        synced = self.engine.sync(self.model) if self.engine is not None else 0.0
         self.step_count = step
         metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0]}
         self._flat_steps = self._flat_steps + 1 if metrics["zero_variance_frac"] == 1.0 else 0
@@ -240,7 +231,10 @@ class GRPOTrainer:
         perf = {
             "step": step,
             "time_rollout_s": rolled - started,
+            "time_generate_s": self._generate_s,
+            "time_score_s": rolled - started - self._generate_s,
             "time_train_s": trained - rolled,
+            "time_sync_s": synced,
             "tokens_per_s": generated / max(rolled - started, 1e-9),
             "peak_memory_mb": peak_memory_mb(self.device),
         }
@@ -261,38 +255,39 @@ class GRPOTrainer:
         batch = make_batch(share.rows, self.tokenizer.pad_token_id, completion_width=width)
         mask = self._loss_mask(batch, share)
         adv = torch.tensor(share.advantages, dtype=torch.float32, device=self.device)
-        tokens = max(self.dist.sum(float(mask.sum())), 1.0)
+        args = loss_settings(cfg, n, tokens=max(self.dist.sum(float(mask.sum())), 1.0))
         with torch.no_grad():
             frozen = self.model if self.dist.fsdp else unwrap(self.model)
             old = [self._logps(frozen, batch, c) for c in share.chunks] if cfg.num_iterations > 1 else None
             ref = [self._ref_logps(batch, c) for c in share.chunks]
-        totals = UpdateTotals(n, cfg.num_iterations)
+        totals = UpdateTotals(n, cfg.num_iterations, sampler="sampler" in batch)
         grad_norm = 0.0
-        for _ in range(cfg.num_iterations):
+        for iteration in range(cfg.num_iterations):
             self.optimizer.zero_grad(set_to_none=True)
             for i, (c, counted) in enumerate(zip(share.chunks, share.counted, strict=True)):
+                live = mask[c] if counted else torch.zeros_like(mask[c])
                 with self.dist.grad_sync(self.model, last=i == len(share.chunks) - 1):
                     logps = self._logps(self.model, batch, c)
-                    loss, metrics = grpo_loss(
-                        logps,
-                        old[i] if old is not None else logps.detach(),
-                        ref[i],
-                        adv[c],
-                        mask[c] if counted else torch.zeros_like(mask[c]),
-                        epsilon=cfg.clip_range[0],
-                        epsilon_high=cfg.clip_range[1],
-                        beta=cfg.beta,
-                        loss_type=cfg.loss_type,
-                        max_new_tokens=cfg.max_new_tokens,
-                        num_sequences=n,
-                        num_tokens=tokens,
-                    )
+                    before = old[i] if old is not None else logps.detach()  # the policy that sampled
+                    weights = self._is_weights(batch, c, before)
+                    loss, metrics = grpo_loss(logps, before, ref[i], adv[c], live, is_weights=weights, **args)
                     (loss * self.dist.world).backward()  # DDP and FSDP average gradients; we want the sum
                 if counted:
                     totals.add(float(loss.detach()), metrics, rows=c.stop - c.start)
+                if counted and iteration == 0 and "sampler" in batch:
+                    sampler = batch["sampler"][c].to(self.device)
+                    totals.add_once(sampler_mismatch(before, sampler, live), rows=c.stop - c.start)
             grad_norm = self._optimizer_step()
         self.scheduler.step()
         return {**{k: self.dist.sum(v) for k, v in totals.values.items()}, "grad_norm": grad_norm}
+
+    def _is_weights(self, batch: dict[str, torch.Tensor], rows: slice, before: torch.Tensor) -> torch.Tensor | None:
+        """Truncated importance weights of the rows' tokens against the generator's log-probs (vLLM's),
+        or None (generated by the policy itself, or ``importance_sampling_cap = 0``)."""
+        cap = self.config.importance_sampling_cap
+        if "sampler" not in batch or cap <= 0:
+            return None
+        return truncated_is_weights(before, batch["sampler"][rows].to(self.device), cap)
 
     def _rows(self, groups: list[list[Rollout]]) -> tuple[list[Rollout], list[float]]:
         """The rollouts that enter the loss and their advantages (`loss_rows`: unjudged ones masked)."""
@@ -333,7 +328,7 @@ class GRPOTrainer:
         envs = self._pool(self._eval_envs, n_envs, **split)
         with torch.random.fork_rng(devices=[self.device] if self.device.type == "cuda" else []):
             torch.manual_seed(stable_seed(cfg.seed, "eval-sampling", self.step_count, self.dist.rank) % (2**31))
-            groups = self._rollouts(seeds, envs)
+            groups = self._rollouts(seeds, envs, stable_seed(cfg.seed, "vllm-eval", self.step_count))
         row = {"step": self.step_count, **eval_metrics(groups)}
         if self.log is not None:
             self.log.eval(row)

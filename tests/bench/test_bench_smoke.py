@@ -1,4 +1,5 @@
-"""bench/trainer_step.py: a smoke run of the tiny size prints a ratio ours/TRL for both betas."""
+"""bench/trainer_step.py: a smoke run of the tiny size prints a ratio ours/TRL for both betas and
+our step's split; bench/eval.py prints a row per backend."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ def test_trainer_step_bench_tiny_prints_a_ratio_for_both_betas() -> None:
         ("trl", "0.00"),
         ("trl", "0.04"),
     ], done.stdout
+    split = re.findall(r"^split ours\s+b=(0\.00|0\.04)\s+((?:\d+\.\d+\s*){4})$", done.stdout, flags=re.M)
+    assert [beta for beta, _ in split] == ["0.00", "0.04"], done.stdout  # generate / score / sync / train
+    assert all(float(x) >= 0 for _, parts in split for x in parts.split())
     ratios = re.findall(r"^ratio ours/TRL at beta=(0\.00|0\.04): (\d+\.\d+)x", done.stdout, flags=re.M)
     assert [beta for beta, _ in ratios] == ["0.00", "0.04"], done.stdout
     assert all(float(r) > 0 for _, r in ratios)

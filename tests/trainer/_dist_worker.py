@@ -90,7 +90,7 @@ def generate_fsdp(out_dir: str) -> None:
     model = demo_model(len(tok), seed=1)
     with torch.no_grad():  # tied embeddings: a long EOS row makes EOS likely after many contexts
         emb = model.get_input_embeddings().weight
-        emb[tok.eos_token_id] = emb[tok.eos_token_id] / emb[tok.eos_token_id].norm() * 5
+        emb[tok.eos_token_id] = emb[tok.eos_token_id] / emb[tok.eos_token_id].norm() * 2
     lengths: list[int] = []
     real = _generation.TransformersGenerator._call
 

