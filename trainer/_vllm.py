@@ -43,11 +43,13 @@ GPU_MEMORY_SHARE = 0.3
 
 def load_vllm(model: str, *, seed: int, **kwargs: Any) -> Any:
     """``vllm.LLM(model, seed=seed, **kwargs)``, with a clear error where vLLM is not installed.
-    On CPU, eager mode is the default (``enforce_eager=True``)."""
+    On CPU, eager mode (``enforce_eager=True``) and no chunked prefill are the defaults."""
     vllm = import_vllm()
     if not os.path.isdir(model) and os.environ.get("HF_HUB_OFFLINE") == "1":
         raise TrainerError(f"cannot load model {model!r}: no such folder, and HF_HUB_OFFLINE=1 forbids the hub")
-    kwargs.setdefault("enforce_eager", not _has_cuda())
+    if not _has_cuda():  # vLLM's CPU build: eager, and whole prefills (a seeded request whose prefill
+        kwargs.setdefault("enforce_eager", True)  # is chunked fails there: "CPU Generator does not use offset")
+        kwargs.setdefault("enable_chunked_prefill", False)
     try:
         return vllm.LLM(model=model, seed=seed, **kwargs)
     except (OSError, ValueError) as exc:

@@ -3,8 +3,8 @@ trainer with ``generator="vllm"``. Prints one ``RESULT {json}`` line.
 
     python _train_vllm_worker.py sync MODEL_DIR OUT         # exact weight sync, with and without LoRA
     python _train_vllm_worker.py resume MODEL_DIR OUT       # 4 steps straight == 2 steps + resume
-    python _train_vllm_worker.py sync,resume MODEL_DIR OUT  # both, one process (vLLM imports once)
-    python _train_vllm_worker.py learn demo OUT             # the demo's task learns
+    python _train_vllm_worker.py learn MODEL_DIR OUT        # the demo's task (model "demo") learns
+    python _train_vllm_worker.py sync,resume,... MODEL_DIR OUT  # several, one process (vLLM imports once)
     python _train_vllm_worker.py single MODEL_DIR OUT       # 2 steps in one process ...
     torchrun --nproc_per_node 2 _train_vllm_worker.py ddp MODEL_DIR OUT  # ... and on 2 ranks, an engine each
 """
@@ -46,6 +46,12 @@ class Retry(gymnasium.Env[str, str]):
         ok = action.strip()[:1] == self.digit
         done = ok or self.turn >= 3
         return ("" if done else f"e{self.digit}="), float(ok), done, False, {"correct": ok}
+
+
+def close(trainer: GRPOTrainer) -> None:
+    """Free the trainer's engine (its KV cache) before the next one starts in this process."""
+    assert trainer.engine is not None
+    trainer.engine.close()
 
 
 def config(model: str, out: Path, **changes: Any) -> GRPOConfig:
@@ -111,13 +117,20 @@ def sync(model: str, out: Path) -> dict[str, Any]:
             syncs.append(json.loads((out / name / "perf.jsonl").read_text().splitlines()[-1])["time_sync_s"])
             before = after
         result[name] = {"gaps": gaps, "changes": changes, "sync_s": syncs, "sampler_kl": metrics["sampler_kl"]}
-        trainer.engine.close()
+        if name == "full":  # one call of more prompt tokens than a step takes (4,096): seeded, whole prefills
+            long = [random.Random(k).choices(vocab, k=150) for k in range(40)]
+            samples = trainer.engine.generate(long, max_new_tokens=2, temperature=1.0, top_p=1.0, seeds=range(40))
+            result["long_batch"] = len(samples)
+        close(trainer)
     return result
 
 
 def learn(model: str, out: Path) -> dict[str, Any]:
+    """The demo (``model="demo"`` whatever MODEL_DIR says), 100 steps."""
     overrides = {"steps": 100, "output_dir": str(out), "save_every": 0, "eval_every": 0, "generator": "vllm"}
-    GRPOTrainer(load_config(ROOT / "configs" / "demo.toml", overrides=overrides), show_progress=False).train()
+    trainer = GRPOTrainer(load_config(ROOT / "configs" / "demo.toml", overrides=overrides), show_progress=False)
+    trainer.train()
+    close(trainer)
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     perf = [json.loads(line) for line in (out / "perf.jsonl").read_text().splitlines()]
     return {
@@ -132,15 +145,17 @@ def learn(model: str, out: Path) -> dict[str, Any]:
 def resume(model: str, out: Path) -> dict[str, Any]:
     """A multi-turn env (`Retry`), 4 steps straight vs 2 + resume."""
     cfg = config(model, out / "straight", env="Retry", env_kwargs={}, steps=4, save_every=2, prompts_per_step=4)
-    GRPOTrainer(cfg, env=Retry, show_progress=False).train()
+    straight = GRPOTrainer(cfg, env=Retry, show_progress=False)
+    straight.train()
+    close(straight)
     half = GRPOTrainer(cfg.replace(output_dir=str(out / "halves")), env=Retry, show_progress=False)
     for _ in range(2):
         half.step()
     half.save()
-    assert half.engine is not None
-    half.engine.close()
+    close(half)
     resumed = GRPOTrainer(cfg.replace(output_dir=str(out / "halves")), env=Retry, resume=True, show_progress=False)
     resumed.train()
+    close(resumed)
 
     def rows(run: str) -> list[dict[str, Any]]:
         lines = (out / run / "metrics.jsonl").read_text().splitlines()
@@ -162,6 +177,7 @@ def two_steps(model: str, out: Path) -> dict[str, Any]:
     """`single` and `ddp`: the same run in one process and on two ranks (each with its own engine)."""
     trainer = GRPOTrainer(config(model, out, steps=2, eval_prompts=2), show_progress=False)
     trainer.train()
+    close(trainer)
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()] if trainer.dist.main else []
     return {"rows": rows, "world": trainer.dist.world}
 
