@@ -26,11 +26,17 @@ import threading
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from grpo_envs.adapters._common import Scorer, task_seeds
+from verifiers import Status
 
-__all__ = ["DEFAULT_SPECIAL_TOKENS", "RewardServer", "task_key", "write_dataset"]
+__all__ = ["DEFAULT_SPECIAL_TOKENS", "EXTRA_LOG_KEYS", "RewardServer", "task_key", "write_dataset"]
+
+_STATUSES: tuple[str, ...] = get_args(Status)
+EXTRA_LOG_KEYS = ("correct_rate", "masked_frac", *(f"status/{s}" for s in _STATUSES), "status/other")
+"""The keys of every response's ``extra_logs``, whatever its statuses: OpenRLHF batches
+experiences from several requests and refuses logs whose keys differ between them."""
 
 log = logging.getLogger("grpo_envs.serve")
 
@@ -199,7 +205,8 @@ class RewardServer:
         extra = {  # OpenRLHF logs these; it does not act on masked (it trains on the 0 reward)
             "correct_rate": sum(judged) / len(judged) if judged else 0.0,
             "masked_frac": (len(correct) - len(judged)) / len(correct) if correct else 0.0,
-            **{f"status/{s}": float(n) for s, n in sorted(statuses.items())},
+            **{f"status/{s}": float(statuses.get(s, 0)) for s in _STATUSES},
+            "status/other": float(sum(n for s, n in statuses.items() if s not in _STATUSES)),
         }
         return {"rewards": rewards, "scores": rewards, "extra_logs": extra, "correct": correct}
 

@@ -182,6 +182,11 @@ def test_openrlhf_scores_equal_env_step(server: openrlhf.RewardServer, tmp_path:
     assert status == 200, body
     assert body["rewards"] == golden["rewards"] == body["scores"]
     assert body["extra_logs"]["correct_rate"] == 0.5
+    # OpenRLHF sends one sample per request and concatenates their logs: the keys never vary
+    _, wrong = post(server, {"query": [prompt + "no idea"], "prompts": [prompt], "labels": [row["label"]]})
+    assert tuple(body["extra_logs"]) == tuple(wrong["extra_logs"]) == openrlhf.EXTRA_LOG_KEYS
+    assert all(isinstance(v, float) for v in wrong["extra_logs"].values())
+    assert sum(body["extra_logs"][k] for k in openrlhf.EXTRA_LOG_KEYS if k.startswith("status/")) == 4
     conn = http.client.HTTPConnection(*server.httpd.server_address[:2], timeout=10)  # type: ignore[misc]
     conn.request("GET", "/health")
     assert json.loads(conn.getresponse().read())["status"] == "ok"
