@@ -17,6 +17,7 @@ VLLM ?= 1
 
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.grpo-envs-installed
+OPENRLHF_DIR := $(VENV)/peers/openrlhf-0.11.2
 
 DEMO_STAMP := $(VENV)/.grpo-envs-demo
 
@@ -35,6 +36,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
 	$(BIN)/python -m pip install --quiet -e '.[train,dev]'
+	@# OpenRLHF's own code for the adapter's tests, beside .venv (it pins transformers==5.15 and ships a
+	@# top-level `tests` package, so it is not installed into .venv): see tests/grpo_envs/test_adapters_openrlhf.py
+	rm -rf $(OPENRLHF_DIR) && $(BIN)/python -m pip install --quiet --no-deps --target $(OPENRLHF_DIR) openrlhf==0.11.2
+	rm -rf $(OPENRLHF_DIR)/tests
 	touch $@
 
 setup: $(STAMP) docker image vllm

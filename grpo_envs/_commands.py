@@ -41,9 +41,17 @@ def envs_main(argv: Sequence[str]) -> int:
 
 
 def serve_main(argv: Sequence[str]) -> int:
-    """``grpo-envs serve --env ID``: an HTTP reward server for OpenRLHF and other trainers."""
+    """``grpo-envs serve --env ID`` (labels are task keys) or ``--verifier math|code`` (labels are
+    gold answers / JSON test suites of your own dataset): an HTTP reward server for OpenRLHF and
+    other trainers."""
     parser = argparse.ArgumentParser(prog="grpo-envs serve", description=serve_main.__doc__)
-    parser.add_argument("--env", required=True, help="environment id, e.g. grpo_envs/Arithmetic-v0")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--env", help="environment id, e.g. grpo_envs/Arithmetic-v0 (labels: write_dataset's keys)")
+    source.add_argument(
+        "--verifier",
+        choices=("math", "code"),
+        help="no env: each label is the gold answer (math) or a JSON test suite (code, in the Docker sandbox)",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="listen address (default loopback)")
     parser.add_argument("--port", type=int, default=5000)
     parser.add_argument(
@@ -75,14 +83,21 @@ def _serve(args: argparse.Namespace) -> int:
         if args.tokenizer:
             special += _special_tokens(args.tokenizer)
         server = RewardServer(
-            args.env, host=args.host, port=args.port, token=token, special_tokens=special, max_items=args.max_items
+            args.env,
+            verifier=args.verifier,
+            host=args.host,
+            port=args.port,
+            token=token,
+            special_tokens=special,
+            max_items=args.max_items,
         )
     except Exception as exc:
         print(f"grpo-envs serve: error: {exc}", file=sys.stderr)
         return 1
     if args.host not in ("127.0.0.1", "localhost", "::1") and token is None:
         print("grpo-envs serve: warning: listening beyond loopback without --token", file=sys.stderr)
-    print(f"serving {args.env} at {server.url} (POST /get_reward, GET /health)", flush=True)
+    what = args.env or f"gold answers with the {args.verifier} verifier"
+    print(f"serving {what} at {server.url} (POST /get_reward, GET /health)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -6,7 +6,8 @@ protocol: ``POST /get_reward`` with ``{"query": [...], "prompts": [...], "labels
 is the prompt followed by the response (OpenRLHF keeps special tokens); the response is what
 follows ``prompts[i]`` (a 400 names the mismatch otherwise), with special tokens stripped
 before it is judged, so the prompt's numbers never reach answer extraction. ``labels[i]`` is
-the task key that `write_dataset` writes.
+the task key that `write_dataset` writes; with ``grpo-envs serve --verifier math`` (or ``code``)
+it is the gold answer (a JSON test suite) of the user's own dataset, and no env is involved.
 
 Loopback by default, optional bearer token, bounded request size and item count, 4xx with a
 reason for malformed requests.
@@ -29,6 +30,8 @@ from pathlib import Path
 from typing import Any, get_args
 
 from grpo_envs.adapters._common import Scorer, task_seeds
+from grpo_envs.adapters._judges import GOLD_VERIFIERS, BadLabel, EnvJudge, GoldJudge
+from grpo_envs.errors import GrpoEnvsError
 from verifiers import Status
 
 __all__ = ["DEFAULT_SPECIAL_TOKENS", "EXTRA_LOG_KEYS", "RewardServer", "task_key", "write_dataset"]
@@ -92,11 +95,15 @@ class _BadRequest(Exception):
 
 
 class RewardServer:
-    """A threaded HTTP reward server for one environment.
+    """A threaded HTTP reward server for one environment, or for gold answers alone.
 
     Args:
         env_id: the environment whose tasks the labels name (other env ids in labels are
             refused unless ``allow_any_env``).
+        verifier: instead of ``env_id``: ``"math"`` (each label is the gold answer, as a dataset
+            stores it: ``72``, ``\\frac{1}{2}``, ``... #### 72``) or ``"code"`` (each label is a JSON
+            test suite that `verifiers.code.verify` takes; needs the Docker sandbox).
+        timeout_s: the verifier's time limit per completion (per test case for code), with ``verifier``.
         host, port: where to listen (loopback by default; port 0 picks a free one).
         token: when set, requests need ``Authorization: Bearer <token>``.
         special_tokens: strings removed from responses before judging (default: common ones;
@@ -106,8 +113,9 @@ class RewardServer:
 
     def __init__(
         self,
-        env_id: str,
+        env_id: str | None = None,
         *,
+        verifier: str | None = None,
         host: str = "127.0.0.1",
         port: int = 5000,
         token: str | None = None,
@@ -116,16 +124,24 @@ class RewardServer:
         max_items: int = 4096,
         allow_any_env: bool = False,
         env_kwargs: dict[str, Any] | None = None,
+        timeout_s: float = 5.0,
     ) -> None:
-        self.env_id = env_id
+        if (env_id is None) == (verifier is None):
+            raise GrpoEnvsError(
+                "RewardServer needs exactly one of env_id (labels are task keys from write_dataset) and verifier "
+                f"(labels are gold answers: one of {GOLD_VERIFIERS})"
+            )
+        if verifier is not None and verifier not in GOLD_VERIFIERS:
+            raise GrpoEnvsError(f"verifier must be one of {GOLD_VERIFIERS}, got {verifier!r}")
+        self.env_id, self.verifier = env_id, verifier
         self.token = token
         self.special_tokens = sorted(set(special_tokens), key=len, reverse=True)
         self.max_bytes, self.max_items = max_bytes, max_items
-        self.allow_any_env = allow_any_env
-        self.env_kwargs = env_kwargs or {}
-        self._scorers: dict[str, Scorer] = {env_id: Scorer(env_id, **self.env_kwargs)}
-        self._scorers[env_id].env("train")  # an unknown id or bad env_kwargs fail here, not on the first request
-        self._lock = threading.Lock()
+        self.judge: EnvJudge | GoldJudge = (
+            EnvJudge(env_id, allow_any_env=allow_any_env, env_kwargs=env_kwargs)
+            if env_id is not None
+            else GoldJudge(str(verifier), timeout_s=timeout_s)
+        )
         self.httpd = _Server((host, port), self._handler())
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -153,14 +169,6 @@ class RewardServer:
         self.httpd.server_close()
 
     # -- scoring -----------------------------------------------------------------------------
-    def _scorer(self, env_id: str) -> Scorer:
-        if env_id != self.env_id and not self.allow_any_env:
-            raise _BadRequest(400, f"label names env {env_id!r} but this server scores {self.env_id!r}")
-        with self._lock:
-            if env_id not in self._scorers:
-                self._scorers[env_id] = Scorer(env_id)
-            return self._scorers[env_id]
-
     def _strip(self, text: str) -> str:
         for token in self.special_tokens:
             text = text.replace(token, "")
@@ -180,27 +188,20 @@ class RewardServer:
             )
         if len(query) > self.max_items:
             raise _BadRequest(413, f"{len(query)} items; at most {self.max_items} per request")
-        responses, keys = [], []
-        for k, (q, p, label) in enumerate(zip(query, prompts, labels, strict=True)):
+        responses = []
+        for k, (q, p) in enumerate(zip(query, prompts, strict=True)):
             if not q.startswith(p):
                 raise _BadRequest(400, f"item {k}: query does not start with its prompt; send the prompt as generated")
             responses.append(self._strip(q[len(p) :]))
-            try:
-                key = json.loads(label)
-                keys.append((str(key["env_id"]), str(key.get("split", "train")), int(key["seed"])))
-            except (ValueError, KeyError, TypeError):
-                raise _BadRequest(400, f"item {k}: label {label[:80]!r} is not a task key from write_dataset") from None
-        rewards = [0.0] * len(responses)
-        correct: list[bool | None] = [None] * len(responses)
+        try:
+            verdicts = self.judge.judge(responses, labels)
+        except BadLabel as exc:
+            raise _BadRequest(400, str(exc)) from None
+        rewards = [v.reward for v in verdicts]
+        correct = [v.correct for v in verdicts]
         statuses: dict[str, int] = {}
-        groups: dict[tuple[str, str, int], list[int]] = {}
-        for k, key in enumerate(keys):
-            groups.setdefault(key, []).append(k)
-        for (env_id, split, seed), ks in groups.items():
-            scored = self._scorer(env_id).score(seed, [responses[k] for k in ks], split=split)
-            for k, judgement in zip(ks, scored, strict=True):
-                rewards[k], correct[k] = judgement.reward, judgement.correct
-                statuses[judgement.status] = statuses.get(judgement.status, 0) + 1
+        for v in verdicts:
+            statuses[v.status] = statuses.get(v.status, 0) + 1
         judged = [c for c in correct if c is not None]
         extra = {  # OpenRLHF logs these; it does not act on masked (it trains on the 0 reward)
             "correct_rate": sum(judged) / len(judged) if judged else 0.0,
@@ -235,7 +236,7 @@ class RewardServer:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/") == "/health":
-                    self._send(200, {"status": "ok", "env": server.env_id})
+                    self._send(200, {"status": "ok", "env": server.env_id, "verifier": server.verifier})
                 else:
                     self._send(404, {"error": f"no route {self.path}; use POST /get_reward or GET /health"})
 

@@ -1,0 +1,113 @@
+"""What `RewardServer` does with one request's labels: task keys of an env (`EnvJudge`), or gold
+answers judged by a verifier alone (`GoldJudge`: ``--verifier math`` golds, ``--verifier code``
+JSON test suites), for a user's own dataset with no env behind it."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from grpo_envs.adapters._common import Scorer
+from verifiers.errors import VerifierInputError
+
+__all__ = ["GOLD_VERIFIERS", "BadLabel", "EnvJudge", "GoldJudge", "Verdict"]
+
+GOLD_VERIFIERS = ("math", "code")
+"""``RewardServer(verifier=...)``: what a label is then (a gold answer; a JSON test suite)."""
+
+
+class BadLabel(Exception):
+    """A label this server cannot read (the request gets a 400 with this message)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    reward: float
+    correct: bool | None
+    status: str
+
+
+class EnvJudge:
+    """Labels are task keys (`task_key`) of ``env_id``; completions are judged by that env."""
+
+    def __init__(self, env_id: str, *, allow_any_env: bool = False, env_kwargs: dict[str, Any] | None = None) -> None:
+        self.name = env_id
+        self.allow_any_env = allow_any_env
+        self.env_kwargs = env_kwargs or {}
+        self._scorers: dict[str, Scorer] = {env_id: Scorer(env_id, **self.env_kwargs)}
+        self._scorers[env_id].env("train")  # an unknown id or bad env_kwargs fail here, not on the first request
+        self._lock = threading.Lock()
+
+    def _scorer(self, env_id: str) -> Scorer:
+        if env_id != self.name and not self.allow_any_env:
+            raise BadLabel(f"label names env {env_id!r} but this server scores {self.name!r}")
+        with self._lock:
+            if env_id not in self._scorers:
+                self._scorers[env_id] = Scorer(env_id)
+            return self._scorers[env_id]
+
+    def judge(self, responses: Sequence[str], labels: Sequence[str]) -> list[Verdict]:
+        groups: dict[tuple[str, str, int], list[int]] = {}
+        for k, label in enumerate(labels):
+            try:
+                key = json.loads(label)
+                groups.setdefault((str(key["env_id"]), str(key.get("split", "train")), int(key["seed"])), []).append(k)
+            except (ValueError, KeyError, TypeError):
+                raise BadLabel(
+                    f"item {k}: label {label[:80]!r} is not a task key from write_dataset (to judge gold answers "
+                    "instead, run the server with --verifier math or --verifier code)"
+                ) from None
+        out: list[Verdict | None] = [None] * len(responses)
+        for (env_id, split, seed), ks in groups.items():
+            scored = self._scorer(env_id).score(seed, [responses[k] for k in ks], split=split)
+            for k, judgement in zip(ks, scored, strict=True):
+                out[k] = Verdict(judgement.reward, judgement.correct, judgement.status)
+        return [v for v in out if v is not None]
+
+
+class GoldJudge:
+    """Labels are golds: a math answer (``"72"``, ``"\\frac{1}{2}"``, a GSM8K ``... #### 72``
+    solution) for ``"math"``, a JSON test suite (what `verifiers.code.verify` takes, e.g.
+    ``{"fn_name": "f", "inputs": [[1]], "outputs": [2]}``) for ``"code"``."""
+
+    def __init__(self, verifier: str, *, timeout_s: float = 5.0) -> None:
+        if verifier not in GOLD_VERIFIERS:
+            raise ValueError(f"verifier must be one of {GOLD_VERIFIERS}, got {verifier!r}")
+        self.name = f"verifier:{verifier}"
+        self.verifier = verifier
+        self.timeout_s = timeout_s
+
+    def judge(self, responses: Sequence[str], labels: Sequence[str]) -> list[Verdict]:
+        for k, label in enumerate(labels):
+            if not label.strip():
+                raise BadLabel(f"item {k}: the label is empty; it must be the gold answer")
+        try:
+            if self.verifier == "math":
+                from verifiers.math import verify_many as math_many
+
+                results = math_many(list(labels), list(responses), timeout_s=self.timeout_s)
+            else:
+                from verifiers.code import verify_many as code_many
+
+                results = code_many(_suites(labels), list(responses), timeout_s=self.timeout_s)
+        except VerifierInputError as exc:
+            raise BadLabel(f"a label is not a valid gold for the {self.verifier} verifier: {exc}") from None
+        return [Verdict(r.reward, r.correct, r.status) for r in results]
+
+
+def _suites(labels: Sequence[str]) -> list[dict[str, Any]]:
+    suites = []
+    for k, label in enumerate(labels):
+        try:
+            suite = json.loads(label)
+        except json.JSONDecodeError as exc:
+            raise BadLabel(
+                f"item {k}: the label is not JSON ({exc}); --verifier code takes a JSON test suite"
+            ) from None
+        if not isinstance(suite, dict):
+            raise BadLabel(f"item {k}: the label is a JSON {type(suite).__name__}; a test suite is a JSON object")
+        suites.append(suite)
+    return suites
