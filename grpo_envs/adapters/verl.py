@@ -1,13 +1,15 @@
 """verl: a ``compute_score`` function and the parquet layout of verl's RL datasets.
 
-verl pins ``transformers<5.11`` and needs ray, so it cannot share this environment: the
-adapter is tested against verl's documented reward-function signature
-(``compute_score(data_source, solution_str, ground_truth, extra_info=None)`` returning a float
-or a dict with ``"score"``) and dataset layout (``data_source``, ``prompt`` as chat messages,
-``ability``, ``reward_model.ground_truth``, ``extra_info``), not against verl itself.
+Tested against verl 0.9.1's own code (tests/grpo_envs/test_adapters_verl_peer.py, in its own
+virtualenv: verl pins ``transformers<5.11`` and needs ray): its config (hydra's ``ppo_trainer``
+and ``migrate_legacy_reward_impl``) loads this file's `compute_score`, its ``create_rl_dataset``
+reads `write_parquet`'s files, and its reward loop (``RewardLoopWorker`` with the ``naive``
+reward manager, ``RewardLoopManager.compute_rm_score``) gives each completion the reward
+``env.step`` gives it. Every result has the same keys (verl takes them from the first result)
+and a ``pred`` (the extracted answer, which verl's maj@N votes on).
 
-Example (in verl's config: ``custom_reward_function.path`` = this file,
-``custom_reward_function.name`` = ``compute_score``):
+Example (in verl's config: ``reward.custom_reward_function.path`` = this file,
+``reward.custom_reward_function.name`` = ``compute_score``):
     >>> from grpo_envs.adapters.verl import compute_score, write_parquet  # doctest: +SKIP
     >>> write_parquet("grpo_envs/Arithmetic-v0", 1000, seed=0, path="train.parquet")  # doctest: +SKIP
 """
@@ -15,6 +17,7 @@ Example (in verl's config: ``custom_reward_function.path`` = this file,
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -75,9 +78,14 @@ def write_parquet(env_id: str, n: int, seed: int, path: str | Path, *, split: st
 def compute_score(
     data_source: str, solution_str: str, ground_truth: str, extra_info: dict[str, Any] | None = None, **kwargs: Any
 ) -> dict[str, Any]:
-    """verl's reward function: ``{"score": reward, "correct": ..., "status": ..., "masked": ...}``.
-    ``masked`` is True when nobody judged the completion (a timeout, an error); verl logs the
-    extra keys but does not act on them, so such a completion trains with its score of 0.
+    """verl's reward function: ``{"score": reward, "correct", "status", "reason", "masked",
+    "pred", "reward/<part>"...}``, the same keys for every completion of one env (verl takes the
+    keys of its extra reward info from the first result). ``pred`` is the answer extracted from
+    the completion ("" when none; verl's maj@N votes on it); ``reward/<part>`` is each part of the
+    env's rubric (NaN where a part does not apply: verl averages
+    these, and NaN, unlike None, averages without raising). ``masked`` is True when nobody judged the
+    completion (a timeout, an error); verl logs the extra keys but does not act on them, so such
+    a completion trains with its score of 0.
 
     With ``extra_info`` from `rows` the exact task is rebuilt (env id, split, task seed) and
     ``ground_truth`` is checked against it; without it, ``data_source`` names the env and the
@@ -88,22 +96,23 @@ def compute_score(
     env_kwargs = json.loads(info["env_kwargs"]) if info.get("env_kwargs") else {}
     scorer = _scorer(env_id, env_kwargs)
     text = solution_str if isinstance(solution_str, str) else ""
+    split = str(info.get("split", "train"))
     if "task_seed" in info:
-        split = str(info.get("split", "train"))
         judgement = scorer.score(int(info["task_seed"]), [text], split=split, reference=ground_truth)[0]
     else:
-        env = scorer.env("train")
         try:
             answer: Any = json.loads(ground_truth)
         except (TypeError, json.JSONDecodeError):
             answer = ground_truth
         task = Task("verl", "", answer if not isinstance(answer, (int, float)) else ground_truth)
-        judgement = env.judgements(task, [text])[0]
+        judgement = scorer.env(split).judgements(task, [text])[0]
+    parts = ["correctness", *(term.name for term in scorer.env(split).rubric.terms)]
     return {
         "score": judgement.reward,
         "correct": judgement.correct,
         "status": judgement.status,
         "reason": judgement.reason,
         "masked": not judgement.judged,  # a timeout or error: verl trains on the 0 score regardless
-        **{f"reward/{k}": v for k, v in judgement.reward_parts.items()},
+        "pred": judgement.extracted or "",
+        **{f"reward/{name}": float(judgement.reward_parts.get(name, math.nan)) for name in parts},
     }

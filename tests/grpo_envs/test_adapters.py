@@ -9,6 +9,7 @@ from __future__ import annotations
 import concurrent.futures
 import http.client
 import json
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,6 +137,29 @@ def test_golden_episodes_through_verl(golden: dict[str, Any], tmp_path: Path) ->
             ]
             == 1.0
         )
+
+
+def test_verl_results_carry_pred_and_the_same_keys_whatever_happens(monkeypatch: pytest.MonkeyPatch) -> None:
+    # verl takes the keys of its extra reward info from a batch's first result, and its maj@N
+    # votes on "pred": every result of one env has the same keys, with or without extra_info,
+    # right, wrong, unanswered, and with a rubric part that does not apply (NaN, not missing).
+    from grpo_envs._rubric import RewardTerm, Rubric
+    from grpo_envs.adapters._common import Scorer
+
+    term = RewardTerm("polite", lambda task, completion, result: None if "skip" in completion else 1.0, 0.5)
+    scorer = Scorer("grpo_envs/Arithmetic-v0", rubric=Rubric(terms=(term,)))
+    monkeypatch.setattr(verl, "_scorer", lambda env_id, env_kwargs=None: scorer)
+    row = verl.rows("grpo_envs/Arithmetic-v0", 1, 0)[0]
+    truth = row["reward_model"]["ground_truth"]
+    completions = ["so \\boxed{153}", "so \\boxed{953}", "I am not sure.", "skip: \\boxed{153}"]
+    results = [verl.compute_score(row["data_source"], c, truth, row["extra_info"]) for c in completions]
+    results += [verl.compute_score(row["data_source"], c, truth) for c in completions]
+    keys = ["score", "correct", "status", "reason", "masked", "pred", "reward/correctness", "reward/polite"]
+    assert [list(r) for r in results] == [keys] * 8
+    assert [r["pred"] for r in results] == ["153", "953", "", "153"] * 2
+    assert [r["score"] for r in results] == pytest.approx([1.0, 1 / 3, 1 / 3, 1.0] * 2)  # polite: weight 0.5
+    polite = [r["reward/polite"] for r in results]
+    assert polite[:3] == polite[4:7] == [1.0] * 3 and math.isnan(polite[3]) and math.isnan(polite[7])
 
 
 def test_verl_parquet_layout(tmp_path: Path) -> None:

@@ -1,0 +1,101 @@
+"""The verl adapter through verl 0.9.1's own code (its own virtualenv: scripts/ensure-verl.sh,
+which `make test` runs; verl pins transformers<5.11 and needs ray): verl's hydra config loads our
+`compute_score`, verl's ``create_rl_dataset`` reads our parquet files, and verl's reward loop
+(``RewardLoopWorker``, the ``naive`` reward manager, ``RewardLoopManager.compute_rm_score``)
+gives every completion the reward ``env.step`` gives it. The worker is _verl_worker.py; no ray
+cluster is started and no model is run (the completions are chosen here, tokenized by verl's
+tokenizer loader from a tiny byte-level tokenizer).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKER = Path(__file__).with_name("_verl_worker.py")
+ADAPTER = str(ROOT / "grpo_envs" / "adapters" / "verl.py")
+KEYS = ["score", "correct", "status", "reason", "masked", "pred", "reward/correctness"]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def verl_python() -> str:
+    version = os.environ.get("VERL_VERSION", "0.9.1")
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    venv = Path(os.environ.get("GRPO_ENVS_VERL_VENV", cache / "grpo-envs" / f"verl-{version}"))
+    if not (venv / ".grpo-envs-ready").exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"the verl virtualenv {venv} is missing: `make test` builds it (scripts/ensure-verl.sh)")
+        pytest.skip(f"needs the verl virtualenv: bash scripts/ensure-verl.sh (builds {venv})")
+    return str(venv / "bin" / "python")
+
+
+@pytest.fixture(scope="module")
+def result(verl_python: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("verl")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HOME": str(tmp / "hf"),  # datasets' cache of the parquet files: not the user's
+        "TOKENIZERS_PARALLELISM": "false",
+        "no_proxy": "127.0.0.1,localhost",
+    }
+    proc = subprocess.run(
+        [verl_python, str(WORKER), str(tmp)], env=env, capture_output=True, text=True, timeout=240, cwd=tmp
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, f"the verl worker failed ({proc.returncode}):\n{proc.stderr[-4000:]}"
+    out: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
+    return out
+
+
+def test_verl_config_loads_our_compute_score(result: dict[str, Any]) -> None:
+    config = result["config"]
+    assert config["path"] == ADAPTER
+    # verl 0.9.1's main_ppo reads only reward.custom_reward_function: the legacy top-level spelling
+    # reaches it only through migrate_legacy_reward_impl (which its fully-async entry point calls)
+    assert config["legacy_path_unmigrated"] is None
+    assert (config["legacy_path_migrated"], config["legacy_name_migrated"]) == (ADAPTER, "compute_score")
+    assert config["legacy_manager_migrated"] == "naive"
+
+
+def test_verl_dataset_reads_every_row_of_our_parquet(result: dict[str, Any]) -> None:
+    # with filter_overlong_prompts, a tokenizer verl cannot apply gives an empty dataset, silently
+    assert (result["len_ours"], result["len_theirs"]) == (6, 3), "verl's create_rl_dataset dropped rows"
+
+
+def test_verl_reward_loop_gives_env_step_rewards(result: dict[str, Any]) -> None:
+    expected, worker = result["expected"], result["worker"]
+    assert len(worker) == len(expected) == 27
+    wrong = [
+        f"{e['env_id']} ({e['path']}) {e['completion']!r}: verl {w['score']}, env.step {e['reward']}"
+        for e, w in zip(expected, worker, strict=True)
+        if w["score"] != e["reward"]
+    ]
+    assert wrong == []
+    for env_id in ("grpo_envs/Arithmetic-v0", "grpo_envs/Sorting-v0"):
+        assert {e["reward"] for e in expected if e["env_id"] == env_id} == {0.0, 1.0}, env_id
+    assert {e["path"] for e in expected} == {"task_seed", "ground_truth"}
+    # the manager puts each score on the response's last valid token, and nowhere else
+    scores = [e["reward"] for e in expected]
+    assert result["rm_last"] == scores and result["rm_sum"] == scores
+
+
+def test_verl_results_carry_pred_and_the_same_keys(result: dict[str, Any]) -> None:
+    keys = [list(w["extra"]) for w in result["worker"]]
+    assert keys == [KEYS] * len(keys), "verl takes the extra-info keys from the first result"
+    assert result["manager_keys"] == KEYS
+    assert result["manager_pred"] == [e["extracted"] for e in result["expected"]]
+    assert [w["extra"]["pred"] for w in result["worker"]] == result["manager_pred"]
+    assert {e["extracted"] for e in result["expected"]} >= {"", "123456789", "-43, 38, 50, 96"}
+    for source in ("grpo_envs/Arithmetic-v0", "grpo_envs/Sorting-v0"):
+        assert {"maj@3/mean", "best@3/mean", "mean@3"} <= set(result["metrics"][source]), source
