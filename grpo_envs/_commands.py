@@ -59,8 +59,23 @@ def serve_main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--tokenizer", default=None, help="strip this tokenizer's special tokens from responses")
     parser.add_argument("--max-items", type=int, default=4096, help="items per request at most")
+    openenv = parser.add_argument_group("OpenEnv (--openenv; needs grpo-envs[openenv])")
+    openenv.add_argument(
+        "--openenv", action="store_true", help="serve --env through OpenEnv's server (WebSocket sessions at /ws)"
+    )
+    openenv.add_argument("--max-sessions", type=int, default=64, help="WebSocket sessions at once (default 64)")
+    openenv.add_argument(
+        "--session-timeout", type=float, default=600.0, help="close sessions idle this many seconds (0: never)"
+    )
+    openenv.add_argument(
+        "--reveal-reference", action="store_true", help="send each task's reference on reset (tests, check_env)"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="grpo-envs: %(message)s", stream=sys.stderr)
+    if args.openenv:
+        from grpo_envs.adapters.openenv import _serve_command
+
+        return _serve_command(args)
     return _serve(args)
 
 
