@@ -155,6 +155,25 @@ def _check_disk() -> Check:
     return Check("disk", OK, detail)
 
 
+def _check_ray() -> Check:
+    """Ray, when installed: the cluster named by RAY_ADDRESS (never one started, nor joined, here)."""
+    try:
+        version = md.version("ray")
+    except md.PackageNotFoundError:
+        return Check("ray", INFO, "not installed (optional: judging on a Ray cluster)", f"pip install '{DIST}[ray]'")
+    address = os.environ.get("RAY_ADDRESS", "").strip()
+    if not address:
+        return Check("ray", INFO, f"{version}; no cluster address given (RAY_ADDRESS unset)")
+    from verifiers.errors import ExecutorError
+    from verifiers.executors import describe_cluster
+
+    try:
+        info = describe_cluster(address, timeout_s=60)
+    except ExecutorError as exc:
+        return Check("ray", WARN, f"{version}; {exc}", f"start the cluster, or unset RAY_ADDRESS ({address})")
+    return Check("ray", OK, f"{version}; {address}: {info.summary()}")
+
+
 def _guard(name: str, fn: Callable[[], Check]) -> Check:
     try:
         return fn()
@@ -180,6 +199,7 @@ def run_checks() -> list[Check]:
     checks += [
         engine,
         _guard("sandbox image", lambda: _check_image(client)),
+        _guard("ray", _check_ray),
         _guard("disk", _check_disk),
     ]
     return checks

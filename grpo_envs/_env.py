@@ -17,6 +17,7 @@ from grpo_envs._task import Task, stable_seed
 from grpo_envs._verifier import Verifier, math_verifier
 from grpo_envs.errors import GrpoEnvsError
 from verifiers import VerifyResult
+from verifiers.executors import Executor
 
 __all__ = ["ReasoningEnv"]
 
@@ -175,12 +176,19 @@ class ReasoningEnv(gymnasium.Env[str, str]):
         self._done = terminated or truncated
         return observation, judgement.reward, terminated, truncated, self._info(judgement)
 
-    def judgements(self, task: Task, completions: Sequence[object], *, group_id: str | None = None) -> list[Judgement]:
+    def judgements(
+        self,
+        task: Task,
+        completions: Sequence[object],
+        *,
+        group_id: str | None = None,
+        executor: Executor | None = None,
+    ) -> list[Judgement]:
         """The verdicts (reward, verifier result, rubric parts, provenance) on completions of
-        ``task``, verified together; never raises on a completion."""
+        ``task``, verified together (on ``executor`` when given); never raises on a completion."""
         verifier = f"{self.verifier.name}:{self.verifier.digest}"
         out = []
-        for completion, result in zip(completions, self.judge(task, completions), strict=True):
+        for completion, result in zip(completions, self.judge(task, completions, executor=executor), strict=True):
             text = completion if isinstance(completion, str) else ""
             reward, parts = self.rubric.score(task, text, result)
             out.append(
@@ -188,8 +196,11 @@ class ReasoningEnv(gymnasium.Env[str, str]):
             )
         return out
 
-    def judge(self, task: Task, completions: Sequence[object]) -> list[VerifyResult]:
-        """Verify completions of one task (in parallel when the verifier can); never raises."""
+    def judge(
+        self, task: Task, completions: Sequence[object], *, executor: Executor | None = None
+    ) -> list[VerifyResult]:
+        """Verify completions of one task (in parallel when the verifier can; on ``executor``,
+        e.g. a `RayExecutor`, when given); never raises."""
         spans: list[str | None] = []
         results: list[VerifyResult] = [
             VerifyResult.judged("no_answer", f"The completion does not follow the {self.answer_format.name} format.")
@@ -210,7 +221,7 @@ class ReasoningEnv(gymnasium.Env[str, str]):
         todo = [k for k, span in enumerate(spans) if span is not None]
         if todo:
             try:
-                judged = self.verifier.verify_all(task.answer, [str(spans[k]) for k in todo])
+                judged = self.verifier.verify_all(task.answer, [str(spans[k]) for k in todo], executor=executor)
             except Exception as exc:  # a verifier error is a zero reward with a reason
                 log.exception("verifier %s failed on %s", self.verifier.name, task.task_id)
                 judged = [VerifyResult.judged("error", f"The verifier failed: {exc}.")] * len(todo)

@@ -15,6 +15,7 @@ from grpo_envs._judgement import Judgement
 from grpo_envs._task import Task, stable_digest
 from grpo_envs.errors import GrpoEnvsError
 from verifiers import VerifyResult
+from verifiers.executors import Executor
 
 __all__ = ["Group", "GroupScore", "make_group"]
 
@@ -70,14 +71,21 @@ class Group:
         warnings.warn("Group.size is now Group.num_generations", FutureWarning, stacklevel=2)
         return self.num_generations
 
-    def score(self, completions: Sequence[str]) -> GroupScore:
-        """Verify single-turn completions of this task together (in parallel); never raises."""
+    def score(self, completions: Sequence[str], *, executor: Executor | None = None) -> GroupScore:
+        """Verify single-turn completions of this task together (in parallel); never raises.
+
+        ``executor`` (`verifiers.executors`: e.g. ``RayExecutor()``) judges them elsewhere; an
+        env whose verifier cannot run there judges them here.
+        """
         if isinstance(completions, str):
             raise GrpoEnvsError("score takes the group's completions as a list of strings, got one string")
         if len(completions) != self.num_generations:
             n = self.num_generations
             raise GrpoEnvsError(f"the group has size {n} (num_generations), got {len(completions)} completions")
-        return GroupScore(tuple(self.env.judgements(self.task, list(completions), group_id=self.group_id)))
+        if executor is None:  # an env of its own kind (OpenEnv's client) may not take an executor
+            return GroupScore(tuple(self.env.judgements(self.task, list(completions), group_id=self.group_id)))
+        judged = self.env.judgements(self.task, list(completions), group_id=self.group_id, executor=executor)
+        return GroupScore(tuple(judged))
 
     def make_envs(self) -> list[ReasoningEnv]:
         """G fresh env instances (from ``env.spec``) reset to this task: multi-turn rollouts."""

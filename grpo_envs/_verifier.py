@@ -9,11 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifiers import VerifyResult
+from verifiers.executors import Executor
 
 __all__ = ["Verifier", "code_verifier", "math_verifier"]
 
 VerifyFn = Callable[[Any, str], VerifyResult]
 VerifyManyFn = Callable[[Any, Sequence[str]], list[VerifyResult]]
+VerifyManyOnFn = Callable[[Any, Sequence[str], Executor], list[VerifyResult]]
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,9 @@ class Verifier:
     functions' source, so a changed reward is visible in every step's ``info``).
     ``equivalent(a, b)``, optional, says whether two extracted answers are the same answer
     (maj@k groups votes with it, in both directions; without it, exact strings).
+    ``verify_many_on(reference, answers, executor)``, optional, judges a batch on a
+    `verifiers.executors` executor (e.g. a Ray cluster); the math and code verifiers have it,
+    and a verifier without it runs in this process whatever the executor.
 
     Example:
         >>> v = Verifier("exact", lambda ref, ans: VerifyResult.judged(
@@ -38,6 +43,7 @@ class Verifier:
     config: Any = None
     digest: str = field(default="", compare=False)
     equivalent: Callable[[str, str], bool] | None = field(default=None, compare=False)
+    verify_many_on: VerifyManyOnFn | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         parts = [self.name, repr(self.config)]
@@ -51,8 +57,13 @@ class Verifier:
         digest = hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "digest", digest)
 
-    def verify_all(self, reference: Any, answers: Sequence[str]) -> list[VerifyResult]:
-        """Judge many answers to one reference (in parallel when the verifier supports it)."""
+    def verify_all(
+        self, reference: Any, answers: Sequence[str], *, executor: Executor | None = None
+    ) -> list[VerifyResult]:
+        """Judge many answers to one reference (in parallel when the verifier supports it; on
+        ``executor``, e.g. a `RayExecutor`, when it has ``verify_many_on``)."""
+        if executor is not None and self.verify_many_on is not None:
+            return self.verify_many_on(reference, answers, executor)
         if self.verify_many is not None:
             return self.verify_many(reference, answers)
         return [self.verify(reference, a) for a in answers]
@@ -77,7 +88,13 @@ def math_verifier(config: Any = None, *, timeout_s: float = 5.0) -> Verifier:
         except Exception:  # an answer that cannot be read as a gold, or a timeout: not shown equal
             return False
 
-    return Verifier("math", verify, verify_many, config=(cfg, timeout_s), equivalent=equivalent)
+    def verify_many_on(reference: Any, answers: Sequence[str], executor: Executor) -> list[VerifyResult]:
+        golds = [str(reference)] * len(answers)
+        return vm.verify_many(golds, list(answers), config=cfg, timeout_s=timeout_s, executor=executor)
+
+    return Verifier(
+        "math", verify, verify_many, config=(cfg, timeout_s), equivalent=equivalent, verify_many_on=verify_many_on
+    )
 
 
 def code_verifier(*, sandbox: Any = None, timeout_s: float = 5.0, partial_credit: bool = True) -> Verifier:
@@ -100,4 +117,10 @@ def code_verifier(*, sandbox: Any = None, timeout_s: float = 5.0, partial_credit
             plain(tests), list(completions), sandbox=sandbox, timeout_s=timeout_s, partial_credit=partial_credit
         )
 
-    return Verifier("code", verify, verify_many, config=(timeout_s, partial_credit))
+    def verify_many_on(tests: Any, completions: Sequence[str], executor: Executor) -> list[VerifyResult]:
+        # the executor's own sandboxes (e.g. on the Ray nodes with Docker), not ``sandbox``
+        return vc.verify_many(
+            plain(tests), list(completions), timeout_s=timeout_s, partial_credit=partial_credit, executor=executor
+        )
+
+    return Verifier("code", verify, verify_many, config=(timeout_s, partial_credit), verify_many_on=verify_many_on)

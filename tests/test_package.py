@@ -15,6 +15,7 @@ import trainer
 import trainer.eval
 import verifiers
 import verifiers.code
+import verifiers.executors
 import verifiers.math
 import verifiers.sandbox
 import verifiers.testing
@@ -25,6 +26,7 @@ PUBLIC_MODULES = [
     grpo_envs.adapters,
     verifiers,
     verifiers.code,
+    verifiers.executors,
     verifiers.math,
     verifiers.sandbox,
     verifiers.testing,

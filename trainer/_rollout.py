@@ -8,6 +8,7 @@ as tokens masked out of the loss.
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import math
 from collections.abc import Callable, Sequence
@@ -22,6 +23,8 @@ from trainer.errors import TrainerError
 
 if TYPE_CHECKING:
     import torch
+
+    from verifiers.executors import Executor
 
 log = logging.getLogger("trainer")
 
@@ -125,6 +128,7 @@ def rollout(
     min_new_tokens: int = 0,
     generator: Generator | None = None,
     sample_seed: int | None = None,
+    executor: Executor | None = None,
 ) -> list[list[Rollout]]:
     """G rollouts for each seed; ``envs`` holds one env per seed (single-turn ReasoningEnv) or is
     grown to one per rollout with ``make_env`` (any other env).
@@ -132,7 +136,8 @@ def rollout(
     ``generator`` samples the completions (default: `TransformersGenerator` over ``model``); all
     ``len(seeds) x num_generations`` contexts of a turn go to it in one call. With
     ``sample_seed``, each context comes with a seed of its own, derived from ``sample_seed``, its
-    task's seed, its sample index and the turn (`Generator`'s ``seeds``)."""
+    task's seed, its sample index and the turn (`Generator`'s ``seeds``). ``executor`` (e.g. a
+    `RayExecutor`) judges single-turn groups, all of a step's groups at once."""
     if generator is None:
         import torch
 
@@ -157,7 +162,7 @@ def rollout(
         return out, logps
 
     if is_single_turn(envs[0] if envs else make_env()):
-        return _single_turn(tokenizer, envs, seeds, num_generations, sample)
+        return _single_turn(tokenizer, envs, seeds, num_generations, sample, executor)
     return _stepped(tokenizer, envs, seeds, num_generations, sample, max_turns)
 
 
@@ -167,17 +172,19 @@ def _single_turn(
     seeds: Sequence[int],
     num_generations: int,
     sample: Callable[[list[list[int]], list[tuple[int, int, int]]], Sampled],
+    executor: Executor | None = None,
 ) -> list[list[Rollout]]:
     groups = [make_group(env, seed, num_generations) for env, seed in zip(envs, seeds, strict=True)]
     contexts = [_context_ids(tokenizer, grp.prompt, grp.messages) for grp in groups]
     flat = [ctx for ctx in contexts for _ in range(num_generations)]
     samples, logps = sample(flat, [(int(seed), j, 0) for seed in seeds for j in range(num_generations)])
+    spans = [range(k * num_generations, (k + 1) * num_generations) for k in range(len(groups))]
+    all_texts = [[tokenizer.decode(samples[i][0], skip_special_tokens=True) for i in span] for span in spans]
+    scores = _scores(groups, all_texts, executor)
     out: list[list[Rollout]] = []
-    for k, grp in enumerate(groups):
-        span = range(k * num_generations, (k + 1) * num_generations)
-        texts = [tokenizer.decode(samples[i][0], skip_special_tokens=True) for i in span]
+    for k, (span, texts) in enumerate(zip(spans, all_texts, strict=True)):
         group_rollouts = []
-        for i, text, judgement in zip(span, texts, grp.score(texts).judgements, strict=True):
+        for i, text, judgement in zip(span, texts, scores[k].judgements, strict=True):
             ids, truncated = samples[i]
             r = Rollout(prompt_ids=contexts[k], ids=list(ids), mask=[1] * len(ids), truncated=truncated, text=text)
             r.sampler_logps = list(logps[i]) if logps is not None else None
@@ -185,6 +192,14 @@ def _single_turn(
             group_rollouts.append(r)
         out.append(group_rollouts)
     return out
+
+
+def _scores(groups: Sequence[Any], texts: Sequence[list[str]], executor: Executor | None) -> list[Any]:
+    """Each group's score: one after the other here, or all at once on ``executor``."""
+    if executor is None:
+        return [grp.score(t) for grp, t in zip(groups, texts, strict=True)]
+    with concurrent.futures.ThreadPoolExecutor(max(1, min(32, len(groups)))) as threads:
+        return list(threads.map(lambda g_t: g_t[0].score(g_t[1], executor=executor), zip(groups, texts, strict=True)))
 
 
 def _stepped(

@@ -150,6 +150,7 @@ def _plan_resume(root: Path, config: dict[str, Any]) -> RunPlan:
     before.pop("steps", None)
     wanted_steps = now.pop("steps", None)
     before.pop("output_dir", None), now.pop("output_dir", None)  # a run directory may be moved
+    before.pop("verifier_executor", None), now.pop("verifier_executor", None)  # where verdicts come from, not what
     if before != now:
         changed = sorted(k for k in set(now) | set(before) if before.get(k) != now.get(k))
         raise TrainerError(

@@ -23,6 +23,7 @@ from trainer.errors import TrainerError
 __all__ = ["PRESETS", "GRPOConfig", "add_config_flags", "config_from_args", "load_config"]
 
 GENERATORS = ("hf", "vllm")
+EXECUTORS = ("local", "ray")
 
 
 def _f(default: Any, help: str) -> Any:
@@ -33,7 +34,7 @@ def _f(default: Any, help: str) -> Any:
 
 @dataclass(frozen=True)
 class GRPOConfig:
-    """Everything a GRPO run needs (32 fields). Defaults are the paper's GRPO (preset "grpo").
+    """Everything a GRPO run needs (33 fields). Defaults are the paper's GRPO (preset "grpo").
 
     Example:
         >>> cfg = GRPOConfig(steps=10, num_generations=4)
@@ -83,6 +84,11 @@ class GRPOConfig:
     device: str = _f("auto", '"auto", "cpu", "cuda" or "cuda:N"')
     gradient_checkpointing: bool = _f(False, "trade compute for activation memory")
     distributed: str = _f("ddp", 'under torchrun: "ddp" (replicas) or "fsdp" (sharded weights, single-turn envs)')
+    verifier_executor: str = _f(
+        "local",
+        'where completions are judged: "local" (this process, the local Docker engine) or "ray" (a RayExecutor on '
+        "RAY_ADDRESS's cluster, else a new local one; pip install 'grpo-envs[ray]')",
+    )
     lora: dict[str, Any] = _f(
         {},
         'LoRA adapters (peft): {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": '
@@ -114,6 +120,7 @@ class GRPOConfig:
             (self.temperature > 0, "temperature must be > 0"),
             (self.keep_checkpoints >= 1, "keep_checkpoints must be >= 1"),
             (self.distributed in ("ddp", "fsdp"), "distributed must be ddp or fsdp"),
+            (self.verifier_executor in EXECUTORS, f"verifier_executor must be one of {', '.join(EXECUTORS)}"),
             (self.generator in GENERATORS, f"generator must be one of {', '.join(GENERATORS)}"),
             (self.importance_sampling_cap >= 0, "importance_sampling_cap must be >= 0 (0 turns it off)"),
         ]

@@ -63,6 +63,7 @@ from trainer._sampling import Timed, timed
 from trainer._vllm import ColocatedVLLM
 from trainer.config import GRPOConfig
 from trainer.errors import TrainerError
+from verifiers.executors import Executor, executor_named
 
 __all__ = ["GRPOTrainer"]
 
@@ -141,6 +142,10 @@ class GRPOTrainer:
             seed = stable_seed(config.seed, "vllm", self.dist.rank) % (2**31)
             self.engine = ColocatedVLLM(self.model, self.tokenizer, seed=seed, device=self.device)
         self._generate_s = 0.0  # this step's seconds in the generator (the rest of a rollout is scoring)
+        # verifier_executor="ray": a RayExecutor, connected (and its actors started) at the first rollout
+        self.executor: Executor | None = None
+        if config.verifier_executor != "local":
+            self.executor = executor_named(config.verifier_executor)
         shown: dict[str, Any] = dict(total_steps=config.steps, resume_step=self.step_count, show_progress=show_progress)
         self.log = RunLog(self.run_dir, run_id=self.run.run_id, **shown) if self.dist.main else None
 
@@ -183,6 +188,7 @@ class GRPOTrainer:
             make_env=self.make_env,
             generator=generator,
             sample_seed=stream if self.engine is not None else None,
+            executor=self.executor,
         )
         self._generate_s += generator.seconds
         return [g for part in self.dist.gather(groups) for g in part]

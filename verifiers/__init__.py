@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from verifiers.errors import (
     EngineUnavailableError,
+    ExecutorError,
     ImageBuildError,
     SandboxError,
     VerifierInputError,
@@ -25,6 +26,7 @@ from verifiers.result import Status, VerifyResult
 
 __all__ = [
     "EngineUnavailableError",
+    "ExecutorError",
     "ImageBuildError",
     "SandboxError",
     "Status",

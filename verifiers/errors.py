@@ -7,6 +7,7 @@ reason. These exceptions are for *our* side: bad arguments, a missing engine, a 
      ├── VerifierInputError (also a ValueError)  our caller's bug: a bad gold or config
      ├── VerifyTimeout                           `equivalent` could not decide in time
      ├── WorkerCrashed                           a worker process died while running a call
+ ├── ExecutorError                           a Ray cluster cannot be reached or runs no judge
      └── SandboxError
           ├── EngineUnavailableError   no Docker engine answers
           └── ImageBuildError          the sandbox image could not be built
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 __all__ = [
     "EngineUnavailableError",
+    "ExecutorError",
     "ImageBuildError",
     "SandboxError",
     "VerifierInputError",
@@ -39,6 +41,11 @@ class VerifyTimeout(VerifiersError, TimeoutError):
 
 class WorkerCrashed(VerifiersError):
     """A worker process died (killed, out of memory) while running a call."""
+
+
+class ExecutorError(VerifiersError):
+    """An executor cannot judge at all: Ray is missing, its cluster cannot be reached, or no
+    judge actor could start there (a fault during a batch is a verdict, never this)."""
 
 
 class SandboxError(VerifiersError):

@@ -52,6 +52,11 @@ class VerifyResult:
             raise ValueError(f"status {self.status!r} requires correct={_CORRECT[self.status]!r}, got {self.correct!r}")
         object.__setattr__(self, "components", MappingProxyType(dict(self.components)))
 
+    def __reduce__(self) -> tuple[type[VerifyResult], tuple[object, ...]]:
+        """Pickle as the fields (a mapping proxy does not pickle): results cross processes."""
+        fields = (self.reward, self.correct, self.status, self.reason, self.extracted, dict(self.components))
+        return (type(self), fields)
+
     @classmethod
     def judged(
         cls,

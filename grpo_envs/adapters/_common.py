@@ -13,6 +13,7 @@ from grpo_envs._env import ReasoningEnv
 from grpo_envs._judgement import Judgement
 from grpo_envs._task import Task, stable_seed, thaw
 from grpo_envs.errors import GrpoEnvsError
+from verifiers.executors import Executor
 
 __all__ = ["Scorer", "completion_text", "reference_text", "task_seeds"]
 
@@ -78,9 +79,15 @@ class Scorer:
             return env.task
 
     def score(
-        self, seed: int, completions: Sequence[str], *, split: str = "train", reference: str | None = None
+        self,
+        seed: int,
+        completions: Sequence[str],
+        *,
+        split: str = "train",
+        reference: str | None = None,
+        executor: Executor | None = None,
     ) -> list[Judgement]:
-        """The verdicts on completions of one task, verified together."""
+        """The verdicts on completions of one task, verified together (on ``executor`` if given)."""
         task = self.task(seed, split)
         if reference is not None and reference != reference_text(task):
             raise GrpoEnvsError(
@@ -88,4 +95,6 @@ class Scorer:
                 f"{reference_text(task)[:80]!r}, not {reference[:80]!r}: the dataset was made with another "
                 "env version or arguments"
             )
-        return self.env(split).judgements(task, list(completions))
+        if executor is None:  # an env of its own kind (OpenEnv's client) may not take an executor
+            return self.env(split).judgements(task, list(completions))
+        return self.env(split).judgements(task, list(completions), executor=executor)

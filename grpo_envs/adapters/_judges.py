@@ -12,6 +12,7 @@ from typing import Any
 
 from grpo_envs.adapters._common import Scorer
 from verifiers.errors import VerifierInputError
+from verifiers.executors import Executor
 
 __all__ = ["GOLD_VERIFIERS", "BadLabel", "EnvJudge", "GoldJudge", "Verdict"]
 
@@ -31,10 +32,19 @@ class Verdict:
 
 
 class EnvJudge:
-    """Labels are task keys (`task_key`) of ``env_id``; completions are judged by that env."""
+    """Labels are task keys (`task_key`) of ``env_id``; completions are judged by that env (on
+    ``executor``, e.g. a `RayExecutor`, when given)."""
 
-    def __init__(self, env_id: str, *, allow_any_env: bool = False, env_kwargs: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        env_id: str,
+        *,
+        allow_any_env: bool = False,
+        env_kwargs: dict[str, Any] | None = None,
+        executor: Executor | None = None,
+    ) -> None:
         self.name = env_id
+        self.executor = executor
         self.allow_any_env = allow_any_env
         self.env_kwargs = env_kwargs or {}
         self._scorers: dict[str, Scorer] = {env_id: Scorer(env_id, **self.env_kwargs)}
@@ -62,7 +72,7 @@ class EnvJudge:
                 ) from None
         out: list[Verdict | None] = [None] * len(responses)
         for (env_id, split, seed), ks in groups.items():
-            scored = self._scorer(env_id).score(seed, [responses[k] for k in ks], split=split)
+            scored = self._scorer(env_id).score(seed, [responses[k] for k in ks], split=split, executor=self.executor)
             for k, judgement in zip(ks, scored, strict=True):
                 out[k] = Verdict(judgement.reward, judgement.correct, judgement.status)
         return [v for v in out if v is not None]
@@ -71,14 +81,16 @@ class EnvJudge:
 class GoldJudge:
     """Labels are golds: a math answer (``"72"``, ``"\\frac{1}{2}"``, a GSM8K ``... #### 72``
     solution) for ``"math"``, a JSON test suite (what `verifiers.code.verify` takes, e.g.
-    ``{"fn_name": "f", "inputs": [[1]], "outputs": [2]}``) for ``"code"``."""
+    ``{"fn_name": "f", "inputs": [[1]], "outputs": [2]}``) for ``"code"``; judged on ``executor``
+    (e.g. a `RayExecutor`) when given."""
 
-    def __init__(self, verifier: str, *, timeout_s: float = 5.0) -> None:
+    def __init__(self, verifier: str, *, timeout_s: float = 5.0, executor: Executor | None = None) -> None:
         if verifier not in GOLD_VERIFIERS:
             raise ValueError(f"verifier must be one of {GOLD_VERIFIERS}, got {verifier!r}")
         self.name = f"verifier:{verifier}"
         self.verifier = verifier
         self.timeout_s = timeout_s
+        self.executor = executor
 
     def judge(self, responses: Sequence[str], labels: Sequence[str]) -> list[Verdict]:
         for k, label in enumerate(labels):
@@ -88,11 +100,11 @@ class GoldJudge:
             if self.verifier == "math":
                 from verifiers.math import verify_many as math_many
 
-                results = math_many(list(labels), list(responses), timeout_s=self.timeout_s)
+                results = math_many(list(labels), list(responses), timeout_s=self.timeout_s, executor=self.executor)
             else:
                 from verifiers.code import verify_many as code_many
 
-                results = code_many(_suites(labels), list(responses), timeout_s=self.timeout_s)
+                results = code_many(_suites(labels), list(responses), timeout_s=self.timeout_s, executor=self.executor)
         except VerifierInputError as exc:
             raise BadLabel(f"a label is not a valid gold for the {self.verifier} verifier: {exc}") from None
         return [Verdict(r.reward, r.correct, r.status) for r in results]

@@ -8,6 +8,12 @@ reward manager, ``RewardLoopManager.compute_rm_score``) gives each completion th
 ``env.step`` gives it. Every result has the same keys (verl takes them from the first result)
 and a ``pred`` (the extracted answer, which verl's maj@N votes on).
 
+The batch forms judge many rows in one call, so that with ``reward_kwargs``
+``{"verifier_executor": "ray"}`` a whole batch goes to a `RayExecutor` at once:
+`compute_score_async` for verl 0.9's reward loop (``custom_reward_function.name=compute_score_async``:
+the rows its reward worker awaits together are judged together), and `compute_score_batch`
+(``data_sources, solution_strs, ground_truths, extra_infos``) for verl's older ``batch`` manager.
+
 Example (in verl's config: ``reward.custom_reward_function.path`` = this file,
 ``reward.custom_reward_function.name`` = ``compute_score``):
     >>> from grpo_envs.adapters.verl import compute_score, write_parquet  # doctest: +SKIP
@@ -16,15 +22,21 @@ Example (in verl's config: ``reward.custom_reward_function.path`` = this file,
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import functools
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from grpo_envs._judgement import Judgement
 from grpo_envs._task import Task
 from grpo_envs.adapters._common import Scorer, reference_text, task_seeds
+from verifiers.executors import Executor, executor_named
 
-__all__ = ["compute_score", "rows", "write_parquet"]
+__all__ = ["compute_score", "compute_score_async", "compute_score_batch", "rows", "write_parquet"]
 
 _SCORERS: dict[tuple[str, str], Scorer] = {}
 
@@ -91,21 +103,153 @@ def compute_score(
     ``ground_truth`` is checked against it; without it, ``data_source`` names the env and the
     completion is judged against ``ground_truth`` alone (for envs whose reference is the answer).
     """
-    info = extra_info or {}
-    env_id = str(info.get("env_id") or data_source)
-    env_kwargs = json.loads(info["env_kwargs"]) if info.get("env_kwargs") else {}
-    scorer = _scorer(env_id, env_kwargs)
     text = solution_str if isinstance(solution_str, str) else ""
-    split = str(info.get("split", "train"))
-    if "task_seed" in info:
-        judgement = scorer.score(int(info["task_seed"]), [text], split=split, reference=ground_truth)[0]
-    else:
-        try:
-            answer: Any = json.loads(ground_truth)
-        except (TypeError, json.JSONDecodeError):
-            answer = ground_truth
-        task = Task("verl", "", answer if not isinstance(answer, (int, float)) else ground_truth)
-        judgement = scorer.env(split).judgements(task, [text])[0]
+    key = _key(data_source, ground_truth, extra_info)
+    return _result(_scorer(key.env_id, key.kwargs()), key.split, _judge(key, [text], None)[0])
+
+
+def compute_score_batch(
+    data_sources: Sequence[str],
+    solution_strs: Sequence[str],
+    ground_truths: Sequence[str],
+    extra_infos: Sequence[dict[str, Any] | None] | None = None,
+    *,
+    verifier_executor: str = "local",
+    **kwargs: Any,
+) -> list[dict[str, Any]]:
+    """`compute_score` for a whole batch (verl's ``batch`` reward manager calls it so), one
+    result per completion, in order. Completions of one task are judged together, and with
+    ``verifier_executor="ray"`` (``reward_kwargs`` in verl's config) every task of the batch at
+    once on a `RayExecutor` (verl's own Ray cluster when it runs inside one).
+    """
+    infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
+    if not len(data_sources) == len(solution_strs) == len(ground_truths) == len(infos):
+        raise ValueError(
+            f"compute_score_batch: {len(data_sources)} data_sources, {len(solution_strs)} solution_strs, "
+            f"{len(ground_truths)} ground_truths and {len(infos)} extra_infos; pass one of each per completion"
+        )
+    executor = _executor(verifier_executor)
+    groups: dict[_Key, list[int]] = {}
+    for k, (source, truth, info) in enumerate(zip(data_sources, ground_truths, infos, strict=True)):
+        groups.setdefault(_key(source, truth, info), []).append(k)
+    texts = [s if isinstance(s, str) else "" for s in solution_strs]
+
+    def one(key: _Key) -> list[dict[str, Any]]:
+        scorer = _scorer(key.env_id, key.kwargs())
+        return [_result(scorer, key.split, j) for j in _judge(key, [texts[k] for k in groups[key]], executor)]
+
+    out: list[dict[str, Any] | None] = [None] * len(texts)
+    with concurrent.futures.ThreadPoolExecutor(max(1, min(32, len(groups))) if executor else 1) as threads:
+        for key, results in zip(groups, threads.map(one, groups), strict=True):
+            for k, result in zip(groups[key], results, strict=True):
+                out[k] = result
+    return [r for r in out if r is not None]
+
+
+async def compute_score_async(
+    data_source: str,
+    solution_str: str,
+    ground_truth: str,
+    extra_info: dict[str, Any] | None = None,
+    *,
+    verifier_executor: str = "local",
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """`compute_score` as verl 0.9's reward loop awaits it: its reward worker scores a batch
+    row by row, all rows at once on one event loop, so the calls that arrive within
+    ``BATCH_WINDOW_S`` of each other are judged together by one `compute_score_batch` (on a
+    `RayExecutor` with ``reward_kwargs`` ``{"verifier_executor": "ray"}``)."""
+    loop = asyncio.get_running_loop()
+    batcher = _BATCHERS.setdefault((id(loop), verifier_executor), _Batcher(verifier_executor))
+    return await batcher.score(loop, (data_source, solution_str, ground_truth, extra_info))
+
+
+BATCH_WINDOW_S = 0.02
+"""How long `compute_score_async` waits for more rows before judging the ones it has."""
+
+
+class _Batcher:
+    """Rows of one event loop waiting to be judged together, and their futures."""
+
+    def __init__(self, executor: str) -> None:
+        self.executor = executor
+        self.pending: list[tuple[tuple[Any, ...], asyncio.Future[dict[str, Any]]]] = []
+        self.flushing: asyncio.Task[None] | None = None
+
+    async def score(self, loop: asyncio.AbstractEventLoop, row: tuple[Any, ...]) -> dict[str, Any]:
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
+        self.pending.append((row, future))
+        if self.flushing is None or self.flushing.done():
+            self.flushing = loop.create_task(self._flush(loop))
+        return await future
+
+    async def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
+        while self.pending:
+            await asyncio.sleep(BATCH_WINDOW_S)  # the rest of the batch is being decoded
+            taken, self.pending = self.pending, []
+            columns = [list(c) for c in zip(*(row for row, _ in taken), strict=True)]
+            try:
+                judge = functools.partial(compute_score_batch, *columns, verifier_executor=self.executor)
+                results = await loop.run_in_executor(None, judge)
+            except Exception as exc:  # every waiting row gets the error, not a hang
+                for _, future in taken:
+                    future.set_exception(exc)
+                continue
+            for (_, future), result in zip(taken, results, strict=True):
+                future.set_result(result)
+
+
+_BATCHERS: dict[tuple[int, str], _Batcher] = {}
+
+
+class _Key(NamedTuple):
+    """Which task a verl row's completion answers (rows with equal keys are judged together).
+    Not a dataclass: verl loads this file by path, outside ``sys.modules``, where dataclasses fail."""
+
+    env_id: str
+    env_kwargs: str  # JSON
+    split: str
+    task_seed: int | None
+    ground_truth: str
+
+    def kwargs(self) -> dict[str, Any]:
+        return dict(json.loads(self.env_kwargs)) if self.env_kwargs else {}
+
+
+def _key(data_source: str, ground_truth: str, extra_info: dict[str, Any] | None) -> _Key:
+    info = extra_info or {}
+    seed = int(info["task_seed"]) if "task_seed" in info else None
+    env_id = str(info.get("env_id") or data_source)
+    return _Key(env_id, str(info.get("env_kwargs") or ""), str(info.get("split", "train")), seed, ground_truth)
+
+
+def _judge(key: _Key, texts: list[str], executor: Executor | None) -> list[Judgement]:
+    scorer = _scorer(key.env_id, key.kwargs())
+    if key.task_seed is not None:
+        return scorer.score(key.task_seed, texts, split=key.split, reference=key.ground_truth, executor=executor)
+    try:
+        answer: Any = json.loads(key.ground_truth)
+    except (TypeError, json.JSONDecodeError):
+        answer = key.ground_truth
+    task = Task("verl", "", answer if not isinstance(answer, (int, float)) else key.ground_truth)
+    if executor is None:
+        return scorer.env(key.split).judgements(task, texts)
+    return scorer.env(key.split).judgements(task, texts, executor=executor)
+
+
+_EXECUTORS: dict[str, Executor] = {}
+
+
+def _executor(name: str) -> Executor | None:
+    """None for "local" (today's path); one executor per name for the process's lifetime."""
+    if name == "local":
+        return None
+    if name not in _EXECUTORS:
+        _EXECUTORS[name] = executor_named(name)
+    return _EXECUTORS[name]
+
+
+def _result(scorer: Scorer, split: str, judgement: Judgement) -> dict[str, Any]:
     parts = ["correctness", *(term.name for term in scorer.env(split).rubric.terms)]
     return {
         "score": judgement.reward,

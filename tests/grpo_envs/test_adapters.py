@@ -162,6 +162,55 @@ def test_verl_results_carry_pred_and_the_same_keys_whatever_happens(monkeypatch:
     assert polite[:3] == polite[4:7] == [1.0] * 3 and math.isnan(polite[3]) and math.isnan(polite[7])
 
 
+@pytest.mark.parametrize("executor", ["local", "through an executor"])
+def test_verl_batch_form_gives_each_completion_what_compute_score_gives(
+    executor: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # verl's `batch` reward manager: one call for the batch, rows of several envs interleaved
+    from verifiers.executors import LocalExecutor
+
+    if executor != "local":  # the executor path (threads, Group-wise executor calls), without a Ray cluster
+        monkeypatch.setattr(verl, "_executor", lambda name: LocalExecutor())
+    sources, texts, truths, infos = [], [], [], []
+    for k in range(4):
+        for golden in GOLDEN:
+            row = verl.rows(golden["env_id"], 1, 0, **golden["env_kwargs"])[0]
+            sources.append(row["data_source"])
+            texts.append(golden["completions"][k % len(golden["completions"])])
+            truths.append(row["reward_model"]["ground_truth"])
+            infos.append(row["extra_info"] if k % 2 == 0 else None)  # with and without extra_info
+    batch = verl.compute_score_batch(sources, texts, truths, infos)
+    assert batch == [verl.compute_score(*item) for item in zip(sources, texts, truths, infos, strict=True)]
+    with pytest.raises(ValueError, match="one of each per completion"):
+        verl.compute_score_batch(sources, texts[:-1], truths, infos)
+
+
+def test_verl_async_form_judges_rows_awaited_together_in_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    # verl 0.9's reward worker awaits every row of a batch at once (asyncio.gather)
+    import asyncio
+
+    rows = [verl.rows(g["env_id"], 1, 0, **g["env_kwargs"])[0] for g in GOLDEN]
+    items = [
+        (row["data_source"], c, row["reward_model"]["ground_truth"], row["extra_info"])
+        for row, golden in zip(rows, GOLDEN, strict=True)
+        for c in golden["completions"]
+    ]
+    calls: list[int] = []
+    batch_form = verl.compute_score_batch
+
+    def counted(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        calls.append(len(args[1]))
+        return batch_form(*args, **kwargs)
+
+    monkeypatch.setattr(verl, "compute_score_batch", counted)
+
+    async def verl_reward_worker() -> list[dict[str, Any]]:
+        return list(await asyncio.gather(*(verl.compute_score_async(*item) for item in items)))
+
+    assert asyncio.run(verl_reward_worker()) == [verl.compute_score(*item) for item in items]
+    assert calls == [len(items)]  # one batch, not one call per row
+
+
 def test_verl_parquet_layout(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 

@@ -99,3 +99,20 @@ def test_verl_results_carry_pred_and_the_same_keys(result: dict[str, Any]) -> No
     assert {e["extracted"] for e in result["expected"]} >= {"", "123456789", "-43, 38, 50, 96"}
     for source in ("grpo_envs/Arithmetic-v0", "grpo_envs/Sorting-v0"):
         assert {"maj@3/mean", "best@3/mean", "mean@3"} <= set(result["metrics"][source]), source
+
+
+def test_verl_reward_loop_awaits_the_async_batch_form(verl_python: str, tmp_path: Path) -> None:
+    # compute_score_async (reward_kwargs {"verifier_executor": ...}) through verl's own reward worker:
+    # every row gets env.step's reward and the same keys as compute_score gives
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    env.update(HF_HOME=str(tmp_path / "hf"), TOKENIZERS_PARALLELISM="false")
+    worker = Path(__file__).with_name("_verl_async_worker.py")
+    proc = subprocess.run(
+        [verl_python, str(worker), str(tmp_path)], env=env, capture_output=True, text=True, timeout=240, cwd=tmp_path
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, f"the verl worker failed ({proc.returncode}):\n{proc.stderr[-4000:]}"
+    out = json.loads(lines[-1][len("RESULT ") :])
+    assert [w["score"] for w in out["worker"]] == [e["reward"] for e in out["expected"]]
+    assert len(out["worker"]) == 27 and {e["reward"] for e in out["expected"]} == {0.0, 1.0}
+    assert all(list(w["extra"]) == KEYS for w in out["worker"])

@@ -49,3 +49,20 @@ def test_torch_line_names_the_cuda_device() -> None:
     check = _doctor._check_torch(True)
     assert check.status == OK
     assert "CUDA:" in check.detail and "GiB" in check.detail
+
+
+def test_ray_row_without_an_address_starts_and_joins_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("ray")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    check = _doctor._check_ray()
+    assert check.status == _doctor.INFO
+    assert "no cluster address given (RAY_ADDRESS unset)" in check.detail  # the cluster row: test_ray_executor.py
+
+
+def test_ray_row_without_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(name: str) -> str:
+        raise _doctor.md.PackageNotFoundError(name)
+
+    monkeypatch.setattr(_doctor.md, "version", missing)
+    check = _doctor._check_ray()
+    assert (check.status, check.fix) == (_doctor.INFO, "pip install 'grpo-envs[ray]'")

@@ -8,7 +8,7 @@ import concurrent.futures
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verifiers.code._compare import first_difference
 from verifiers.code._extract import extract_code
@@ -16,6 +16,9 @@ from verifiers.code._tests import Suite, parse_suite
 from verifiers.errors import SandboxError, VerifierInputError
 from verifiers.result import VerifyResult
 from verifiers.sandbox._types import ExecResult, Job, Sandbox
+
+if TYPE_CHECKING:
+    from verifiers.executors import Executor
 
 __all__ = ["verify", "verify_many"]
 
@@ -223,6 +226,20 @@ def _stdin_outcomes(
     return outcomes
 
 
+def _on_executor(
+    executor: Executor,
+    tests: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    completions: Sequence[str],
+    sandbox: Sandbox | None,
+    options: dict[str, Any],
+) -> list[VerifyResult]:
+    """The suites (checked by the caller), one per completion, judged on ``executor``."""
+    if sandbox is not None:
+        raise VerifierInputError("pass sandbox= or executor=, not both (an executor brings its own sandboxes)")
+    suites = [tests] * len(completions) if isinstance(tests, Mapping) else list(tests)
+    return executor.map("code", suites, list(completions), options)
+
+
 def verify_many(
     tests: Mapping[str, Any] | Sequence[Mapping[str, Any]],
     completions: Sequence[str],
@@ -233,10 +250,13 @@ def verify_many(
     memory_mb: int | None = None,
     partial_credit: bool = True,
     language: str = "python",
+    executor: Executor | None = None,
 ) -> list[VerifyResult]:
     """`verify` for many completions at once (e.g. a GRPO group), run concurrently.
 
     ``tests`` is one suite for all completions or a list with one suite per completion.
+    ``executor`` judges elsewhere, e.g. ``RayExecutor()`` on the Ray nodes that have Docker
+    (see `verifiers.executors`; it brings its own sandboxes, so pass no ``sandbox``).
 
     Example:
         >>> verify_many({"fn_name": "f", "inputs": [[2]], "outputs": [4]},
@@ -254,6 +274,10 @@ def verify_many(
                 f"{len(tests)} test suites for {len(completions)} completions: pass one suite, or one per completion"
             )
         suites = [parse_suite(t) for t in tests]
+    if executor is not None:
+        options: dict[str, Any] = {"timeout_s": timeout_s, "suite_timeout_s": suite_timeout_s, "memory_mb": memory_mb}
+        options.update(partial_credit=partial_credit, language=language)
+        return _on_executor(executor, tests, completions, sandbox, options)
     codes = [extract_code(c) if isinstance(c, str) else None for c in completions]
     results: list[VerifyResult | None] = [None] * len(completions)
     for k, code in enumerate(codes):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from verifiers._pool import cpu_count, default_pool
 from verifiers.errors import VerifierInputError, VerifyTimeout, WorkerCrashed
@@ -16,6 +17,9 @@ from verifiers.math._core import Outcome, parse_answer, verify_core
 from verifiers.math._extract import commitments
 from verifiers.math._judge import NeedSympy, Scalars, judge
 from verifiers.result import VerifyResult
+
+if TYPE_CHECKING:
+    from verifiers.executors import Executor
 
 __all__ = ["equivalent", "extract_answer", "final_answers", "verify", "verify_many"]
 
@@ -150,8 +154,13 @@ def verify_many(
     config: MathConfig = _DEFAULT,
     workers: int | None = None,
     timeout_s: float = 5.0,
+    executor: Executor | None = None,
 ) -> list[VerifyResult]:
     """`verify` over pairs, in parallel (``workers`` processes; default one per CPU).
+
+    ``executor`` judges elsewhere, e.g. ``RayExecutor()`` on a Ray cluster (see
+    `verifiers.executors`); results are in input order either way, and a gold that is not a
+    valid gold raises here, before anything is sent.
 
     Example:
         >>> [r.correct for r in verify_many(["1", "2"], ["\\\\boxed{1}", "\\\\boxed{3}"])]
@@ -166,6 +175,9 @@ def verify_many(
     n = workers or cpu_count()
     if n < 1:
         raise VerifierInputError(f"workers must be >= 1, got {workers}")
+    if executor is not None:
+        options = {"config": config, "timeout_s": timeout_s, "workers": workers}
+        return executor.map("math", list(golds), list(completions), options)
     results: list[VerifyResult | None] = [None] * len(golds)
     slow: list[int] = []
     for k, (gold, completion) in enumerate(zip(golds, completions, strict=True)):

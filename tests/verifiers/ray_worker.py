@@ -1,0 +1,183 @@
+"""The Ray side of tests/verifiers/test_ray_executor.py: run inside a loopback-only network
+namespace (see ray_netns.py), start a cluster, play the scenarios, print one JSON report.
+
+``single``: ``ray.init(num_cpus=2)``; math through `RayExecutor` against the local executor,
+an actor killed mid-batch, every math actor killed, a frozen actor against the timeout, the
+doctor's Ray row. ``cluster``: two nodes from ``ray.cluster_utils.Cluster``, only the second
+with ``{"docker": 1}``; math and code against local, where code ran, every code actor killed.
+
+An actor is "killed mid-batch" deterministically: it is frozen (SIGSTOP) before the batch, so
+its chunks are in flight and unanswered, then killed (SIGKILL) while the batch waits on them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+SYMPY_S = 60.0  # per item: sympy's first import in a fresh worker, on a loaded machine, is slow
+CODE_S = 30.0  # per test case, likewise generous
+MATH = [
+    ("2", "1 + 1 = 2"),
+    ("1/2", r"\boxed{0.5}"),
+    ("x^2", r"\boxed{x \cdot x}"),  # needs sympy: the worker process
+    ("3", "The answer is 4."),
+    ("(1, 2)", r"\boxed{[1, 2]}"),
+    ("10", "no idea"),
+    ("\\sqrt{2}", r"\boxed{2^{1/2}}"),
+    ("7", None),  # not text: judged in the caller, never shipped
+]
+
+
+def math_table(n: int) -> tuple[list[str], list[Any]]:
+    rows = [MATH[k % len(MATH)] for k in range(n)]
+    return [g for g, _ in rows], [c for _, c in rows]
+
+
+def verdicts(results: list[Any]) -> list[list[Any]]:
+    return [[r.status, r.reward, r.correct, r.reason] for r in results]
+
+
+def pids(executor: Any, kind: str) -> list[int]:
+    return [a.pid for a in executor.actors() if a.kind == kind]
+
+
+def batch_in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        start = time.monotonic()
+        try:
+            box["results"] = fn()
+        except BaseException as exc:  # the report says what was raised; the test fails on it
+            box["raised"] = f"{type(exc).__name__}: {exc}"
+        box["elapsed"] = time.monotonic() - start
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, box
+
+
+def kill_mid_batch(fn: Any, victims: list[int], *, wait_s: float = 0.7) -> dict[str, Any]:
+    """Freeze ``victims``, start the batch, then kill them while it waits on their chunks."""
+    for pid in victims:
+        os.kill(pid, signal.SIGSTOP)
+    thread, box = batch_in_thread(fn)
+    time.sleep(wait_s)
+    for pid in victims:
+        os.kill(pid, signal.SIGKILL)
+    thread.join(120)
+    return box
+
+
+def single(report: dict[str, Any]) -> None:
+    import ray
+
+    from grpo_envs import make_group
+    from verifiers import math
+    from verifiers.executors import RayExecutor
+
+    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=os.environ["GE_RAY_TEMP"])
+    golds, comps = math_table(64)
+    local = math.verify_many(golds, comps, timeout_s=SYMPY_S)
+    report["local"] = verdicts(local)
+    with RayExecutor(timeout_s=60) as ex:
+        report["ray"] = verdicts(math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
+        report["actors"] = [[a.kind, a.node_id] for a in ex.actors()]
+        group = make_group("grpo_envs/Arithmetic-v0", seed=11, num_generations=4)
+        texts = [group.env.reference_completion(group.task), "no idea", "\\boxed{-1}", ""]
+        report["group_local"] = list(group.score(texts).rewards)
+        report["group_ray"] = list(group.score(texts, executor=ex).rewards)
+
+        victim = pids(ex, "math")[0]
+        box = kill_mid_batch(lambda: math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S), [victim])
+        report["kill_one"] = {"raised": box.get("raised"), "ray": verdicts(box.get("results", []))}
+        report["kill_one"]["pids_after"] = pids(ex, "math")
+        report["kill_one"]["victim"] = victim
+
+        box = kill_mid_batch(lambda: math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S), pids(ex, "math"))
+        report["kill_all"] = {"raised": box.get("raised"), "statuses": [r.status for r in box.get("results", [])]}
+        # the dead actors are replaced at the next call
+        report["healed"] = verdicts(math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
+
+        ex.timeout_s = 3.0
+        frozen = pids(ex, "math")[0]
+        os.kill(frozen, signal.SIGSTOP)
+        thread, box = batch_in_thread(lambda: math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
+        thread.join(60)
+        os.kill(frozen, signal.SIGCONT)
+        report["deadline"] = {
+            "raised": box.get("raised"),
+            "elapsed": box.get("elapsed"),
+            "statuses": [r.status for r in box.get("results", [])],
+        }
+    report["doctor"] = doctor_row(ray.get_runtime_context().gcs_address)
+    ray.shutdown()
+
+
+def doctor_row(address: str) -> list[str]:
+    from grpo_envs import _doctor
+
+    os.environ["RAY_ADDRESS"] = address
+    try:
+        check = _doctor._check_ray()
+    finally:
+        del os.environ["RAY_ADDRESS"]
+    return [check.status, check.detail]
+
+
+def main() -> None:
+    print(json.dumps({"netns": os.readlink("/proc/self/ns/net")}), flush=True)
+    report: dict[str, Any] = {}
+    {"single": single, "cluster": cluster}[sys.argv[1]](report)
+    print(json.dumps(report), flush=True)
+
+
+CODE = [
+    ({"stdin_stdout": [{"input": "2 3\n", "output": "5\n"}]}, "a, b = map(int, input().split())\nprint(a + b)"),
+    ({"stdin_stdout": [{"input": "2 3\n", "output": "5\n"}]}, "print(0)"),
+    ({"fn_name": "f", "inputs": [[2], [3]], "outputs": [4, 6]}, "```python\ndef f(x):\n    return 2 * x\n```"),
+    ({"fn_name": "f", "inputs": [[2], [3]], "outputs": [4, 6]}, "def f(x):\n    return x + 2"),
+    ({"asserts": "assert inc(1) == 2\nassert inc(5) == 6", "entry_point": "inc"}, "def inc(x):\n    return x + 1"),
+    ({"asserts": "assert inc(1) == 2", "entry_point": "inc"}, None),  # not text
+]
+
+
+def cluster(report: dict[str, Any]) -> None:
+    import ray
+    from ray.cluster_utils import Cluster
+
+    from verifiers import code, math
+    from verifiers.executors import RayExecutor
+    from verifiers.sandbox import default_sandbox
+
+    head = {"num_cpus": 1, "include_dashboard": False, "temp_dir": os.environ["GE_RAY_TEMP"]}
+    nodes = Cluster(initialize_head=True, head_node_args=head)
+    docker_node = nodes.add_node(num_cpus=1, resources={"docker": 1})
+    nodes.wait_for_nodes()
+    report["docker_node"] = docker_node.node_id
+    golds, comps = math_table(64)
+    suites, programs = [s for s, _ in CODE] * 2, [p for _, p in CODE] * 2
+    report["math_local"] = verdicts(math.verify_many(golds, comps, timeout_s=SYMPY_S))
+    report["code_local"] = verdicts(code.verify_many(suites, programs, timeout_s=CODE_S))
+    default_sandbox().close()
+    with RayExecutor(nodes.address, timeout_s=120, code_containers_per_node=2) as ex:
+        report["math_ray"] = verdicts(math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
+        report["code_ray"] = verdicts(code.verify_many(suites, programs, executor=ex, timeout_s=CODE_S))
+        report["actors"] = [[a.kind, a.node_id, a.chunks] for a in ex.actors()]
+        code_pids = pids(ex, "code")
+        report["code_owners"] = [f"{a.host}:{a.pid}" for a in ex.actors() if a.kind == "code"]
+        box = kill_mid_batch(lambda: code.verify_many(suites, programs, executor=ex, timeout_s=CODE_S), code_pids)
+        report["kill_code"] = {"raised": box.get("raised"), "statuses": [r.status for r in box.get("results", [])]}
+    report["ray_after_close"] = ray.is_initialized()  # the executor connected, so it disconnects
+    report["driver_owner"] = f"{os.uname().nodename}:{os.getpid()}"
+    nodes.shutdown()
+
+
+if __name__ == "__main__":
+    main()

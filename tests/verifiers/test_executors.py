@@ -1,0 +1,206 @@
+"""The executor seam without a cluster: `dispatch`'s rules against a scripted backend (order,
+one retry on another actor, then "error"; the deadline, then "timeout"), `LocalExecutor`, and
+what ``verify_many(executor=...)`` checks before sending anything. The same rules on real Ray
+clusters: test_ray_executor.py."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from grpo_envs import Verifier, make_group
+from verifiers import ExecutorError, VerifierInputError, VerifyResult, code, math
+from verifiers.executors import LocalExecutor, RayExecutor, executor_named
+from verifiers.executors._dispatch import ChunkLost, chunk_size, dispatch
+
+
+class ScriptedBackend:
+    """Actor ``a`` judges item ``k`` as "correct" with reason ``f"{k} by {a}"``, except actors
+    in ``dies`` (their chunks come back lost) and in ``hangs`` (never come back)."""
+
+    def __init__(
+        self, *, dies: Sequence[int] = (), hangs: Sequence[int] = (), clock: list[float] | None = None
+    ) -> None:
+        self.dies, self.hangs = set(dies), set(hangs)
+        self.clock = clock if clock is not None else [0.0]
+        self.sent: dict[Hashable, tuple[int, int, int]] = {}
+        self.cancelled: list[Hashable] = []
+
+    def submit(self, actor: int, start: int, stop: int) -> Hashable:
+        ref = len(self.sent)
+        self.sent[ref] = (actor, start, stop)
+        return ref
+
+    def wait(self, pending: Sequence[Hashable], timeout_s: float) -> Sequence[Hashable]:
+        ready = [r for r in pending if self.sent[r][0] not in self.hangs]
+        if not ready:
+            self.clock[0] += timeout_s  # nothing comes back: the whole wait passes
+        return ready[:1]
+
+    def fetch(self, ref: Hashable) -> list[VerifyResult]:
+        actor, start, stop = self.sent[ref]
+        if actor in self.dies:
+            raise ChunkLost(f"actor {actor} died", actor_died=True)
+        return [VerifyResult.judged("correct", f"{k} by {actor}") for k in range(start, stop)]
+
+    def cancel(self, ref: Hashable) -> None:
+        self.cancelled.append(ref)
+
+
+def run(backend: ScriptedBackend, actors: Sequence[int], n: int, *, timeout_s: float = 10.0) -> Any:
+    return dispatch(backend, actors, n, most_per_chunk=4, depth=2, timeout_s=timeout_s, clock=lambda: backend.clock[0])
+
+
+def test_results_come_back_in_input_order_from_every_actor() -> None:
+    out = run(ScriptedBackend(), [0, 1, 2], 23)
+    assert [int(r.reason.split()[0]) for r in out.results] == list(range(23))
+    assert {r.reason.split()[-1] for r in out.results} == {"0", "1", "2"}
+    assert sum(out.chunks_done.values()) == len(range(0, 23, chunk_size(23, 3, 4, 2)))
+
+
+def test_a_dead_actors_chunks_are_retried_once_on_another_actor() -> None:
+    out = run(ScriptedBackend(dies=[1]), [0, 1], 16)
+    assert all(r.status == "correct" and r.reason.endswith("by 0") for r in out.results)
+    assert out.dead == {1}
+
+
+def test_a_chunk_lost_twice_is_an_error_verdict() -> None:
+    out = run(ScriptedBackend(dies=[0, 1]), [0, 1], 8)
+    assert {r.status for r in out.results} == {"error"}
+    assert out.results[0].correct is None and "lost this item twice" in out.results[0].reason
+    assert out.dead == {0, 1}
+
+
+def test_with_no_other_actor_left_a_lost_chunk_is_an_error_at_once() -> None:
+    backend = ScriptedBackend(dies=[0])
+    out = run(backend, [0], 8)
+    assert {r.status for r in out.results} == {"error"}
+    assert {actor for actor, _, _ in backend.sent.values()} == {0}  # never sent to a dead actor again
+
+
+def test_a_hanging_actor_cannot_hold_the_call_past_its_timeout() -> None:
+    backend = ScriptedBackend(hangs=[1])
+    out = run(backend, [0, 1], 16, timeout_s=5.0)
+    assert backend.clock[0] <= 5.0
+    by_actor = {a: {r.status for k, r in enumerate(out.results) if _owner(backend, k) == a} for a in (0, 1)}
+    assert by_actor == {0: {"correct"}, 1: {"timeout"}}
+    assert out.abandoned and set(out.abandoned) == {1} and backend.cancelled
+
+
+def _owner(backend: ScriptedBackend, k: int) -> int:
+    return next(a for a, start, stop in backend.sent.values() if start <= k < stop)
+
+
+def test_chunks_are_small_enough_for_every_actor_and_never_empty() -> None:
+    assert chunk_size(64, 2, 64, 2) == 16
+    assert chunk_size(8192, 256, 64, 2) == 16
+    assert chunk_size(100_000, 4, 64, 2) == 64
+    assert chunk_size(0, 4, 64, 2) == 1
+    assert run(ScriptedBackend(), [0, 1], 0).results == []
+
+
+# -- the seam in verify_many and Group.score ----------------------------------------------------
+class Recording:
+    """An executor that records what it is sent and judges nothing."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list[Any], list[Any], dict[str, Any]]] = []
+
+    def map(
+        self, kind: str, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
+    ) -> list[VerifyResult]:
+        self.calls.append((kind, list(references), list(completions), dict(options)))
+        return [VerifyResult.judged("incorrect", "recorded.") for _ in completions]
+
+    def close(self) -> None:
+        pass
+
+
+def test_local_executor_gives_what_verify_many_gives() -> None:
+    golds, comps = ["2", "1/2", "3", "x^2"], ["1 + 1 = 2", r"\boxed{0.5}", "maybe 4", r"\boxed{x \cdot x}"]
+    slow_ok = 60.0  # sympy's first import in a fresh worker, on a loaded machine
+    local = math.verify_many(golds, comps, executor=LocalExecutor(), timeout_s=slow_ok)
+    assert local == math.verify_many(golds, comps, timeout_s=slow_ok)
+
+
+def test_a_bad_gold_raises_before_anything_is_sent() -> None:
+    executor = Recording()
+    with pytest.raises(VerifierInputError, match="gold is empty"):
+        math.verify_many(["1", " "], ["1", "2"], executor=executor)
+    with pytest.raises(VerifierInputError, match="test suites for"):
+        code.verify_many([{"fn_name": "f", "inputs": [[1]], "outputs": [1]}], ["a", "b"], executor=executor)
+    assert executor.calls == []
+
+
+def test_code_sends_one_suite_per_completion_and_takes_no_sandbox_beside_an_executor() -> None:
+    suite = {"fn_name": "f", "inputs": [[1]], "outputs": [2]}
+    executor = Recording()
+    code.verify_many(suite, ["def f(x): return 2", "x"], executor=executor, timeout_s=2.0)
+    kind, suites, _, options = executor.calls[0]
+    assert (kind, suites, options["timeout_s"]) == ("code", [suite, suite], 2.0)
+    from verifiers.sandbox import FakeSandbox
+
+    with pytest.raises(VerifierInputError, match="not both"):
+        code.verify_many(suite, ["x"], executor=executor, sandbox=FakeSandbox())
+
+
+def test_group_score_sends_its_answers_to_the_executor() -> None:
+    group = make_group("grpo_envs/Arithmetic-v0", seed=11, num_generations=2)
+    executor = Recording()
+    score = group.score([group.env.reference_completion(group.task), None], executor=executor)  # type: ignore[list-item]
+    assert [(kind, len(comps)) for kind, _, comps, _ in executor.calls] == [("math", 1)]
+    assert score.results[0].reason == "recorded."  # the extracted answer went out
+    assert score.results[1].status == "no_answer"  # not text: judged in the caller
+
+
+def test_a_verifier_of_your_own_runs_here_whatever_the_executor() -> None:
+    mine = Verifier("exact", lambda ref, ans: VerifyResult.judged("correct" if ans == ref else "incorrect", "text."))
+    assert [r.correct for r in mine.verify_all("4", ["4", "5"], executor=Recording())] == [True, False]
+
+
+def test_verify_results_pickle_for_the_trip_back() -> None:
+    r = VerifyResult.judged("incorrect", "Test 1 failed.", extracted="x", reward=0.5, components={"pass_rate": 0.5})
+    assert pickle.loads(pickle.dumps(r)) == r
+
+
+# -- RayExecutor without a cluster -------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [({"timeout_s": 0}, "timeout_s"), ({"chunk_size": 0}, "chunk_size"), ({"math_actors_per_node": -1}, "math_actors")],
+)
+def test_ray_executor_names_a_bad_argument(kwargs: dict[str, Any], field: str) -> None:
+    with pytest.raises(VerifierInputError, match=field):
+        RayExecutor(**kwargs)
+
+
+def test_ray_executor_without_ray_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
+    with pytest.raises(ExecutorError, match=r"pip install 'grpo-envs\[ray\]'"):
+        math.verify_many(["1"], ["1"], executor=RayExecutor())
+
+
+def test_a_ray_executor_starts_nothing_until_used() -> None:
+    executor = RayExecutor("ray://nowhere:10001")
+    assert executor.actors() == () and "ray://nowhere" in repr(executor)
+    executor.close()
+    with pytest.raises(ExecutorError, match="closed"):
+        executor.map("math", ["1"], ["1"], {})
+
+
+def test_executors_are_named_by_config() -> None:
+    assert isinstance(executor_named("local"), LocalExecutor)
+    assert isinstance(executor_named("ray"), RayExecutor)
+    with pytest.raises(VerifierInputError, match="'local' or 'ray'"):
+        executor_named("dask")
+
+
+def test_importing_the_executors_does_not_import_ray() -> None:
+    import subprocess
+
+    code = "import grpo_envs, verifiers.executors, sys; print('ray' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

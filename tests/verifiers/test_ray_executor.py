@@ -1,0 +1,106 @@
+"""`RayExecutor` on real local Ray clusters, each inside a loopback-only network namespace
+(ray_netns.py: Ray's traffic never leaves 127.0.0.1), played by ray_worker.py: one worker run
+per cluster, several scenarios each, asserted here one by one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ray_netns import need_namespace, run_worker
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def single() -> dict[str, Any]:
+    need_namespace()
+    return run_worker("single")
+
+
+@pytest.fixture(scope="module")
+def cluster() -> dict[str, Any]:
+    need_namespace()
+    return run_worker("cluster")
+
+
+# -- ray.init(num_cpus=2): math -----------------------------------------------------------------
+def test_math_verdicts_equal_the_local_executors_in_order(single: dict[str, Any]) -> None:
+    assert single["ray"] == single["local"]
+    assert {s for s, *_ in single["local"]} >= {"correct", "incorrect", "no_answer"}
+    assert [kind for kind, _ in single["actors"]] == ["math", "math"]  # one per CPU
+
+
+def test_group_score_through_the_executor_equals_local(single: dict[str, Any]) -> None:
+    assert single["group_ray"] == single["group_local"] == [1.0, 0.0, 0.0, 0.0]
+
+
+def test_an_actor_killed_mid_batch_has_its_items_retried(single: dict[str, Any]) -> None:
+    killed = single["kill_one"]
+    assert killed["raised"] is None
+    assert killed["ray"] == single["local"]  # every item judged, by the actor left
+    assert killed["victim"] not in killed["pids_after"] and len(killed["pids_after"]) == 1
+
+
+def test_killing_every_actor_gives_error_verdicts_not_an_exception(single: dict[str, Any]) -> None:
+    killed = single["kill_all"]
+    assert killed["raised"] is None
+    assert set(killed["statuses"]) == {"error", "no_answer"}  # no_answer: not text, judged in the caller
+    assert single["healed"] == single["local"]  # the next call starts fresh actors
+
+
+def test_a_frozen_actor_cannot_hold_a_batch_past_the_timeout(single: dict[str, Any]) -> None:
+    frozen = single["deadline"]
+    assert frozen["raised"] is None
+    assert 2.9 <= frozen["elapsed"] < 10.0  # timeout_s=3; generous: two other test runs share 2 cores
+    statuses = set(frozen["statuses"])
+    assert "timeout" in statuses and "correct" in statuses  # the other actor's chunks came back
+
+
+def test_the_doctor_shows_the_cluster_named_by_ray_address(single: dict[str, Any]) -> None:
+    status, detail = single["doctor"]
+    assert status == "ok"
+    assert "1 node, 2 CPUs; no node offers Docker" in detail
+
+
+def test_no_ray_process_outlives_the_single_node_run(single: dict[str, Any]) -> None:
+    assert single["leftover"] == []
+
+
+# -- two nodes, only the second with {"docker": 1}: math and code ------------------------------
+@pytest.mark.docker
+def test_math_and_code_verdicts_equal_local_on_two_nodes(cluster: dict[str, Any]) -> None:
+    assert cluster["math_ray"] == cluster["math_local"]
+    assert cluster["code_ray"] == cluster["code_local"]
+    assert {s for s, *_ in cluster["code_local"]} == {"correct", "incorrect", "unparseable"}
+
+
+@pytest.mark.docker
+def test_code_work_lands_only_on_the_docker_node(cluster: dict[str, Any]) -> None:
+    code = [(node, chunks) for kind, node, chunks in cluster["actors"] if kind == "code"]
+    assert code and all(node == cluster["docker_node"] for node, _ in code)
+    assert sum(chunks for _, chunks in code) >= 1
+    math_nodes = {node for kind, node, chunks in cluster["actors"] if kind == "math" and chunks}
+    assert len(math_nodes) == 2  # math spreads over both nodes
+
+
+@pytest.mark.docker
+def test_killing_every_code_actor_gives_error_verdicts(cluster: dict[str, Any]) -> None:
+    killed = cluster["kill_code"]
+    assert killed["raised"] is None
+    assert set(killed["statuses"]) == {"error", "unparseable"}
+
+
+@pytest.mark.docker
+def test_nothing_outlives_the_cluster_run(cluster: dict[str, Any]) -> None:
+    from verifiers.sandbox import engine_client
+    from verifiers.sandbox._container import OWNER_LABEL
+
+    assert cluster["leftover"] == []  # no Ray process, actor or worker pool
+    assert cluster["ray_after_close"] is False
+    client = engine_client(timeout_s=10)
+    try:
+        for owner in [*cluster["code_owners"], cluster["driver_owner"]]:
+            assert client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner}"}) == []
+    finally:
+        client.close()

@@ -1,0 +1,37 @@
+"""Where a batch of verdicts is computed: this process (`LocalExecutor`, the default) or the
+long-lived actors of a Ray cluster (`RayExecutor`, ``pip install 'grpo-envs[ray]'``).
+
+``verify_many(..., executor=...)`` of `verifiers.math` and `verifiers.code`, and
+``Group.score(..., executor=...)``, take one. With Ray, math runs on one-CPU actors on every
+node and code on one actor per node that offers the ``docker`` resource (that node's
+`DockerSandbox` pool on its own engine); results come back in input order. A lost actor or
+node is a verdict, not a crash: its items are retried once on another actor, then status
+"error"; an item not back within the executor's ``timeout_s`` is status "timeout".
+
+Importing this package never imports Ray: `RayExecutor` imports it on first use.
+
+Example:
+    >>> from verifiers import math
+    >>> from verifiers.executors import LocalExecutor
+    >>> [r.correct for r in math.verify_many(["2"], ["1 + 1 = 2"], executor=LocalExecutor())]
+    [True]
+"""
+
+from __future__ import annotations
+
+from verifiers.executors._base import Executor, Kind, LocalExecutor
+from verifiers.executors._cluster import ClusterInfo, NodeInfo, describe_cluster
+from verifiers.executors._fleet import ActorInfo
+from verifiers.executors._ray import RayExecutor, executor_named
+
+__all__ = [
+    "ActorInfo",
+    "ClusterInfo",
+    "Executor",
+    "Kind",
+    "LocalExecutor",
+    "NodeInfo",
+    "RayExecutor",
+    "describe_cluster",
+    "executor_named",
+]

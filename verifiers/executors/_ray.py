@@ -1,0 +1,253 @@
+"""`RayExecutor`: judge batches on long-lived actors of a Ray cluster (Ray imported on first use)."""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+from verifiers.errors import ExecutorError, VerifierInputError
+from verifiers.executors._base import KINDS, Executor, Kind, LocalExecutor, judge_here
+from verifiers.executors._dispatch import ChunkLost, dispatch
+from verifiers.executors._fleet import ActorInfo, Fleet, Slot
+from verifiers.result import VerifyResult
+
+__all__ = ["RayExecutor", "executor_named"]
+
+log = logging.getLogger("verifiers.executors")
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise ExecutorError("RayExecutor needs Ray: pip install 'grpo-envs[ray]'") from exc
+    return ray
+
+
+class _Backend:
+    """`dispatch`'s view of one call: chunk ``start:stop`` of the call's items to actor ``k``."""
+
+    def __init__(
+        self, ray: Any, slots: Sequence[Slot], refs: Sequence[Any], comps: Sequence[Any], options: Mapping[str, Any]
+    ) -> None:
+        self.ray, self.slots, self.refs, self.comps, self.options = ray, slots, refs, comps, dict(options)
+
+    def submit(self, actor: int, start: int, stop: int) -> Hashable:
+        judge = self.slots[actor].handle.judge
+        ref: Hashable = judge.remote(list(self.refs[start:stop]), list(self.comps[start:stop]), self.options)
+        return ref
+
+    def wait(self, pending: Sequence[Hashable], timeout_s: float) -> Sequence[Hashable]:
+        ready, _ = self.ray.wait(list(pending), num_returns=1, timeout=timeout_s)
+        return list(ready)
+
+    def fetch(self, ref: Hashable) -> list[VerifyResult]:
+        from ray.exceptions import RayActorError, RayError
+
+        try:
+            out = self.ray.get(ref)
+        except RayActorError as exc:
+            raise ChunkLost(f"its Ray actor died: {_short(exc)}", actor_died=True) from None
+        except RayError as exc:
+            raise ChunkLost(f"the Ray task failed: {_short(exc)}", actor_died=False) from None
+        if not isinstance(out, list) or not all(isinstance(r, VerifyResult) for r in out):
+            raise ChunkLost(f"the actor sent {type(out).__name__}, not verdicts", actor_died=False)
+        return out
+
+    def cancel(self, ref: Hashable) -> None:
+        try:
+            self.ray.cancel(ref)
+        except Exception as exc:  # cancelling is best effort: the call no longer waits for it
+            log.debug("ray.cancel failed: %s", exc)
+
+
+def _short(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return (lines[0] if lines else type(exc).__name__)[:200]
+
+
+class RayExecutor:
+    """Judge `verify_many` batches on a Ray cluster: math on one-CPU actors (``math_actors_per_node``
+    per node, default one per CPU), code on one actor per node that offers the ``docker``
+    resource, holding that node's `DockerSandbox` pool on its local engine.
+
+    A call's items go out in chunks (at most ``chunk_size`` items, ``depth`` chunks in flight
+    per actor) and come back in input order. A chunk whose actor dies or fails is retried once
+    on another actor, then its items are status "error"; items not back ``timeout_s`` after
+    the call's actors are up are status "timeout" (both have ``correct=None``: trainers mask
+    them). Actors start on first use (waiting at most ``start_timeout_s``), live as long as
+    the executor, and dead ones are replaced at the next call.
+
+    Args:
+        address: None (``RAY_ADDRESS``, else a new local cluster), ``"auto"`` (the running
+            local cluster) or ``"ray://head:10001"``; ignored when Ray is already initialised
+            in this process (inside a trainer's Ray job).
+        timeout_s: the longest one call waits for its verdicts once its actors are up.
+        start_timeout_s: the longest a call waits for the first actors of its kind to start.
+        math_actors_per_node: one-CPU math actors per node (None: the node's CPU count; lower
+            it where a trainer holds the CPUs, or actors wait for CPUs that never free up).
+        code_containers_per_node: containers of each node's code pool (None: its CPU count).
+        docker_resource: the custom resource that marks nodes with a Docker engine and the
+            sandbox image (``ray start --resources='{"docker": 1}'``).
+        init_kwargs: more keyword arguments for ``ray.init`` (e.g. ``num_cpus`` of a local one).
+
+    Example:
+        >>> from verifiers import math
+        >>> with RayExecutor("auto", timeout_s=60) as ray_judges:  # doctest: +SKIP
+        ...     results = math.verify_many(golds, completions, executor=ray_judges)
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        timeout_s: float = 300.0,
+        start_timeout_s: float = 120.0,
+        chunk_size: int = 64,
+        depth: int = 2,
+        math_actors_per_node: int | None = None,
+        code_containers_per_node: int | None = None,
+        docker_resource: str = "docker",
+        init_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        for name, value in (("timeout_s", timeout_s), ("start_timeout_s", start_timeout_s)):
+            if not isinstance(value, (int, float)) or not value > 0:
+                raise VerifierInputError(f"{name} must be a positive number of seconds, got {value!r}")
+        for name, count in (("chunk_size", chunk_size), ("depth", depth)):
+            if not isinstance(count, int) or count < 1:
+                raise VerifierInputError(f"{name} must be an int >= 1, got {count!r}")
+        if math_actors_per_node is not None and (not isinstance(math_actors_per_node, int) or math_actors_per_node < 0):
+            raise VerifierInputError(f"math_actors_per_node must be None or an int >= 0, got {math_actors_per_node!r}")
+        if address is not None and not isinstance(address, str):
+            raise VerifierInputError(f"address must be None, 'auto' or 'ray://host:port', got {address!r}")
+        self.address = address
+        self.timeout_s = float(timeout_s)
+        self.start_timeout_s = float(start_timeout_s)
+        self.chunk_size = chunk_size
+        self.depth = depth
+        self.math_actors_per_node = math_actors_per_node
+        self.code_containers_per_node = code_containers_per_node
+        self.docker_resource = docker_resource
+        self.init_kwargs = dict(init_kwargs or {})
+        self._lock = threading.Lock()
+        self._ray: Any = None
+        self._fleet: Fleet | None = None
+        self._owns_ray = False
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"RayExecutor(address={self.address!r}, timeout_s={self.timeout_s:g})"
+
+    def _connect(self) -> Fleet:
+        if self._closed:
+            raise ExecutorError("this RayExecutor is closed")
+        if self._fleet is not None:
+            return self._fleet
+        ray = _import_ray()
+        if not ray.is_initialized():
+            try:
+                ray.init(address=self.address, **self.init_kwargs)
+            except Exception as exc:  # an unreachable head, a bad address
+                where = self.address or "RAY_ADDRESS or a new local cluster"
+                raise ExecutorError(f"cannot connect to the Ray cluster at {where}: {_short(exc)}") from exc
+            self._owns_ray = True
+        self._ray = ray
+        atexit.register(self.close)  # before Ray's own shutdown: containers go with their pools
+        self._fleet = Fleet(
+            ray,
+            math_actors=self.math_actors_per_node,
+            code_containers=self.code_containers_per_node,
+            docker_resource=self.docker_resource,
+            start_timeout_s=self.start_timeout_s,
+            code_concurrency=self.depth,
+        )
+        return self._fleet
+
+    def map(
+        self, kind: Kind, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
+    ) -> list[VerifyResult]:
+        """Judge ``completions`` against ``references`` on the cluster; see `Executor`."""
+        if kind not in KINDS:
+            raise VerifierInputError(f"kind must be one of {KINDS}, got {kind!r}")
+        if len(references) != len(completions):
+            raise VerifierInputError(f"{len(references)} references for {len(completions)} completions")
+        options = {k: v for k, v in options.items() if k not in ("workers", "sandbox")}
+        remote = [k for k, c in enumerate(completions) if isinstance(c, str)]
+        results: list[VerifyResult | None] = [None] * len(completions)
+        here = [k for k, c in enumerate(completions) if not isinstance(c, str)]
+        if here:  # not text: judged here at once (no sympy, no sandbox), never shipped
+            got = judge_here(kind, [references[k] for k in here], [completions[k] for k in here], options)
+            for k, r in zip(here, got, strict=True):
+                results[k] = r
+        if remote:
+            for k, r in zip(remote, self._remote(kind, references, completions, remote, options), strict=True):
+                results[k] = r
+        return [r for r in results if r is not None]
+
+    def _remote(
+        self, kind: Kind, references: Sequence[Any], completions: Sequence[Any], ks: list[int], options: dict[str, Any]
+    ) -> list[VerifyResult]:
+        with self._lock:  # calls from several threads share the actors; each dispatches on its own
+            fleet = self._connect()
+            slots = fleet.for_call(kind)
+        backend = _Backend(self._ray, slots, [references[k] for k in ks], [completions[k] for k in ks], options)
+        out = dispatch(
+            backend,
+            range(len(slots)),
+            len(ks),
+            most_per_chunk=self.chunk_size,
+            depth=self.depth,
+            timeout_s=self.timeout_s,
+        )
+        with self._lock:
+            for k, slot in enumerate(slots):
+                slot.chunks += out.chunks_done.get(k, 0)
+                slot.stale += out.abandoned.get(k, [])
+                if k in out.dead:
+                    fleet.drop(slot, "it died during a call")
+            return out.results
+
+    def actors(self) -> tuple[ActorInfo, ...]:
+        """The judge actors that are up (none before the first call)."""
+        with self._lock:
+            if self._fleet is None:
+                return ()
+            return tuple(s.info() for s in self._fleet.slots if s.where is not None)
+
+    def close(self) -> None:
+        """Stop the actors (and their containers); shut Ray down if this executor started it."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._fleet is not None and self._ray.is_initialized():  # else its actors went with Ray
+                try:
+                    self._fleet.close()
+                except Exception as exc:  # a cluster that went away: nothing left to stop
+                    log.warning("closing the Ray judges failed: %s", exc)
+            if self._owns_ray and self._ray is not None:
+                self._ray.shutdown()
+
+    def __enter__(self) -> RayExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def executor_named(name: str, *, address: str | None = None, timeout_s: float = 300.0) -> Executor:
+    """The executor a config names: ``"local"`` or ``"ray"`` (at ``address``, default
+    ``RAY_ADDRESS`` or a new local cluster).
+
+    Example:
+        >>> executor_named("local")
+        LocalExecutor()
+    """
+    if name == "local":
+        return LocalExecutor()
+    if name == "ray":
+        return RayExecutor(address, timeout_s=timeout_s)
+    raise VerifierInputError(f"executor must be 'local' or 'ray', got {name!r}")
