@@ -59,6 +59,12 @@ def serve_main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--tokenizer", default=None, help="strip this tokenizer's special tokens from responses")
     parser.add_argument("--max-items", type=int, default=4096, help="items per request at most")
+    parser.add_argument(
+        "--verifier-executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where requests are judged: here, or on RAY_ADDRESS's Ray cluster (pip install 'grpo-envs[ray]')",
+    )
     openenv = parser.add_argument_group("OpenEnv (--openenv; needs grpo-envs[openenv])")
     openenv.add_argument(
         "--openenv", action="store_true", help="serve --env through OpenEnv's server (WebSocket sessions at /ws)"
@@ -91,15 +97,18 @@ def _serve(args: argparse.Namespace) -> int:
     import os
 
     from grpo_envs.adapters.openrlhf import DEFAULT_SPECIAL_TOKENS, RewardServer
+    from verifiers.executors import executor_named
 
     special: list[str] = list(DEFAULT_SPECIAL_TOKENS)
     token = args.token or os.environ.get("GRPO_ENVS_SERVE_TOKEN")
     try:
         if args.tokenizer:
             special += _special_tokens(args.tokenizer)
+        executor = None if args.verifier_executor == "local" else executor_named(args.verifier_executor)
         server = RewardServer(
             args.env,
             verifier=args.verifier,
+            executor=executor,
             host=args.host,
             port=args.port,
             token=token,

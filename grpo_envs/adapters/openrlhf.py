@@ -33,6 +33,7 @@ from grpo_envs.adapters._common import Scorer, task_seeds
 from grpo_envs.adapters._judges import GOLD_VERIFIERS, BadLabel, EnvJudge, GoldJudge
 from grpo_envs.errors import GrpoEnvsError
 from verifiers import Status
+from verifiers.executors import Executor
 
 __all__ = ["DEFAULT_SPECIAL_TOKENS", "EXTRA_LOG_KEYS", "RewardServer", "task_key", "write_dataset"]
 
@@ -104,6 +105,8 @@ class RewardServer:
             stores it: ``72``, ``\\frac{1}{2}``, ``... #### 72``) or ``"code"`` (each label is a JSON
             test suite that `verifiers.code.verify` takes; needs the Docker sandbox).
         timeout_s: the verifier's time limit per completion (per test case for code), with ``verifier``.
+        executor: where requests are judged (`verifiers.executors`, e.g. a ``RayExecutor``;
+            default: in this process).
         host, port: where to listen (loopback by default; port 0 picks a free one).
         token: when set, requests need ``Authorization: Bearer <token>``.
         special_tokens: strings removed from responses before judging (default: common ones;
@@ -125,6 +128,7 @@ class RewardServer:
         allow_any_env: bool = False,
         env_kwargs: dict[str, Any] | None = None,
         timeout_s: float = 5.0,
+        executor: Executor | None = None,
     ) -> None:
         if (env_id is None) == (verifier is None):
             raise GrpoEnvsError(
@@ -138,9 +142,9 @@ class RewardServer:
         self.special_tokens = sorted(set(special_tokens), key=len, reverse=True)
         self.max_bytes, self.max_items = max_bytes, max_items
         self.judge: EnvJudge | GoldJudge = (
-            EnvJudge(env_id, allow_any_env=allow_any_env, env_kwargs=env_kwargs)
+            EnvJudge(env_id, allow_any_env=allow_any_env, env_kwargs=env_kwargs, executor=executor)
             if env_id is not None
-            else GoldJudge(str(verifier), timeout_s=timeout_s)
+            else GoldJudge(str(verifier), timeout_s=timeout_s, executor=executor)
         )
         self.httpd = _Server((host, port), self._handler())
         self.httpd.daemon_threads = True

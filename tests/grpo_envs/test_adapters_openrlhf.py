@@ -265,6 +265,10 @@ def test_serve_verifier_math_from_the_console_script() -> None:
         [str(script), "serve", "--env", "grpo_envs/Arithmetic-v0", "--verifier", "math"], capture_output=True, text=True
     )
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    elsewhere = subprocess.run(
+        [str(script), "serve", "--verifier", "math", "--verifier-executor", "dask"], capture_output=True, text=True
+    )
+    assert elsewhere.returncode == 2 and "invalid choice: 'dask'" in elsewhere.stderr
 
 
 def test_readme_s_openrlhf_flags_are_openrlhf_s(peer: Any) -> None:
@@ -277,3 +281,38 @@ def test_readme_s_openrlhf_flags_are_openrlhf_s(peer: Any) -> None:
     source = (PEER / "openrlhf" / "cli" / "train_ppo_ray.py").read_text()
     missing = [f for f in flags if f'"{f}"' not in source]
     assert not missing, f"OpenRLHF 0.11.2's train_ppo_ray has no {missing}"
+
+
+class Recording:
+    """An executor (`verifiers.executors.Executor`) that says "incorrect" to everything and
+    records what it was sent."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int]] = []
+
+    def map(self, kind: str, references: Any, completions: Any, options: Any) -> list[Any]:
+        from verifiers import VerifyResult
+
+        self.calls.append((kind, len(completions)))
+        return [VerifyResult.judged("incorrect", "recorded.") for _ in completions]
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_server_judges_on_its_executor(tmp_path: Path) -> None:
+    """`grpo-envs serve --verifier-executor ray` hands requests to a RayExecutor: here a recording
+    one, for both kinds of labels (RayExecutor itself: tests/verifiers/test_ray_executor.py)."""
+    row = json.loads(openrlhf.write_dataset("grpo_envs/Arithmetic-v0", 1, 0, tmp_path / "d.jsonl").read_text())
+    right = row["prompt"] + "\\boxed{153}"  # the task's answer, which the executor calls incorrect
+    for server, label in (("grpo_envs/Arithmetic-v0", row["label"]), (None, "153")):
+        executor = Recording()
+        kind = {"verifier": "math"} if server is None else {}
+        srv = openrlhf.RewardServer(server, port=0, executor=executor, **kind)
+        body = srv.score({"query": [right] * 3, "prompts": [row["prompt"]] * 3, "labels": [label] * 3})
+        srv.close()
+        assert executor.calls == [("math", 3)] and body["rewards"] == [0.0] * 3
+        assert body["extra_logs"]["status/incorrect"] == 3.0
+    local = openrlhf.RewardServer(verifier="math", port=0)
+    assert local.score({"query": [right], "prompts": [row["prompt"]], "labels": ["153"]})["rewards"] == [1.0]
+    local.close()
