@@ -2,9 +2,11 @@
 namespace (see ray_netns.py), start a cluster, play the scenarios, print one JSON report.
 
 ``single``: ``ray.init(num_cpus=2)``; math through `RayExecutor` against the local executor,
-an actor killed mid-batch, every math actor killed, a frozen actor against the timeout, the
-doctor's Ray row. ``cluster``: two nodes from ``ray.cluster_utils.Cluster``, only the second
-with ``{"docker": 1}``; math and code against local, where code ran, every code actor killed.
+an actor killed mid-batch, every math actor killed, a frozen actor against the timeout (no
+second copies) and against the straggler rule, another executor and two "ranks" (``rank``:
+processes of their own) sharing the actors, the doctor's Ray row. ``cluster``: two nodes from
+``ray.cluster_utils.Cluster``, only the second with ``{"docker": 1}``; math and code against
+local, where code ran, every code actor killed; then no cluster at all: the executor's own.
 
 An actor is "killed mid-batch" deterministically: it is frozen (SIGSTOP) before the batch, so
 its chunks are in flight and unanswered, then killed (SIGKILL) while the batch waits on them.
@@ -105,19 +107,68 @@ def single(report: dict[str, Any]) -> None:
         # the dead actors are replaced at the next call
         report["healed"] = verdicts(math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
 
-        ex.timeout_s = 3.0
-        frozen = pids(ex, "math")[0]
-        os.kill(frozen, signal.SIGSTOP)
-        thread, box = batch_in_thread(lambda: math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
-        thread.join(60)
-        os.kill(frozen, signal.SIGCONT)
-        report["deadline"] = {
-            "raised": box.get("raised"),
-            "elapsed": box.get("elapsed"),
-            "statuses": [r.status for r in box.get("results", [])],
-        }
+        ex.timeout_s, ex.hedge = 3.0, 0.0  # no second copies: the deadline alone
+        report["deadline"] = frozen_batch(ex, lambda: math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
+        del report["deadline"]["results"]
+        time.sleep(2.0)  # the thawed actor's cancelled chunks resolve: the next call uses both actors again
+        ex.timeout_s, ex.hedge = 60.0, 3.0  # the default: the frozen actor's chunks go to the other
+        report["straggler"] = frozen_batch(ex, lambda: math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
+        report["straggler"]["verdicts"] = verdicts(report["straggler"].pop("results"))
+        report["shared"] = shared(ex, golds, comps)
     report["doctor"] = doctor_row(ray.get_runtime_context().gcs_address)
     ray.shutdown()
+
+
+def frozen_batch(ex: Any, fn: Any) -> dict[str, Any]:
+    """Run ``fn`` while one of ``ex``'s math actors is frozen (SIGSTOP), then thaw it."""
+    frozen = pids(ex, "math")[0]
+    os.kill(frozen, signal.SIGSTOP)
+    thread, box = batch_in_thread(fn)
+    thread.join(90)
+    os.kill(frozen, signal.SIGCONT)
+    results = box.get("results", [])
+    return {
+        "raised": box.get("raised"),
+        "elapsed": box.get("elapsed"),
+        "statuses": [r.status for r in results],
+        "results": results,
+    }
+
+
+def shared(ex: Any, golds: list[str], comps: list[Any]) -> dict[str, Any]:
+    """Another executor in this process, then two "ranks" (processes of their own) on the
+    cluster ``ex`` is connected to: all judge on ``ex``'s actors, and none stops them."""
+    import subprocess
+
+    from verifiers import math
+    from verifiers.executors import RayExecutor
+
+    out: dict[str, Any] = {"first": sorted(pids(ex, "math"))}
+    address = ex.connect()
+    with RayExecutor(address, timeout_s=60) as other:
+        out["other"] = verdicts(math.verify_many(golds, comps, executor=other, timeout_s=SYMPY_S))
+        out["other_pids"] = sorted(pids(other, "math"))
+    ranks = [
+        subprocess.Popen([sys.executable, __file__, "rank", address], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    out["ranks"] = [json.loads(rank.communicate(timeout=180)[0].splitlines()[-1]) for rank in ranks]
+    out["after"] = verdicts(math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
+    out["after_pids"] = sorted(pids(ex, "math"))
+    return out
+
+
+def rank(report: dict[str, Any]) -> None:
+    """One "rank": its own driver process on the cluster at argv[2], judging with its own executor."""
+    from verifiers import math
+    from verifiers.executors import RayExecutor
+
+    golds, comps = math_table(32)
+    ex = RayExecutor(sys.argv[2], timeout_s=60)
+    report["verdicts"] = verdicts(math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
+    report["local"] = verdicts(math.verify_many(golds, comps, timeout_s=SYMPY_S))
+    report["pids"] = sorted(pids(ex, "math"))
+    ex.close()
 
 
 def doctor_row(address: str) -> list[str]:
@@ -134,7 +185,7 @@ def doctor_row(address: str) -> list[str]:
 def main() -> None:
     print(json.dumps({"netns": os.readlink("/proc/self/ns/net")}), flush=True)
     report: dict[str, Any] = {}
-    {"single": single, "cluster": cluster}[sys.argv[1]](report)
+    {"single": single, "cluster": cluster, "rank": rank}[sys.argv[1]](report)
     print(json.dumps(report), flush=True)
 
 
@@ -177,6 +228,12 @@ def cluster(report: dict[str, Any]) -> None:
     report["ray_after_close"] = ray.is_initialized()  # the executor connected, so it disconnects
     report["driver_owner"] = f"{os.uname().nodename}:{os.getpid()}"
     nodes.shutdown()
+    # no cluster at all: the executor starts a local one, which offers Docker (the engine has the image)
+    local = {"num_cpus": 1, "include_dashboard": False, "_temp_dir": os.environ["GE_RAY_TEMP"]}
+    with RayExecutor(timeout_s=120, code_containers_per_node=2, init_kwargs=local) as ex:
+        report["local_code"] = verdicts(code.verify_many(suites, programs, executor=ex, timeout_s=CODE_S))
+        report["local_docker"] = ray.cluster_resources().get("docker")
+    report["local_ray_after_close"] = ray.is_initialized()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pickle
 import sys
-from collections.abc import Hashable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -15,44 +16,68 @@ import pytest
 from grpo_envs import Verifier, make_group
 from verifiers import ExecutorError, VerifierInputError, VerifyResult, code, math
 from verifiers.executors import LocalExecutor, RayExecutor, executor_named
-from verifiers.executors._dispatch import ChunkLost, chunk_size, dispatch
+from verifiers.executors._dispatch import HEDGE_MIN_S, ChunkLost, chunk_size, dispatch
+
+INF = float("inf")
 
 
 class ScriptedBackend:
     """Actor ``a`` judges item ``k`` as "correct" with reason ``f"{k} by {a}"``, except actors
-    in ``dies`` (their chunks come back lost) and in ``hangs`` (never come back)."""
+    in ``dies`` (their chunks come back lost) and in ``hangs`` (never come back). ``delay(actor,
+    n)`` is how long the actor's ``n``-th chunk takes (default: no time; the clock is fake).
+    ``dies_after``: an actor's chunks after its first n come back lost."""
 
     def __init__(
-        self, *, dies: Sequence[int] = (), hangs: Sequence[int] = (), clock: list[float] | None = None
+        self,
+        *,
+        dies: Sequence[int] = (),
+        hangs: Sequence[int] = (),
+        clock: list[float] | None = None,
+        delay: Callable[[int, int], float] | None = None,
+        dies_after: Mapping[int, int] | None = None,
     ) -> None:
         self.dies, self.hangs = set(dies), set(hangs)
         self.clock = clock if clock is not None else [0.0]
+        self.delay = delay or (lambda actor, n: 0.0)
+        self.dies_after = dict(dies_after or {})
         self.sent: dict[Hashable, tuple[int, int, int]] = {}
+        self.due: dict[Hashable, float] = {}
+        self.nth: dict[Hashable, int] = {}
         self.cancelled: list[Hashable] = []
 
     def submit(self, actor: int, start: int, stop: int) -> Hashable:
         ref = len(self.sent)
+        n = sum(a == actor for a, _, _ in self.sent.values())
         self.sent[ref] = (actor, start, stop)
+        self.nth[ref] = n
+        self.due[ref] = INF if actor in self.hangs else self.clock[0] + self.delay(actor, n)
         return ref
 
     def wait(self, pending: Sequence[Hashable], timeout_s: float) -> Sequence[Hashable]:
-        ready = [r for r in pending if self.sent[r][0] not in self.hangs]
-        if not ready:
-            self.clock[0] += timeout_s  # nothing comes back: the whole wait passes
-        return ready[:1]
+        ready = [r for r in pending if self.due[r] <= self.clock[0]]
+        if not ready:  # nothing back yet: time passes until something is, or the whole wait
+            self.clock[0] = min(self.clock[0] + timeout_s, min(self.due[r] for r in pending))
+            ready = [r for r in pending if self.due[r] <= self.clock[0]]
+        return sorted(ready, key=lambda r: self.due[r])[:1]
 
     def fetch(self, ref: Hashable) -> list[VerifyResult]:
         actor, start, stop = self.sent[ref]
-        if actor in self.dies:
+        if actor in self.dies or self.nth[ref] >= self.dies_after.get(actor, INF):
             raise ChunkLost(f"actor {actor} died", actor_died=True)
         return [VerifyResult.judged("correct", f"{k} by {actor}") for k in range(start, stop)]
 
     def cancel(self, ref: Hashable) -> None:
         self.cancelled.append(ref)
 
+    def copies(self) -> Counter[tuple[int, int]]:
+        """How many times each chunk (start, stop) was sent."""
+        return Counter((start, stop) for _, start, stop in self.sent.values())
 
-def run(backend: ScriptedBackend, actors: Sequence[int], n: int, *, timeout_s: float = 10.0) -> Any:
-    return dispatch(backend, actors, n, most_per_chunk=4, depth=2, timeout_s=timeout_s, clock=lambda: backend.clock[0])
+
+def run(backend: ScriptedBackend, actors: Sequence[int], n: int, *, timeout_s: float = 10.0, hedge: float = 0.0) -> Any:
+    return dispatch(
+        backend, actors, n, most_per_chunk=4, depth=2, timeout_s=timeout_s, hedge=hedge, clock=lambda: backend.clock[0]
+    )
 
 
 def test_results_come_back_in_input_order_from_every_actor() -> None:
@@ -93,6 +118,51 @@ def test_a_hanging_actor_cannot_hold_the_call_past_its_timeout() -> None:
 
 def _owner(backend: ScriptedBackend, k: int) -> int:
     return next(a for a, start, stop in backend.sent.values() if start <= k < stop)
+
+
+# -- stragglers: a slow actor's chunks go again to an idle one, first answer wins ----------------
+def test_a_slow_actors_chunks_are_sent_again_to_an_idle_actor() -> None:
+    backend = ScriptedBackend(delay=lambda actor, n: 100.0 if actor == 1 else 0.0)
+    out = run(backend, [0, 1], 16, timeout_s=50.0, hedge=3.0)
+    assert [r.reason for r in out.results] == [f"{k} by 0" for k in range(16)]
+    assert backend.clock[0] == pytest.approx(HEDGE_MIN_S)  # actor 0 answered at once: the floor
+    assert out.hedged == 2 and max(backend.copies().values()) == 2
+    slow = [ref for ref, (actor, _, _) in backend.sent.items() if actor == 1]
+    assert sorted(backend.cancelled) == slow and out.abandoned == {1: slow}  # its copies lost the race
+
+
+def test_the_original_wins_when_it_answers_before_the_copy() -> None:
+    # actor 0 answers its own two chunks at once, then takes 10 s; actor 1 takes 2 s
+    backend = ScriptedBackend(delay=lambda actor, n: 2.0 if actor == 1 else (0.0 if n < 2 else 10.0))
+    out = run(backend, [0, 1], 16, timeout_s=50.0, hedge=3.0)
+    owners = {r.reason.split()[-1] for k, r in enumerate(out.results) if _owner(backend, k) == 1}
+    assert owners == {"1"} and {r.status for r in out.results} == {"correct"}
+    assert backend.clock[0] == pytest.approx(2.0)
+    copies = [ref for ref, (actor, _, _) in backend.sent.items() if actor == 0 and backend.nth[ref] >= 2]
+    assert len(copies) == 2 and sorted(backend.cancelled) == copies
+
+
+def test_a_copy_that_is_lost_leaves_the_original_to_answer() -> None:
+    backend = ScriptedBackend(delay=lambda actor, n: 5.0 if actor == 1 else 0.0, dies_after={0: 2})
+    out = run(backend, [0, 1], 16, timeout_s=50.0, hedge=3.0)
+    assert {r.status for r in out.results} == {"correct"}
+    assert {r.reason.split()[-1] for k, r in enumerate(out.results) if _owner(backend, k) == 1} == {"1"}
+    assert out.dead == {0} and backend.clock[0] == pytest.approx(5.0)
+
+
+def test_each_chunk_goes_out_at_most_twice_and_the_deadline_still_holds() -> None:
+    backend = ScriptedBackend(hangs=[1, 2])
+    out = run(backend, [0, 1, 2], 24, timeout_s=20.0, hedge=3.0)
+    assert backend.clock[0] <= 20.0
+    assert max(backend.copies().values()) == 2  # the copies to actor 0 came back; no third copy
+    assert {r.status for r in out.results} == {"correct"}
+
+
+def test_no_copy_goes_out_before_the_floor() -> None:
+    backend = ScriptedBackend(delay=lambda actor, n: 0.5 if actor == 1 else 0.0)
+    out = run(backend, [0, 1], 16, timeout_s=50.0, hedge=3.0)
+    assert out.hedged == 0 and len(backend.sent) == 4  # 0.5 s is under the 1 s floor
+    assert {r.reason.split()[-1] for k, r in enumerate(out.results) if _owner(backend, k) == 1} == {"1"}
 
 
 def test_chunks_are_small_enough_for_every_actor_and_never_empty() -> None:
@@ -170,7 +240,12 @@ def test_verify_results_pickle_for_the_trip_back() -> None:
 # -- RayExecutor without a cluster -------------------------------------------------------------
 @pytest.mark.parametrize(
     ("kwargs", "field"),
-    [({"timeout_s": 0}, "timeout_s"), ({"chunk_size": 0}, "chunk_size"), ({"math_actors_per_node": -1}, "math_actors")],
+    [
+        ({"timeout_s": 0}, "timeout_s"),
+        ({"chunk_size": 0}, "chunk_size"),
+        ({"math_actors_per_node": -1}, "math_actors"),
+        ({"hedge": -1}, "hedge must be a number >= 0"),
+    ],
 )
 def test_ray_executor_names_a_bad_argument(kwargs: dict[str, Any], field: str) -> None:
     with pytest.raises(VerifierInputError, match=field):

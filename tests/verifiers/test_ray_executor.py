@@ -57,6 +57,30 @@ def test_a_frozen_actor_cannot_hold_a_batch_past_the_timeout(single: dict[str, A
     assert "timeout" in statuses and "correct" in statuses  # the other actor's chunks came back
 
 
+def test_a_frozen_actors_chunks_are_judged_by_the_other_actor(single: dict[str, Any]) -> None:
+    frozen = single["straggler"]
+    assert frozen["raised"] is None
+    assert frozen["verdicts"] == single["local"]  # every item judged, none timed out
+    # the frozen actor had chunks (none comes back before the 1 s floor), and the copies went out
+    # long before timeout_s=60
+    assert 1.0 <= frozen["elapsed"] < 30.0
+
+
+# -- executors in other processes share the actors ---------------------------------------------
+def test_another_executor_judges_on_the_same_actors_and_leaves_them_running(single: dict[str, Any]) -> None:
+    shared = single["shared"]
+    assert shared["other"] == single["local"]
+    assert shared["other_pids"] == shared["first"] and len(shared["first"]) == 2  # no new actors
+    assert shared["after"] == single["local"] and shared["after_pids"] == shared["first"]
+
+
+def test_ranks_in_processes_of_their_own_share_the_actors(single: dict[str, Any]) -> None:
+    shared = single["shared"]
+    for rank in shared["ranks"]:
+        assert rank["verdicts"] == rank["local"]
+        assert rank["pids"] == shared["first"]  # two CPUs, two actors, for every process
+
+
 def test_the_doctor_shows_the_cluster_named_by_ray_address(single: dict[str, Any]) -> None:
     status, detail = single["doctor"]
     assert status == "ok"
@@ -89,6 +113,13 @@ def test_killing_every_code_actor_gives_error_verdicts(cluster: dict[str, Any]) 
     killed = cluster["kill_code"]
     assert killed["raised"] is None
     assert set(killed["statuses"]) == {"error", "unparseable"}
+
+
+@pytest.mark.docker
+def test_a_local_cluster_of_the_executors_own_offers_docker(cluster: dict[str, Any]) -> None:
+    assert cluster["local_docker"] == 1
+    assert cluster["local_code"] == cluster["code_local"]
+    assert cluster["local_ray_after_close"] is False
 
 
 @pytest.mark.docker

@@ -6,10 +6,17 @@ an engine never receives code). A kind's actors start at its first call, in the 
 after that; a call waits for them only when none of its kind is up yet. A dead actor (or one
 on a dead node) is replaced at the next call of its kind; a start that fails or does not
 finish in ``start_timeout_s`` is tried again a minute later.
+
+The actors are named (namespace `NAMESPACE`, one name per node, kind, index and settings), so
+every executor on the cluster shares them: the ranks of a torchrun job, or several reward
+workers, find the actors the first one started instead of asking for the node's CPUs again.
+An executor stops only the actors it started itself.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import logging
 import time
 from collections.abc import Hashable
@@ -25,6 +32,12 @@ __all__ = ["ActorInfo", "Fleet", "Slot"]
 log = logging.getLogger("verifiers.executors")
 
 RETRY_START_AFTER_S = 60.0
+NAMESPACE = "grpo-envs-judges"
+try:  # in the actors' names: executors of another release never share actors
+    _VERSION = importlib.metadata.version("grpo-envs")
+except importlib.metadata.PackageNotFoundError:  # a checkout on PYTHONPATH
+    _VERSION = "dev"
+"""The Ray namespace of the judge actors (shared by every executor on a cluster)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +64,8 @@ class Slot:
     handle: Any
     ready_ref: Any
     started_at: float
+    name: str = ""
+    owned: bool = True  # started by this executor (else found on the cluster: never stopped by it)
     where: dict[str, Any] | None = None
     chunks: int = 0
     stale: list[Hashable] = field(default_factory=list)  # chunks still running after a timed-out call
@@ -99,9 +114,23 @@ class Fleet:
             return 1 if resources.get(self.docker_resource, 0) >= 1 else 0
         return int(resources.get("CPU", 0)) if self.math_actors is None else self.math_actors
 
-    def _start(self, node_id: str, kind: Kind) -> Slot:
+    def _name(self, node_id: str, kind: Kind, index: int) -> str:
+        """The actor's name on the cluster: executors with the same settings share it."""
+        if kind == "math":
+            settings = "workers=1"
+        else:
+            settings = f"containers={self.code_containers},concurrency={self.code_concurrency},{self.docker_resource}"
+        digest = hashlib.sha256(f"{_VERSION}|{node_id}|{settings}".encode()).hexdigest()[:16]
+        return f"{kind}-judge-{digest}-{index}"
+
+    def _start(self, node_id: str, kind: Kind, index: int) -> Slot:
+        """The ``index``-th ``kind`` actor of ``node_id``: found on the cluster, else started."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+        name = self._name(node_id, kind, index)
+        found = self._find(name)
+        if found is not None:
+            return Slot(kind, node_id, found, found.ready.remote(), time.monotonic(), name=name, owned=False)
         if kind not in self._classes:
             self._classes[kind] = self.ray.remote(MathJudge if kind == "math" else CodeJudge)
         where = NodeAffinitySchedulingStrategy(node_id, soft=False)
@@ -111,8 +140,21 @@ class Fleet:
         else:
             opts = {"num_cpus": 0, "resources": {self.docker_resource: 1}, "max_concurrency": self.code_concurrency}
             args = {"containers": self.code_containers}
-        handle = self._classes[kind].options(scheduling_strategy=where, max_restarts=0, **opts).remote(**args)
-        return Slot(kind, node_id, handle, handle.ready.remote(), time.monotonic())
+        opts.update(name=name, namespace=NAMESPACE, scheduling_strategy=where, max_restarts=0)
+        try:
+            handle = self._classes[kind].options(**opts).remote(**args)
+        except ValueError:  # another executor took the name just now: share its actor
+            found = self._find(name)
+            if found is None:
+                raise
+            return Slot(kind, node_id, found, found.ready.remote(), time.monotonic(), name=name, owned=False)
+        return Slot(kind, node_id, handle, handle.ready.remote(), time.monotonic(), name=name)
+
+    def _find(self, name: str) -> Any:
+        try:
+            return self.ray.get_actor(name, namespace=NAMESPACE)
+        except ValueError:  # no live actor has that name
+            return None
 
     def refresh(self, kind: Kind) -> None:
         """Take in actors that came up, drop stuck ones and those of gone nodes, and start the
@@ -125,12 +167,13 @@ class Fleet:
             elif slot.where is None:
                 self._check_start(slot, now)
         for node_id, node in nodes.items():
-            have = sum(s.node_id == node_id and s.kind == kind for s in self.slots)
-            missing = self._wanted(node, kind) - have
-            if missing > 0 and self.cooldown.get((node_id, kind), 0.0) <= now:
-                self.slots += [self._start(node_id, kind) for _ in range(missing)]
-            if kind == "code" and missing > 0:
-                self.code_nodes.add(node_id)
+            have = {s.name for s in self.slots if s.node_id == node_id and s.kind == kind}
+            names = {self._name(node_id, kind, k): k for k in range(self._wanted(node, kind))}
+            missing = [k for name, k in names.items() if name not in have]
+            if missing and self.cooldown.get((node_id, kind), 0.0) <= now:
+                self.slots += [self._start(node_id, kind, k) for k in missing]
+                if kind == "code" and any(s.owned for s in self.slots if s.node_id == node_id and s.kind == kind):
+                    self.code_nodes.add(node_id)
 
     def _check_start(self, slot: Slot, now: float) -> None:
         ready, _ = self.ray.wait([slot.ready_ref], num_returns=1, timeout=0)
@@ -138,6 +181,9 @@ class Fleet:
             try:
                 slot.where = self.ray.get(slot.ready_ref)
             except Exception as exc:  # its constructor failed (no engine, no image): say so, try later
+                if not slot.owned or self._lost_name_race(slot):  # find or start another at once
+                    self.drop(slot, f"the shared actor is gone: {_first_line(exc)}")
+                    return
                 self._failed(
                     slot, f"a {slot.kind} actor could not start on node {slot.node_id[:12]}: {_first_line(exc)}"
                 )
@@ -148,6 +194,12 @@ class Fleet:
                 "(no CPU free there? set RayExecutor(math_actors_per_node=...))",
             )
 
+    def _lost_name_race(self, slot: Slot) -> bool:
+        """Two executors asked for the same name at once and the cluster kept the other's actor."""
+        other = self._find(slot.name)
+        mine = getattr(slot.handle, "_actor_id", None)
+        return other is not None and mine is not None and getattr(other, "_actor_id", None) != mine
+
     def _failed(self, slot: Slot, message: str) -> None:
         log.warning("%s; retrying in %g s", message, RETRY_START_AFTER_S)
         self.last_error[slot.kind] = message
@@ -155,9 +207,12 @@ class Fleet:
         self.drop(slot, message)
 
     def drop(self, slot: Slot, why: str) -> None:
+        """Stop using ``slot``'s actor; stop the actor too if this executor started it."""
         if slot in self.slots:
             self.slots.remove(slot)
         log.info("dropping a %s actor on node %s: %s", slot.kind, slot.node_id[:12], why)
+        if not slot.owned:  # another executor's: it may still be using it
+            return
         try:
             self.ray.kill(slot.handle, no_restart=True)
         except Exception as exc:  # already gone
@@ -203,11 +258,12 @@ class Fleet:
         return ExecutorError(f"no math judge runs on the Ray cluster: {cause or 'no node has a CPU'}")
 
     def close(self, timeout_s: float = 30.0) -> None:
-        """Close the code judges' sandboxes (their containers), kill every actor, then remove
-        the containers that judges killed on the way (SIGKILL, a lost node) left behind."""
+        """Close the sandboxes (their containers) of the code judges this executor started, kill
+        the actors it started, then remove the containers that judges killed on the way (SIGKILL,
+        a lost node) left behind. Actors it found on the cluster are left to their owner."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        closing = [s.handle.close.remote() for s in self.slots if s.kind == "code" and s.where is not None]
+        closing = [s.handle.close.remote() for s in self.slots if s.kind == "code" and s.where is not None and s.owned]
         if closing:
             self.ray.wait(closing, num_returns=len(closing), timeout=timeout_s)
         for slot in list(self.slots):

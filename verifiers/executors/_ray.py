@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
@@ -64,6 +65,22 @@ class _Backend:
             log.debug("ray.cancel failed: %s", exc)
 
 
+def _sandbox_here() -> bool:
+    """This machine's Docker engine answers and has the sandbox image (a new local cluster then
+    offers the ``docker`` resource, so code is judged on it too)."""
+    try:
+        from verifiers.sandbox import engine_client, image_exists
+
+        client = engine_client(timeout_s=2.0)
+        try:
+            return bool(image_exists(client))
+        finally:
+            client.close()
+    except Exception as exc:  # no engine, no SDK: a cluster for math only
+        log.debug("no sandbox on this machine for a local Ray cluster: %s", exc)
+        return False
+
+
 def _short(exc: BaseException) -> str:
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     return (lines[0] if lines else type(exc).__name__)[:200]
@@ -78,13 +95,19 @@ class RayExecutor:
     per actor) and come back in input order. A chunk whose actor dies or fails is retried once
     on another actor, then its items are status "error"; items not back ``timeout_s`` after
     the call's actors are up are status "timeout" (both have ``correct=None``: trainers mask
-    them). Actors start on first use (waiting at most ``start_timeout_s``), live as long as
-    the executor, and dead ones are replaced at the next call.
+    them). Once every chunk is out, a straggler (a chunk out ``hedge`` times longer than the
+    call's median chunk, and at least a second) is sent once more to an idle actor: the first
+    answer wins. Actors start on first use (waiting at most ``start_timeout_s``) and live as
+    long as the executor; dead ones are replaced at the next call. Actors are named on the
+    cluster, so executors in other processes (the ranks of a torchrun job) share them rather
+    than each asking for every CPU; each executor stops only the actors it started.
 
     Args:
-        address: None (``RAY_ADDRESS``, else a new local cluster), ``"auto"`` (the running
-            local cluster) or ``"ray://head:10001"``; ignored when Ray is already initialised
-            in this process (inside a trainer's Ray job).
+        address: None (``RAY_ADDRESS``, else a new local cluster, which offers the ``docker``
+            resource when this machine's engine has the sandbox image), ``"auto"`` (the running
+            local cluster), ``"host:port"`` (a GCS address, as `connect` returns) or
+            ``"ray://head:10001"``; ignored when Ray is already initialised in this process
+            (inside a trainer's Ray job).
         timeout_s: the longest one call waits for its verdicts once its actors are up.
         start_timeout_s: the longest a call waits for the first actors of its kind to start.
         math_actors_per_node: one-CPU math actors per node (None: the node's CPU count; lower
@@ -92,6 +115,8 @@ class RayExecutor:
         code_containers_per_node: containers of each node's code pool (None: its CPU count).
         docker_resource: the custom resource that marks nodes with a Docker engine and the
             sandbox image (``ray start --resources='{"docker": 1}'``).
+        hedge: how many median chunk times a chunk may take before a copy goes to an idle
+            actor (0: never).
         init_kwargs: more keyword arguments for ``ray.init`` (e.g. ``num_cpus`` of a local one).
 
     Example:
@@ -111,6 +136,7 @@ class RayExecutor:
         math_actors_per_node: int | None = None,
         code_containers_per_node: int | None = None,
         docker_resource: str = "docker",
+        hedge: float = 3.0,
         init_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
         for name, value in (("timeout_s", timeout_s), ("start_timeout_s", start_timeout_s)):
@@ -121,6 +147,8 @@ class RayExecutor:
                 raise VerifierInputError(f"{name} must be an int >= 1, got {count!r}")
         if math_actors_per_node is not None and (not isinstance(math_actors_per_node, int) or math_actors_per_node < 0):
             raise VerifierInputError(f"math_actors_per_node must be None or an int >= 0, got {math_actors_per_node!r}")
+        if not isinstance(hedge, (int, float)) or not hedge >= 0:
+            raise VerifierInputError(f"hedge must be a number >= 0 (0: never send a chunk twice), got {hedge!r}")
         if address is not None and not isinstance(address, str):
             raise VerifierInputError(f"address must be None, 'auto' or 'ray://host:port', got {address!r}")
         self.address = address
@@ -131,6 +159,7 @@ class RayExecutor:
         self.math_actors_per_node = math_actors_per_node
         self.code_containers_per_node = code_containers_per_node
         self.docker_resource = docker_resource
+        self.hedge = float(hedge)
         self.init_kwargs = dict(init_kwargs or {})
         self._lock = threading.Lock()
         self._ray: Any = None
@@ -141,6 +170,19 @@ class RayExecutor:
     def __repr__(self) -> str:
         return f"RayExecutor(address={self.address!r}, timeout_s={self.timeout_s:g})"
 
+    def connect(self) -> str:
+        """Connect now (else the first call does) and return the cluster's address, which
+        another process passes as ``address`` to judge on the same cluster and share the actors.
+
+        Example:
+            >>> ex = RayExecutor(init_kwargs={"num_cpus": 2})  # doctest: +SKIP
+            >>> RayExecutor(ex.connect())  # doctest: +SKIP
+            RayExecutor(address='127.0.0.1:6379', timeout_s=300)
+        """
+        with self._lock:
+            self._connect()
+            return str(self._ray.get_runtime_context().gcs_address)
+
     def _connect(self) -> Fleet:
         if self._closed:
             raise ExecutorError("this RayExecutor is closed")
@@ -148,8 +190,13 @@ class RayExecutor:
             return self._fleet
         ray = _import_ray()
         if not ray.is_initialized():
+            address, kwargs = self.address, dict(self.init_kwargs)
+            if address is None and not os.environ.get("RAY_ADDRESS"):
+                address = "local"  # what the docstring promises, even beside a `ray start` cluster
+                if "resources" not in kwargs and _sandbox_here():
+                    kwargs["resources"] = {self.docker_resource: 1}
             try:
-                ray.init(address=self.address, **self.init_kwargs)
+                ray.init(address=address, **kwargs)
             except Exception as exc:  # an unreachable head, a bad address
                 where = self.address or "RAY_ADDRESS or a new local cluster"
                 raise ExecutorError(f"cannot connect to the Ray cluster at {where}: {_short(exc)}") from exc
@@ -201,6 +248,7 @@ class RayExecutor:
             most_per_chunk=self.chunk_size,
             depth=self.depth,
             timeout_s=self.timeout_s,
+            hedge=self.hedge,
         )
         with self._lock:
             for k, slot in enumerate(slots):
