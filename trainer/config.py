@@ -87,7 +87,7 @@ class GRPOConfig:
     verifier_executor: str = _f(
         "local",
         'where completions are judged: "local" (this process, the local Docker engine) or "ray" (a RayExecutor on '
-        "RAY_ADDRESS's cluster, else a new local one; pip install 'grpo-envs[ray]')",
+        "RAY_ADDRESS's cluster, else a new local one that all torchrun ranks join; pip install 'grpo-envs[ray]')",
     )
     lora: dict[str, Any] = _f(
         {},

@@ -52,6 +52,7 @@ from trainer._distributed import (
 )
 from trainer._envs import env_factory
 from trainer._generation import TransformersGenerator
+from trainer._judges import open_executor
 from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, rollout_metrics
 from trainer._lora import adapter_disabled, is_lora
 from trainer._math import grpo_loss, loss_settings, lr_factor, sampler_mismatch, truncated_is_weights
@@ -63,7 +64,7 @@ from trainer._sampling import Timed, timed
 from trainer._vllm import ColocatedVLLM
 from trainer.config import GRPOConfig
 from trainer.errors import TrainerError
-from verifiers.executors import Executor, executor_named
+from verifiers.executors import Executor
 
 __all__ = ["GRPOTrainer"]
 
@@ -142,10 +143,9 @@ class GRPOTrainer:
             seed = stable_seed(config.seed, "vllm", self.dist.rank) % (2**31)
             self.engine = ColocatedVLLM(self.model, self.tokenizer, seed=seed, device=self.device)
         self._generate_s = 0.0  # this step's seconds in the generator (the rest of a rollout is scoring)
-        # verifier_executor="ray": a RayExecutor, connected (and its actors started) at the first rollout
-        self.executor: Executor | None = None
-        if config.verifier_executor != "local":
-            self.executor = executor_named(config.verifier_executor)
+        # verifier_executor="ray": a RayExecutor (its actors start at the first rollout); under torchrun
+        # every rank joins one cluster
+        self.executor: Executor | None = open_executor(config.verifier_executor, self.dist)
         shown: dict[str, Any] = dict(total_steps=config.steps, resume_step=self.step_count, show_progress=show_progress)
         self.log = RunLog(self.run_dir, run_id=self.run.run_id, **shown) if self.dist.main else None
 
