@@ -1,7 +1,8 @@
 """TRL: our environments as `trl.GRPOTrainer` reward functions, datasets and tool environments.
 
 Single-turn envs: `reward_function` + `dataset`. Multi-turn tool envs (PythonTool, CodeRepair):
-`environment_factory` + ``dataset(..., conversational=True)``.
+`environment_factory` + ``dataset(..., conversational=True)``. Judging on a Ray cluster:
+``reward_function(env_id, executor="ray")``.
 
 Example:
     >>> from grpo_envs.adapters import trl as adapter  # doctest: +SKIP
@@ -16,12 +17,16 @@ Example:
 
 from __future__ import annotations
 
+import concurrent.futures
+import threading
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from grpo_envs._judgement import Judgement
 from grpo_envs.adapters._common import Scorer, completion_text, reference_text, task_seeds
 from grpo_envs.adapters._trl_env import environment_factory
+from verifiers.executors import Executor, executor_named
 
 __all__ = ["SUPPORTED_TRL", "dataset", "environment_factory", "reward_function"]
 
@@ -54,7 +59,9 @@ def dataset(
     return datasets.Dataset.from_dict(dict(rows))
 
 
-def reward_function(env_id: str, **env_kwargs: Any) -> Callable[..., list[float | None]]:
+def reward_function(
+    env_id: str, *, executor: str | Executor = "local", **env_kwargs: Any
+) -> Callable[..., list[float | None]]:
     """A TRL reward function: ``f(prompts, completions, completion_ids, **columns) -> rewards``.
 
     Completions may be text or chat messages (the assistant's content is judged). Completions
@@ -62,12 +69,23 @@ def reward_function(env_id: str, **env_kwargs: Any) -> Callable[..., list[float 
     (``trainer_state``, ``log_extra``, ``log_metric``, ``environments``, other columns) are
     accepted and ignored; ``log_metric``, when given, receives the correct rate.
 
+    ``executor`` is where completions are judged: ``"local"`` (this process, task after task),
+    ``"ray"`` (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new local one; ``pip install
+    'grpo-envs[ray]'``) or an `Executor` instance. The one-line switch:
+    ``reward_function(env_id, executor="ray")``. With an executor every task of a batch is judged
+    at once, rewards in input order. A name is checked here but its executor is made at the
+    first call (building the reward function never starts Ray), shared by this process's
+    reward functions and closed at exit; a verifier without an executor form
+    (``verify_many_on``) judges here anyway. ``executor`` is this function's own argument, never
+    passed to the env: every other keyword argument is (``env_kwargs``).
+
     A completion nobody could judge (a verifier timeout or error) gets ``None``: TRL turns it
     into NaN and, when every reward function says None, leaves it out of its group's mean and
     std (advantage 0). With several reward functions one None is summed away, and the row still
     counts in the ``dapo`` normaliser; our own trainer leaves it out of the loss entirely.
     """
     scorer = Scorer(env_id, **env_kwargs)
+    judges_on = _judges_on(executor)
 
     def reward(
         prompts: Any = None, completions: Any = None, completion_ids: Any = None, **kwargs: Any
@@ -83,11 +101,24 @@ def reward_function(env_id: str, **env_kwargs: Any) -> Callable[..., list[float 
         by_task: dict[tuple[int, str], list[int]] = defaultdict(list)
         for k in range(len(texts)):
             by_task[(int(seeds[k]), str(splits[k]))].append(k)
+        on = judges_on()
+
+        def judge(task: tuple[tuple[int, str], list[int]]) -> list[Judgement]:
+            (task_seed, split), ks = task
+            return scorer.score(
+                task_seed, [texts[k] for k in ks], split=split, reference=references[ks[0]], executor=on
+            )
+
+        tasks = list(by_task.items())
+        if on is None:  # "local": task after task, as without an executor
+            scored = [judge(task) for task in tasks]
+        else:  # every task at once on the executor
+            with concurrent.futures.ThreadPoolExecutor(max(1, min(32, len(tasks)))) as threads:
+                scored = list(threads.map(judge, tasks))
         rewards: list[float | None] = [0.0] * len(texts)
         correct = 0
-        for (task_seed, split), ks in by_task.items():
-            scored = scorer.score(task_seed, [texts[k] for k in ks], split=split, reference=references[ks[0]])
-            for k, judgement in zip(ks, scored, strict=True):
+        for (_, ks), judgements in zip(tasks, scored, strict=True):
+            for k, judgement in zip(ks, judgements, strict=True):
                 rewards[k] = judgement.reward if judgement.judged else None  # TRL: NaN, left out
                 correct += judgement.correct is True
         log_metric = kwargs.get("log_metric")
@@ -97,3 +128,28 @@ def reward_function(env_id: str, **env_kwargs: Any) -> Callable[..., list[float 
 
     reward.__name__ = "grpo_envs_" + env_id.split("/")[-1].replace("-", "_")
     return reward
+
+
+_EXECUTORS: dict[str, Executor] = {}
+_EXECUTORS_LOCK = threading.Lock()
+
+
+def _judges_on(choice: str | Executor) -> Callable[[], Executor | None]:
+    """Where a reward function judges, checked now and made at its first call: None for
+    "local" (the path without an executor), the `Executor` given, or the one `executor_named`
+    makes for a name (one per name for the process's lifetime)."""
+    if isinstance(choice, Executor):
+        return lambda: choice
+    if choice == "local":
+        return lambda: None
+    if choice != "ray":  # a name executor_named does not take: its VerifierInputError, now
+        executor_named(choice)
+    name = str(choice)
+
+    def named() -> Executor:
+        with _EXECUTORS_LOCK:
+            if name not in _EXECUTORS:
+                _EXECUTORS[name] = executor_named(name)
+            return _EXECUTORS[name]
+
+    return named

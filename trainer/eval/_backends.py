@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainer.errors import TrainerError
+
+if TYPE_CHECKING:
+    from verifiers.executors import Executor
 
 __all__ = ["BACKENDS", "Backend", "open_backend"]
 
@@ -30,7 +33,8 @@ class Backend:
 
 @dataclass(frozen=True)
 class Options:
-    """What a backend needs besides the model: sampling, and where the server is."""
+    """What a backend needs besides the model: sampling, where the server is, and where
+    single-turn groups are judged (``executor``; None: here)."""
 
     samples: int
     seed: int
@@ -43,6 +47,7 @@ class Options:
     concurrency: int = 64
     chat: bool = False
     engine_kwargs: dict[str, Any] = field(default_factory=dict)
+    executor: Executor | None = None
 
 
 def open_backend(name: str, model: Any, probe: Any, opts: Options) -> Backend:
@@ -87,6 +92,7 @@ def _transformers(model: Any, probe: Any, opts: Options) -> Backend:
                 make_env=make_env,
                 device=device,
                 generator=generator,
+                executor=opts.executor,
                 **_sampling(opts),
             )
 
@@ -126,6 +132,7 @@ def _openai(model: Any, opts: Options) -> Backend:
                 max_new_tokens=opts.max_new_tokens,
                 temperature=opts.temperature,
                 sample_seed=opts.seed,
+                executor=opts.executor,
             )
 
         return Backend("openai", chat, "per sample")
@@ -149,6 +156,7 @@ def _seeded_run(tok: Any, generator: Any, opts: Options) -> Run:
             device=None,
             generator=generator,
             sample_seed=opts.seed,
+            executor=opts.executor,
             **_sampling(opts),
         )
 

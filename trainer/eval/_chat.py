@@ -1,16 +1,21 @@
 """``--chat``: episodes through a server's ``/v1/chat/completions``, where the server applies its
 own chat template (what hosted APIs offer). Results may then differ from the other backends,
 which all build prompts with the model's template themselves. Token counts are the server's.
+Single-turn groups are judged as `rollout` judges them (all of a call's groups at once on an
+executor); multi-turn episodes are judged by their envs' ``step``, here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grpo_envs import make_group, stable_seed
-from trainer._rollout import Rollout, is_single_turn
+from trainer._rollout import Rollout, _scores, is_single_turn
 from trainer.eval._http import Client, choice
+
+if TYPE_CHECKING:
+    from verifiers.executors import Executor
 
 __all__ = ["chat_rollout"]
 
@@ -25,9 +30,11 @@ def chat_rollout(
     temperature: float,
     sample_seed: int,
     max_turns: int = 16,
+    executor: Executor | None = None,
 ) -> list[list[Rollout]]:
     """``num_generations`` episodes per seed, as `trainer._rollout.rollout` gives them (the
-    rollouts carry no token ids: ``mask`` counts the server's completion tokens)."""
+    rollouts carry no token ids: ``mask`` counts the server's completion tokens); ``executor``
+    judges single-turn groups, as in `rollout`."""
     url = client.base_url + "/chat/completions"
 
     def ask(item: tuple[list[dict[str, str]], tuple[int, int, int]]) -> tuple[str, bool, int]:
@@ -38,15 +45,16 @@ def chat_rollout(
         return text, truncated, tokens if tokens is not None else len(text.split())
 
     if is_single_turn(envs[0]):
-        out = []
-        for env, seed in zip(envs, seeds, strict=True):
-            grp = make_group(env, seed, num_generations)
+        groups = [make_group(env, seed, num_generations) for env, seed in zip(envs, seeds, strict=True)]
+        answers = []
+        for grp, seed in zip(groups, seeds, strict=True):
             messages = list(grp.messages) or [{"role": "user", "content": grp.prompt}]
-            answers = client.map(ask, [(messages, (int(seed), j, 0)) for j in range(num_generations)])
+            answers.append(client.map(ask, [(messages, (int(seed), j, 0)) for j in range(num_generations)]))
+        scores = _scores(groups, [[a[0] for a in group] for group in answers], executor)
+        out = []
+        for group, score in zip(answers, scores, strict=True):
             rollouts = []
-            for (text, truncated, tokens), judgement in zip(
-                answers, grp.score([a[0] for a in answers]).judgements, strict=True
-            ):
+            for (text, truncated, tokens), judgement in zip(group, score.judgements, strict=True):
                 r = Rollout(prompt_ids=[], mask=[1] * tokens, truncated=truncated, text=text)
                 r.record(judgement.reward, judgement.info())
                 rollouts.append(r)

@@ -40,6 +40,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--temperature", type=float, default=0.6)
     p.add_argument("--max-new-tokens", type=int, default=1024)
     p.add_argument("--device", default="auto")
+    p.add_argument(
+        "--verifier-executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where single-turn envs' samples are judged: here, or on RAY_ADDRESS's Ray cluster (else a new local "
+        "one; pip install 'grpo-envs[ray]'); multi-turn envs step their turns here either way",
+    )
     p.add_argument("--out", default=None, help="run folder (default runs/eval/ENV)")
     p.add_argument("--resume", action="store_true", help="continue from the folder's samples.jsonl")
     p.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"), help="print two runs' summaries side by side")
@@ -82,6 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             resume=args.resume,
             env_kwargs=_json_arg("--env-kwargs", args.env_kwargs),
             device=args.device,
+            verifier_executor=args.verifier_executor,
         )
     except (TrainerError, ValueError, OSError) as exc:
         print(f"grpo-envs eval: error: {exc}", file=sys.stderr)

@@ -5,6 +5,8 @@ tasks), run in fixed chunks of 8. On transformers each chunk samples from one to
 from ``seed`` and the chunk; vLLM and servers get a seed per (task, sample, turn). Multi-turn
 envs run their turns through the same backend. Every judged task is appended to
 ``samples.jsonl`` at once, so ``resume=True`` after a crash or Ctrl-C redoes none of them.
+``verifier_executor="ray"`` judges single-turn groups on a `RayExecutor` (each chunk's groups
+at once); multi-turn envs judge each turn in their ``step``, here.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from typing import IO, Any
 from grpo_envs import stable_seed
 from trainer.errors import TrainerError
 from trainer.eval._metrics import Sample, summarize
+from verifiers.errors import VerifierInputError
+from verifiers.executors import executor_named
 
 __all__ = ["evaluate", "plot", "table"]
 
@@ -78,6 +82,7 @@ def evaluate(
     resume: bool = False,
     env_kwargs: dict[str, Any] | None = None,
     device: str = "auto",
+    verifier_executor: str = "local",
 ) -> dict[str, Any]:
     """Sample ``samples`` completions for each of ``n`` tasks of ``env`` from ``model``, judge
     them, and return the summary (pass@k and maj@k for each k in ``ks``, default 1, 2, 4, ... up
@@ -85,13 +90,16 @@ def evaluate(
     module with ``tokenizer``), "vllm" (a path or hub name; ``engine_kwargs`` go to
     ``vllm.LLM``), or "openai" with ``base_url`` (``model`` the served name; ``tokenizer`` the
     folder or hub name of its tokenizer files, default ``model``; ``chat=True`` sends messages and
-    lets the server apply its template).
+    lets the server apply its template). ``verifier_executor``: where single-turn groups are
+    judged, "local" (here) or "ray" (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new
+    local one; made for this call and closed at its end); multi-turn envs judge here.
 
     Example:
         >>> s = evaluate("grpo_envs/Digits-v0", "demo", n=2, samples=2, max_new_tokens=1)  # doctest: +SKIP
         >>> s["pass@1"]["value"]  # doctest: +SKIP
         0.0
     """
+    from trainer._rollout import is_single_turn
     from trainer.eval._backends import Options, open_backend
 
     ks = list(ks or [k for k in (1, 2, 4, 8, 16, 32, 64, 128) if k <= samples])
@@ -105,14 +113,23 @@ def evaluate(
     if path.exists() and not resume:
         raise TrainerError(f"{path} exists: pass --resume to continue that run, or another --out")
     opts = Options(samples, seed, temperature, max_new_tokens, device, tokenizer, base_url, api_key, concurrency, chat)
-    engine = open_backend(
-        "openai" if base_url else backend, model, probe, replace(opts, engine_kwargs=engine_kwargs or {})
-    )
-    folder.mkdir(parents=True, exist_ok=True)
-    done = _resumed(path, samples) if resume else {}
-    seeds = _task_seeds(seed, n)
-    with open(path, "a") as sink:
-        _generate(engine, make_env, probe, seeds, samples, done, sink, seed=seed)
+    try:  # not connected yet: Ray starts at the first batch it judges
+        executor = None if verifier_executor == "local" else executor_named(verifier_executor)
+    except VerifierInputError as exc:
+        raise TrainerError(f"verifier_executor: {exc}") from None
+    if executor is not None and not is_single_turn(probe):
+        log.warning("verifier_executor=%s judges single-turn envs; %s steps its turns here", verifier_executor, env)
+    try:
+        opts = replace(opts, engine_kwargs=engine_kwargs or {}, executor=executor)
+        engine = open_backend("openai" if base_url else backend, model, probe, opts)
+        folder.mkdir(parents=True, exist_ok=True)
+        done = _resumed(path, samples) if resume else {}
+        seeds = _task_seeds(seed, n)
+        with open(path, "a") as sink:
+            _generate(engine, make_env, probe, seeds, samples, done, sink, seed=seed)
+    finally:
+        if executor is not None:
+            executor.close()
     rows = [row for s in seeds for row in done[s][:samples]]
     equivalent = getattr(getattr(probe.unwrapped, "verifier", None), "equivalent", None)
     summary = summarize([_sample(row) for row in rows], ks, equivalent, seed=seed)
