@@ -182,10 +182,51 @@ def doctor_row(address: str) -> list[str]:
     return [check.status, check.detail]
 
 
+def torchrun(report: dict[str, Any]) -> None:
+    """Our trainer under torchrun (2 ranks, one step and its eval) with ``verifier_executor="ray"``
+    and no RAY_ADDRESS: how many Ray clusters (GCS servers) and math judges ever ran at once."""
+    import subprocess
+    import tempfile
+
+    out = tempfile.mkdtemp(prefix="run-", dir=os.environ["GE_RAY_TEMP"])
+    flags = ["--env", "grpo_envs/Arithmetic-v0", "--device", "cpu", "--prompts_per_step", "4"]
+    flags += ["--num_generations", "4", "--max_new_tokens", "4", "--eval_prompts", "4", "--steps", "1"]
+    flags += ["--output_dir", out, "--no-progress", "--verifier_executor", "ray"]
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
+    job = subprocess.Popen([*command, "-m", "trainer", *flags], env=env, stderr=subprocess.PIPE, text=True)
+    clusters, judges = 0, set()
+    while job.poll() is None:
+        names = {pid: name for pid, name in _commands().items()}
+        clusters = max(clusters, sum("gcs_server" in name for name in names.values()))
+        judges |= {pid for pid, name in names.items() if name.startswith("ray::MathJudge")}
+        time.sleep(0.2)
+    stderr = job.stderr.read() if job.stderr else ""
+    report["returncode"] = job.returncode
+    report["stderr"] = stderr[-3000:]
+    report["clusters"] = clusters
+    report["math_judges"] = len(judges)
+    rows = os.path.join(out, "metrics.jsonl")
+    report["rows"] = [json.loads(line) for line in open(rows)] if os.path.exists(rows) else []
+
+
+def _commands() -> dict[int, str]:
+    """Every process's command line (the first two words), by pid."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    found[int(entry)] = " ".join(f.read().decode(errors="replace").split("\0")[:2])
+            except OSError:
+                continue
+    return found
+
+
 def main() -> None:
     print(json.dumps({"netns": os.readlink("/proc/self/ns/net")}), flush=True)
     report: dict[str, Any] = {}
-    {"single": single, "cluster": cluster, "rank": rank}[sys.argv[1]](report)
+    {"single": single, "cluster": cluster, "rank": rank, "torchrun": torchrun}[sys.argv[1]](report)
     print(json.dumps(report), flush=True)
 
 

@@ -19,6 +19,12 @@ def single() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
+def trained() -> dict[str, Any]:
+    need_namespace()
+    return run_worker("torchrun")
+
+
+@pytest.fixture(scope="module")
 def cluster() -> dict[str, Any]:
     need_namespace()
     return run_worker("cluster")
@@ -135,3 +141,12 @@ def test_nothing_outlives_the_cluster_run(cluster: dict[str, Any]) -> None:
             assert client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner}"}) == []
     finally:
         client.close()
+
+
+# -- the trainer under torchrun, verifier_executor="ray", no RAY_ADDRESS -------------------------
+def test_torchrun_ranks_train_on_one_cluster_and_one_set_of_judges(trained: dict[str, Any]) -> None:
+    assert trained["returncode"] == 0, trained["stderr"]
+    assert [row["step"] for row in trained["rows"]] == [1]
+    assert trained["clusters"] == 1  # rank 0 started it, rank 1 joined
+    assert trained["math_judges"] == 2  # one per CPU of the machine, shared by both ranks
+    assert trained["leftover"] == []

@@ -32,6 +32,7 @@ __all__ = ["ActorInfo", "Fleet", "Slot"]
 log = logging.getLogger("verifiers.executors")
 
 RETRY_START_AFTER_S = 60.0
+CLOSING = "the executor is closing"
 NAMESPACE = "grpo-envs-judges"
 try:  # in the actors' names: executors of another release never share actors
     _VERSION = importlib.metadata.version("grpo-envs")
@@ -210,7 +211,14 @@ class Fleet:
         """Stop using ``slot``'s actor; stop the actor too if this executor started it."""
         if slot in self.slots:
             self.slots.remove(slot)
-        log.info("dropping a %s actor on node %s: %s", slot.kind, slot.node_id[:12], why)
+        closing = why == CLOSING  # not news: said once per executor, at debug level
+        log.log(
+            logging.DEBUG if closing else logging.INFO,
+            "dropping a %s actor on node %s: %s",
+            slot.kind,
+            slot.node_id[:12],
+            why,
+        )
         if not slot.owned:  # another executor's: it may still be using it
             return
         try:
@@ -267,7 +275,7 @@ class Fleet:
         if closing:
             self.ray.wait(closing, num_returns=len(closing), timeout=timeout_s)
         for slot in list(self.slots):
-            self.drop(slot, "the executor is closing")
+            self.drop(slot, CLOSING)
         alive = {n["NodeID"] for n in self.ray.nodes() if n.get("Alive")}
         sweep = self.ray.remote(sweep_orphans)
         sweeps = [
