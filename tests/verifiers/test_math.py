@@ -347,6 +347,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("completion", HOSTILE, ids=lambda c: c[:30])
 @pytest.mark.parametrize("gold", ["0", "9^{9^{9^9}}", "x"])
 def test_hostile_inputs_finish_within_the_timeout(gold: str, completion: str) -> None:
@@ -371,6 +372,7 @@ SLOW_EXPR = "(a+b+c+d+e)^{23} (a+b+c+d+e+1)"
 SLOW_ANSWER = f"\\boxed{{{SLOW_EXPR}}}"
 
 
+@pytest.mark.serial
 def test_a_slow_comparison_times_out_and_the_next_call_is_fast() -> None:
     start = time.monotonic()
     r = vm.verify(SLOW_GOLD, SLOW_ANSWER, config=SLOW, timeout_s=0.3)

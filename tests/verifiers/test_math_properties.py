@@ -7,6 +7,7 @@ import time
 from fractions import Fraction
 from typing import Any
 
+import pytest
 import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -66,6 +67,7 @@ def test_an_expression_differs_from_its_near_misses(data: st.DataObject, expr: A
     assert result.status == "incorrect", (expr, miss, result)
 
 
+@pytest.mark.serial
 @settings(max_examples=300, deadline=None)
 @given(
     st.sampled_from(["5", r"\frac{1}{2}", "x^2+1", r"[0, 1)", r"\text{Monday}"]),

@@ -15,8 +15,8 @@ An executor stops only the actors it started itself.
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import importlib.metadata
 import logging
 import time
 from collections.abc import Hashable
@@ -34,10 +34,20 @@ log = logging.getLogger("verifiers.executors")
 RETRY_START_AFTER_S = 60.0
 CLOSING = "the executor is closing"
 NAMESPACE = "grpo-envs-judges"
-try:  # in the actors' names: executors of another release never share actors
-    _VERSION = importlib.metadata.version("grpo-envs")
-except importlib.metadata.PackageNotFoundError:  # a checkout on PYTHONPATH
-    _VERSION = "dev"
+
+
+@functools.cache
+def _release() -> str:
+    """This release (in the actors' names: executors of another release never share actors);
+    read on first use, since looking it up costs ~0.1 s."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("grpo-envs")
+    except importlib.metadata.PackageNotFoundError:  # a checkout on PYTHONPATH
+        return "dev"
+
+
 """The Ray namespace of the judge actors (shared by every executor on a cluster)."""
 
 
@@ -121,7 +131,7 @@ class Fleet:
             settings = "workers=1"
         else:
             settings = f"containers={self.code_containers},concurrency={self.code_concurrency},{self.docker_resource}"
-        digest = hashlib.sha256(f"{_VERSION}|{node_id}|{settings}".encode()).hexdigest()[:16]
+        digest = hashlib.sha256(f"{_release()}|{node_id}|{settings}".encode()).hexdigest()[:16]
         return f"{kind}-judge-{digest}-{index}"
 
     def _start(self, node_id: str, kind: Kind, index: int) -> Slot:
@@ -211,7 +221,7 @@ class Fleet:
         """Stop using ``slot``'s actor; stop the actor too if this executor started it."""
         if slot in self.slots:
             self.slots.remove(slot)
-        closing = why == CLOSING  # not news: said once per executor, at debug level
+        closing = why == CLOSING  # not news: at debug level
         log.log(
             logging.DEBUG if closing else logging.INFO,
             "dropping a %s actor on node %s: %s",
