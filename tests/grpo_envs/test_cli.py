@@ -86,6 +86,7 @@ def test_doctor_passes_on_a_set_up_machine() -> None:
     assert "Everything grpo-envs needs is here." in proc.stdout
 
 
+@pytest.mark.slow
 def test_doctor_names_a_distribution_that_clashes_with_ours(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # A fake installed distribution called `verifiers` (PrimeIntellect's name), as pip writes it.
     info = tmp_path / "verifiers-0.1.9.dist-info"

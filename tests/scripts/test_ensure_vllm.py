@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_a_built_venv_is_reused_and_runs_our_tree() -> None:
     started = time.monotonic()
     run = subprocess.run(

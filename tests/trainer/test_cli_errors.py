@@ -30,6 +30,7 @@ def one_line(stderr: str, prefix: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_an_unknown_env_id_and_an_unknown_argument_from_the_console_script(tmp_path: Path) -> None:
     bad = run("train", "--env", "grpo_envs/Nope-v0", "--steps", "1", "--output_dir", str(tmp_path / "a"))
     line = one_line(bad.stderr, "grpo-envs train: error:")
@@ -41,6 +42,7 @@ def test_an_unknown_env_id_and_an_unknown_argument_from_the_console_script(tmp_p
     assert "it takes: " in line and "max_turns" in line and "ops" in line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("flags", "expected"),
     [
@@ -67,6 +69,7 @@ def test_train_help_shows_defaults_and_plain_metavars() -> None:
     assert "(default: 200)" in text and "(default: 'grpo_envs/Digits-v0')" in text
 
 
+@pytest.mark.slow
 def test_serve_refuses_an_unknown_env_and_an_unloadable_tokenizer() -> None:
     bad = run("serve", "--env", "grpo_envs/Nope-v0", "--port", "0")
     line = one_line(bad.stderr, "grpo-envs serve: error:")
@@ -101,6 +104,7 @@ def test_an_engine_named_in_engines_is_blamed_not_docker_host(monkeypatch: pytes
     )
 
 
+@pytest.mark.slow
 def test_no_progress_means_no_bars_and_the_last_eval_is_not_run_twice(tmp_path: Path) -> None:
     out = tmp_path / "run"
     done = run(

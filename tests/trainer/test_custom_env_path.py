@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SHORTER = {"--steps": "2", "--prompts_per_step": "2", "-n": "4", "--samples": "2"}
 
@@ -30,6 +32,7 @@ def commands() -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_the_readme_custom_env_trains_and_evaluates(tmp_path: Path) -> None:
     readme = (ROOT / "README.md").read_text()
     code = (

@@ -78,6 +78,7 @@ def test_bad_input_is_one_clear_error(tmp_path: Path) -> None:
         evaluate("grpo_envs/Digits-v0", str(tmp_path / "no" / "such" / "model"), out=tmp_path / "z", **ARGS)
 
 
+@pytest.mark.slow
 def test_the_cli_prints_the_table_and_compares_runs(tmp_path: Path) -> None:
     script = shutil.which("grpo-envs", path=os.path.dirname(sys.executable))
     assert script is not None
@@ -119,6 +120,7 @@ def test_the_cli_prints_the_table_and_compares_runs(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_run_killed_mid_way_resumes_to_the_summary_of_an_uninterrupted_one(tmp_path: Path) -> None:
     script = shutil.which("grpo-envs", path=os.path.dirname(sys.executable))
     assert script is not None

@@ -155,6 +155,7 @@ def test_a_verifier_slow_on_long_input_breaks_latency_quickly(n: int) -> None:
     assert time.monotonic() - start < 10  # no long shrinking of a 30 s sleep
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slow", [sleeps_above(200), spins_on_long_input], ids=["sleeps", "spins"])
 def test_a_slow_verifier_fails_fast_and_no_law_passes_on_abandoned_calls(slow: Any) -> None:
     """A verifier that sleeps 30 s (or spins on the CPU) on completions over 200 characters, at
@@ -174,6 +175,7 @@ def test_a_slow_verifier_fails_fast_and_no_law_passes_on_abandoned_calls(slow: A
     assert "after 2, inputs of >= " in report.note and "no more calls were made" in report.note
 
 
+@pytest.mark.slow
 def test_after_two_abandoned_calls_long_inputs_are_skipped_and_short_ones_still_checked() -> None:
     """Slow only on huge inputs: the laws that never met one still pass; the others say why not."""
     report = check_verifier(sleeps_above(50_000), "math", max_examples=40, latency_s=2.5)  # room for a loaded CI
@@ -198,6 +200,7 @@ def test_reflexivity_over_a_users_golds_lists_every_gold_that_fails() -> None:
         check_verifier(vm.verify, "code", laws=["reflexivity"])
 
 
+@pytest.mark.slow
 def test_every_planted_bug_is_caught_by_a_full_check() -> None:
     for verify in (exact_string, always_true, accepts_supersets, crashes_on("braces")):
         report = check_verifier(verify, "math", laws=[law for law in LAWS if law != "latency"], max_examples=30)
