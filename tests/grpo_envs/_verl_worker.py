@@ -39,18 +39,9 @@ NONE = "I am not sure."
 def save_tokenizer(folder: Path) -> None:
     """A byte-level tokenizer (exact round trip of any text) with a chat template, saved the way a
     model's tokenizer is: verl's reward worker loads it from ``actor_rollout_ref.model.path``."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
+    from _byte_tokenizer import byte_tokenizer
 
-    core = Tokenizer(models.BPE())
-    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    core.decoder = decoders.ByteLevel()
-    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-    trainer = trainers.BpeTrainer(
-        vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), special_tokens=specials
-    )
-    core.train_from_iterator([], trainer=trainer)
-    tok = PreTrainedTokenizerFast(tokenizer_object=core, eos_token="<|im_end|>", pad_token="<|endoftext|>")
+    tok = byte_tokenizer(("<|endoftext|>", "<|im_start|>", "<|im_end|>"))
     tok.chat_template = TEMPLATE
     tok.save_pretrained(folder)
 

@@ -4,7 +4,6 @@ OpenEnv's server (PythonTool with a `FakeSandbox`; scripted turns, as in the TRL
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,8 @@ pytest.importorskip("openenv")
 from grpo_envs.adapters import openenv as adapter  # noqa: E402
 from grpo_envs.adapters import trl as trl_adapter  # noqa: E402
 from grpo_envs.errors import GrpoEnvsError  # noqa: E402
+from tests.grpo_envs._trl_tiny import call, chat_tokenizer, grpo_config, scripted_turns, tiny_model  # noqa: E402
 from tests.grpo_envs.test_adapters_openenv import PYTOOL, TOOL_KWARGS  # noqa: E402
-from tests.grpo_envs.test_adapters_trl_env import _call, _chat_tokenizer  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -46,61 +45,30 @@ def test_the_tools_play_the_served_env(url: str) -> None:
 @pytest.mark.slow
 @pytest.mark.filterwarnings(r"ignore:`\w*gradient_checkpointing\w*` is deprecated:FutureWarning")
 def test_trl_grpo_trainer_steps_with_tools_served_by_openenv(url: str, tmp_path: Path, monkeypatch: Any) -> None:
-    from transformers import AutoModelForCausalLM, Qwen2Config
-
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
-    tokenizer = _chat_tokenizer()
-    config = Qwen2Config(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=4096,
-    )
+    tokenizer = chat_tokenizer()
     data = adapter.dataset(url, n=1, seed=0)
     local = gymnasium.make(PYTOOL, **TOOL_KWARGS).unwrapped
     local.reset(seed=data[0]["task_seed"])
     answer, rollouts, seen = int(local.task.answer), itertools.count(), []
 
+    def run_python(text: str) -> str:
+        return call("run_python", code=f"print({answer + next(rollouts) % 2})")
+
     class Scripted(trl.GRPOTrainer):
         """Turn 1 prints the answer (+1 on odd rollouts), turn 2 submits what was printed, turn 3 stops."""
 
         def _generate_single_turn(self, prompt_ids: list[list[int]], *args: Any, **kwargs: Any) -> Any:
-            out = []
-            for ids in prompt_ids:
-                text = tokenizer.decode(ids)
-                last = text.split("<tool_response>\n")[-1] if "<tool_response>" in text else ""
-                printed = re.match(r"Output:\n(-?\d+)\n", last)
-                if "The episode is over" in last:
-                    turn = "Done."
-                elif printed:
-                    turn = _call("submit_answer", answer=printed.group(1))
-                else:
-                    turn = _call("run_python", code=f"print({answer + next(rollouts) % 2})")
-                out.append(tokenizer(turn + "<|im_end|>", add_special_tokens=False)["input_ids"])
-            return out, None
+            return scripted_turns(tokenizer, prompt_ids, r"Output:\n(-?\d+)\n", run_python)
 
         def _calculate_rewards(self, inputs: Any, prompts: Any, completions: Any, ids: Any) -> Any:
             rewards = super()._calculate_rewards(inputs, prompts, completions, ids)
             seen.append([(list(e.steps), e.get_reward()) for e in self.environments])
             return rewards
 
-    args = trl.GRPOConfig(
-        output_dir=str(tmp_path / "trl"),
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=512,
-        max_steps=1,
-        logging_steps=1,
-        report_to="none",
-        use_cpu=True,
-        save_strategy="no",
-        seed=0,
-    )
+    args = grpo_config(tmp_path, per_device_train_batch_size=4, max_completion_length=512, max_steps=1)
     trainer = Scripted(
-        model=AutoModelForCausalLM.from_config(config),
+        model=tiny_model(tokenizer),
         args=args,
         processing_class=tokenizer,
         train_dataset=data,

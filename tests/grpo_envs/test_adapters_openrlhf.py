@@ -25,6 +25,7 @@ import gymnasium
 import pytest
 
 from grpo_envs.adapters import openrlhf
+from tests.grpo_envs._byte_tokenizer import byte_tokenizer
 
 REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
 PEER = Path(os.environ.get("GRPO_ENVS_OPENRLHF_DIR", Path(sys.prefix) / "peers" / "openrlhf-0.11.2"))
@@ -64,22 +65,6 @@ def peer(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.SimpleNamespace]:
     )
     for name in [n for n in sys.modules if n == "openrlhf" or n.startswith("openrlhf.")]:
         del sys.modules[name]
-
-
-def byte_tokenizer() -> Any:
-    """A byte-level tokenizer (exact round trip of any text) with chat special tokens."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    specials = ["<|endoftext|>", "<|im_end|>"]
-    trainer = trainers.BpeTrainer(
-        vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), special_tokens=specials
-    )
-    tok.train_from_iterator([], trainer=trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>")
 
 
 class StubEngine:

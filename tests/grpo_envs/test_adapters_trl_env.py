@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import json
 import re
 import socket
-import string
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ trl = pytest.importorskip("trl")
 
 from grpo_envs.adapters import trl as adapter  # noqa: E402
 from grpo_envs.errors import GrpoEnvsError  # noqa: E402
+from tests.grpo_envs._trl_tiny import call, chat_tokenizer, grpo_config, scripted_turns, tiny_model  # noqa: E402
 
 PYTOOL, REPAIR = "grpo_envs/PythonTool-v0", "grpo_envs/CodeRepair-v0"
 
@@ -172,33 +171,6 @@ def test_run_tests_is_one_graded_attempt_of_code_repair() -> None:
 
 
 # -- the real GRPOTrainer ----------------------------------------------------------------------
-def _chat_tokenizer() -> Any:
-    """A character tokenizer with TRL's Qwen2.5 chat template (tool calling; response parsing)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-    from trl.chat_template_utils import qwen2_5_chat_template
-
-    vocab = {tok: i for i, tok in enumerate(["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<unk>"])}
-    for ch in string.printable:
-        vocab.setdefault(ch, len(vocab))
-    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    core.pre_tokenizer, core.decoder = pre_tokenizers.Split("", "isolated"), decoders.Fuse()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=core,
-        pad_token="<|endoftext|>",
-        eos_token="<|im_end|>",
-        unk_token="<unk>",
-        additional_special_tokens=["<|im_start|>"],
-        padding_side="left",
-    )
-    tokenizer.chat_template = qwen2_5_chat_template
-    return tokenizer
-
-
-def _call(name: str, **arguments: str) -> str:
-    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
-
-
 class _Recording:
     """Our Docker sandbox, recording each program it runs."""
 
@@ -220,46 +192,24 @@ class _Recording:
     r"ignore:`\w*gradient_checkpointing\w*` is deprecated:FutureWarning"
 )  # TRL vs transformers 5.24
 def test_trl_grpo_trainer_calls_our_tools_and_logs_our_rewards(tmp_path: Path, monkeypatch: Any) -> None:
-    from transformers import AutoModelForCausalLM, Qwen2Config
-
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
-    tokenizer = _chat_tokenizer()
-    config = Qwen2Config(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=4096,
-    )
-    model = AutoModelForCausalLM.from_config(config)
+    tokenizer = chat_tokenizer()
+    model = tiny_model(tokenizer)
     sandbox = _Recording()
     data = adapter.dataset(PYTOOL, n=2, seed=0, conversational=True, difficulty=1)
     references = {r["prompt"][0]["content"]: r["reference"] for r in data}
     seen: list[tuple[list[Any], list[Any]]] = []
     rollouts = itertools.count()
 
+    def run_python(text: str) -> str:
+        k, ref = next(rollouts), next(r for q, r in references.items() if q in text)
+        return call("run_python", code=f"import socket\nprint('MARK-{k}', {ref} + {k % 2}, socket.gethostname())")
+
     class Scripted(trl.GRPOTrainer):
         """Turn 1 runs code printing the answer (+1 on odd rollouts), turn 2 submits what it printed, turn 3 stops."""
 
         def _generate_single_turn(self, prompt_ids: list[list[int]], *args: Any, **kwargs: Any) -> Any:
-            out = []
-            for ids in prompt_ids:
-                text = tokenizer.decode(ids)
-                last = text.split("<tool_response>\n")[-1] if "<tool_response>" in text else ""
-                printed = re.match(r"Output:\nMARK-\d+ (-?\d+) ", last)
-                if "The episode is over" in last:
-                    turn = "Done."
-                elif printed:
-                    turn = _call("submit_answer", answer=printed.group(1))
-                else:
-                    k, ref = next(rollouts), next(r for q, r in references.items() if q in text)
-                    turn = _call(
-                        "run_python", code=f"import socket\nprint('MARK-{k}', {ref} + {k % 2}, socket.gethostname())"
-                    )
-                out.append(tokenizer(turn + "<|im_end|>", add_special_tokens=False)["input_ids"])
-            return out, None
+            return scripted_turns(tokenizer, prompt_ids, r"Output:\nMARK-\d+ (-?\d+) ", run_python)
 
         def _calculate_rewards(self, inputs: Any, prompts: Any, completions: Any, ids: Any) -> Any:
             rewards = super()._calculate_rewards(inputs, prompts, completions, ids)
@@ -271,18 +221,8 @@ def test_trl_grpo_trainer_calls_our_tools_and_logs_our_rewards(tmp_path: Path, m
             )
             return rewards
 
-    args = trl.GRPOConfig(
-        output_dir=str(tmp_path / "trl"),
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=512,
-        max_steps=2,
-        logging_steps=1,
-        report_to="none",
-        use_cpu=True,
-        save_strategy="no",
-        learning_rate=1e-3,
-        seed=0,
+    args = grpo_config(
+        tmp_path, per_device_train_batch_size=4, max_completion_length=512, max_steps=2, learning_rate=1e-3
     )
     factory = adapter.environment_factory(PYTOOL, difficulty=1, sandbox=sandbox)
     trainer = Scripted(

@@ -13,6 +13,7 @@ trl = pytest.importorskip("trl")
 from grpo_envs import Rubric, format_reward  # noqa: E402
 from grpo_envs.adapters import trl as adapter  # noqa: E402
 from grpo_envs.envs.digits import PLAIN  # noqa: E402
+from tests.grpo_envs._trl_tiny import grpo_config  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore")]
 
@@ -39,18 +40,12 @@ def test_trl_grpo_trainer_logs_our_rewards(tmp_path: Path) -> None:
         return rewards
 
     recording.__name__ = ours.__name__
-    args = trl.GRPOConfig(
-        output_dir=str(tmp_path / "trl"),
+    args = grpo_config(
+        tmp_path,
         per_device_train_batch_size=8,
-        num_generations=4,
         max_completion_length=2,
         max_steps=2,
-        logging_steps=1,
-        report_to="none",
-        use_cpu=True,
-        save_strategy="no",
         learning_rate=1e-3,
-        seed=0,
         temperature=1.0,
     )
     trainer = trl.GRPOTrainer(

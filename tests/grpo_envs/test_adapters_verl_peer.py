@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from tests._peers import VERL, peer_python
+
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("_verl_worker.py")
 ADAPTER = str(ROOT / "grpo_envs" / "adapters" / "verl.py")
@@ -27,14 +29,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="session")
 def verl_python() -> str:
-    version = os.environ.get("VERL_VERSION", "0.9.1")
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    venv = Path(os.environ.get("GRPO_ENVS_VERL_VENV", cache / "grpo-envs" / f"verl-{version}"))
-    if not (venv / ".grpo-envs-ready").exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"the verl virtualenv {venv} is missing: `make test` builds it (scripts/ensure-verl.sh)")
-        pytest.skip(f"needs the verl virtualenv: bash scripts/ensure-verl.sh (builds {venv})")
-    return str(venv / "bin" / "python")
+    return peer_python(VERL)
 
 
 @pytest.fixture(scope="module")

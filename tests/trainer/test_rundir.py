@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.trainer.test_trainer import train_flags
 from trainer import TrainerError
 from trainer._checkpoint import checkpoints, save_checkpoint
 from trainer.config import GRPOConfig
@@ -29,36 +30,7 @@ ENV = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "PYTHONWARNI
 
 
 def train_cmd(out: Path, steps: int, *extra: str) -> list[str]:
-    return [
-        str(SCRIPT),
-        "train",
-        "--env",
-        "grpo_envs/Digits-v0",
-        "--steps",
-        str(steps),
-        "--prompts_per_step",
-        "4",
-        "--num_generations",
-        "4",
-        "--max_new_tokens",
-        "1",
-        "--beta",
-        "0.0",
-        "--learning_rate",
-        "3e-3",
-        "--save_every",
-        "2",
-        "--keep_checkpoints",
-        "2",
-        "--eval_prompts",
-        "2",
-        "--device",
-        "cpu",
-        "--output_dir",
-        str(out),
-        "--no-progress",
-        *extra,
-    ]
+    return [str(SCRIPT), "train", *train_flags(out, steps, *extra, beta="0.0")]
 
 
 def train(out: Path, steps: int, *extra: str, ok: bool = True) -> subprocess.CompletedProcess[str]:

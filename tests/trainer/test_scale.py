@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import torch
 
+from tests.trainer.test_trainer import tiny as trainer_tiny
 from trainer import TrainerError
 from trainer._batch import make_batch
 from trainer._lora import adapter_disabled
@@ -25,21 +26,9 @@ CASES = ["grpo", "dapo_skip", "dr_grpo"]
 
 
 def tiny(tmp_path: Path, **overrides: Any) -> GRPOConfig:
-    base = dict(
-        steps=2,
-        prompts_per_step=4,
-        num_generations=4,
-        max_new_tokens=3,
-        learning_rate=1e-2,
-        beta=0.04,
-        output_dir=str(tmp_path / "run"),
-        save_every=0,
-        eval_prompts=4,
-        device="cpu",
-        lora={"r": 4},
-    )
-    base.update(overrides)
-    return GRPOConfig(**base)
+    """test_trainer's tiny run with LoRA (r 4): 2 steps of 3 new tokens at learning rate 1e-2."""
+    changes: dict[str, Any] = {"steps": 2, "max_new_tokens": 3, "learning_rate": 1e-2, "lora": {"r": 4}}
+    return trainer_tiny(tmp_path, **{**changes, **overrides})
 
 
 # -- LoRA ----------------------------------------------------------------------------------------

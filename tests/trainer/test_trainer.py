@@ -217,11 +217,9 @@ def test_config_precedence_preset_file_flags(tmp_path: Path) -> None:
 
 
 # -- checkpoints, Ctrl-C, SIGKILL and --resume ----------------------------------------------------
-def _train_cmd(out: Path, steps: int, *extra: str) -> list[str]:
+def train_flags(out: Path, steps: int, *extra: str, beta: str = "0.04") -> list[str]:
+    """The flags of a short Digits run on the CPU into ``out`` (checkpoints every 2 steps, 2 kept)."""
     return [
-        sys.executable,
-        "-m",
-        "trainer",
         "--env",
         "grpo_envs/Digits-v0",
         "--steps",
@@ -233,7 +231,7 @@ def _train_cmd(out: Path, steps: int, *extra: str) -> list[str]:
         "--max_new_tokens",
         "1",
         "--beta",
-        "0.04",
+        beta,
         "--learning_rate",
         "3e-3",
         "--save_every",
@@ -249,6 +247,10 @@ def _train_cmd(out: Path, steps: int, *extra: str) -> list[str]:
         "--no-progress",
         *extra,
     ]
+
+
+def _train_cmd(out: Path, steps: int, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "trainer", *train_flags(out, steps, *extra)]
 
 
 def _weights(path: Path) -> dict[str, torch.Tensor]:
