@@ -13,9 +13,9 @@ from grpo_envs._env import ReasoningEnv
 from grpo_envs._judgement import Judgement
 from grpo_envs._task import Task, stable_seed, thaw
 from grpo_envs.errors import GrpoEnvsError
-from verifiers.executors import Executor
+from verifiers.executors import Executor, executor_named
 
-__all__ = ["Scorer", "completion_text", "reference_text", "task_seeds"]
+__all__ = ["Scorer", "completion_text", "named_executor", "reference_text", "task_seeds"]
 
 
 def task_seeds(seed: int, n: int) -> list[int]:
@@ -98,3 +98,18 @@ class Scorer:
         if executor is None:  # an env of its own kind (OpenEnv's client) may not take an executor
             return self.env(split).judgements(task, list(completions))
         return self.env(split).judgements(task, list(completions), executor=executor)
+
+
+_EXECUTORS: dict[str, Executor] = {}
+_EXECUTORS_LOCK = threading.Lock()
+
+
+def named_executor(name: str) -> Executor | None:
+    """The executor a config names, one per name for the process's lifetime (every adapter in
+    the process shares it); None for "local" (judge here, without an executor)."""
+    if name == "local":
+        return None
+    with _EXECUTORS_LOCK:
+        if name not in _EXECUTORS:
+            _EXECUTORS[name] = executor_named(name)
+        return _EXECUTORS[name]

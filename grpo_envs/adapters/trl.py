@@ -18,15 +18,15 @@ Example:
 from __future__ import annotations
 
 import concurrent.futures
-import threading
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
 from grpo_envs._judgement import Judgement
-from grpo_envs.adapters._common import Scorer, completion_text, reference_text, task_seeds
+from grpo_envs.adapters._common import Scorer, completion_text, named_executor, reference_text, task_seeds
 from grpo_envs.adapters._trl_env import environment_factory
-from verifiers.executors import Executor, executor_named
+from verifiers.errors import VerifierInputError
+from verifiers.executors import Executor
 
 __all__ = ["SUPPORTED_TRL", "dataset", "environment_factory", "reward_function"]
 
@@ -74,8 +74,8 @@ def reward_function(
     'grpo-envs[ray]'``) or an `Executor` instance. The one-line switch:
     ``reward_function(env_id, executor="ray")``. With an executor every task of a batch is judged
     at once, rewards in input order. A name is checked here but its executor is made at the
-    first call (building the reward function never starts Ray), shared by this process's
-    reward functions and closed at exit; a verifier without an executor form
+    first call (building the reward function never starts Ray), shared by every adapter in this
+    process (verl's too) and closed at exit; a verifier without an executor form
     (``verify_many_on``) judges here anyway. ``executor`` is this function's own argument, never
     passed to the env: every other keyword argument is (``env_kwargs``).
 
@@ -130,26 +130,11 @@ def reward_function(
     return reward
 
 
-_EXECUTORS: dict[str, Executor] = {}
-_EXECUTORS_LOCK = threading.Lock()
-
-
 def _judges_on(choice: str | Executor) -> Callable[[], Executor | None]:
-    """Where a reward function judges, checked now and made at its first call: None for
-    "local" (the path without an executor), the `Executor` given, or the one `executor_named`
-    makes for a name (one per name for the process's lifetime)."""
+    """Where a reward function judges: the `Executor` given, or the one a name stands for (checked
+    now, made at the first call and shared: `named_executor`)."""
     if isinstance(choice, Executor):
         return lambda: choice
-    if choice == "local":
-        return lambda: None
-    if choice != "ray":  # a name executor_named does not take: its VerifierInputError, now
-        executor_named(choice)
-    name = str(choice)
-
-    def named() -> Executor:
-        with _EXECUTORS_LOCK:
-            if name not in _EXECUTORS:
-                _EXECUTORS[name] = executor_named(name)
-            return _EXECUTORS[name]
-
-    return named
+    if choice not in ("local", "ray"):
+        raise VerifierInputError(f"executor must be 'local' or 'ray', got {choice!r}")
+    return lambda: named_executor(choice)

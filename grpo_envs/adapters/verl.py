@@ -33,8 +33,8 @@ from typing import Any, NamedTuple
 
 from grpo_envs._judgement import Judgement
 from grpo_envs._task import Task
-from grpo_envs.adapters._common import Scorer, reference_text, task_seeds
-from verifiers.executors import Executor, executor_named
+from grpo_envs.adapters._common import Scorer, named_executor, reference_text, task_seeds
+from verifiers.executors import Executor
 
 __all__ = ["compute_score", "compute_score_async", "compute_score_batch", "rows", "write_parquet"]
 
@@ -128,7 +128,7 @@ def compute_score_batch(
             f"compute_score_batch: {len(data_sources)} data_sources, {len(solution_strs)} solution_strs, "
             f"{len(ground_truths)} ground_truths and {len(infos)} extra_infos; pass one of each per completion"
         )
-    executor = _executor(verifier_executor)
+    executor = named_executor(verifier_executor)
     groups: dict[_Key, list[int]] = {}
     for k, (source, truth, info) in enumerate(zip(data_sources, ground_truths, infos, strict=True)):
         groups.setdefault(_key(source, truth, info), []).append(k)
@@ -235,18 +235,6 @@ def _judge(key: _Key, texts: list[str], executor: Executor | None) -> list[Judge
     if executor is None:
         return scorer.env(key.split).judgements(task, texts)
     return scorer.env(key.split).judgements(task, texts, executor=executor)
-
-
-_EXECUTORS: dict[str, Executor] = {}
-
-
-def _executor(name: str) -> Executor | None:
-    """None for "local" (today's path); one executor per name for the process's lifetime."""
-    if name == "local":
-        return None
-    if name not in _EXECUTORS:
-        _EXECUTORS[name] = executor_named(name)
-    return _EXECUTORS[name]
 
 
 def _result(scorer: Scorer, split: str, judgement: Judgement) -> dict[str, Any]:

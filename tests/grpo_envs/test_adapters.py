@@ -170,7 +170,7 @@ def test_verl_batch_form_gives_each_completion_what_compute_score_gives(
     from verifiers.executors import LocalExecutor
 
     if executor != "local":  # the executor path (threads, Group-wise executor calls), without a Ray cluster
-        monkeypatch.setattr(verl, "_executor", lambda name: LocalExecutor())
+        monkeypatch.setattr(verl, "named_executor", lambda name: LocalExecutor())
     sources, texts, truths, infos = [], [], [], []
     for k in range(4):
         for golden in GOLDEN:

@@ -12,6 +12,7 @@ import gymnasium
 import pytest
 
 from grpo_envs import env_ids
+from grpo_envs.adapters import _common as common
 from grpo_envs.adapters import trl as trl_adapter
 from grpo_envs.errors import EnvConfigError
 from verifiers import VerifyResult
@@ -86,8 +87,8 @@ def test_a_named_executor_is_made_at_the_first_call_and_shared(monkeypatch: pyte
         made.append(name)
         return Recording()
 
-    monkeypatch.setattr(trl_adapter, "executor_named", executor_named)
-    monkeypatch.setattr(trl_adapter, "_EXECUTORS", {})
+    monkeypatch.setattr(common, "executor_named", executor_named)
+    monkeypatch.setattr(common, "_EXECUTORS", {})
     first = trl_adapter.reward_function(ENV, executor="ray")
     second = trl_adapter.reward_function(ENV, executor="ray", n_ops=2)
     assert made == []  # building a reward function starts nothing
@@ -95,7 +96,7 @@ def test_a_named_executor_is_made_at_the_first_call_and_shared(monkeypatch: pyte
     assert first(completions=texts, **columns) == first(completions=texts, **columns)
     second(completions=["\\boxed{yes}"], task_seed=[columns["task_seed"][0]])
     assert made == ["ray"]
-    recorded = trl_adapter._EXECUTORS["ray"]
+    recorded = common._EXECUTORS["ray"]
     assert isinstance(recorded, Recording) and len(recorded.calls) == 3 + 3 + 1
 
 

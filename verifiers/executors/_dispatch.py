@@ -187,13 +187,12 @@ class _Call:
         now, due = self.clock(), None
         chunks = {id(c): c for c, _, _ in self.inflight.values()}.values()
         for chunk in sorted(chunks, key=lambda c: c.sent_at):
-            if chunk.hedged or chunk.done or self._hedge_target(chunk) is None:
+            target = None if chunk.hedged else self._hedge_target(chunk)
+            if target is None:
                 continue
             if now - chunk.sent_at < after:
                 due = chunk.sent_at + after if due is None else min(due, chunk.sent_at + after)
                 continue
-            target = self._hedge_target(chunk)
-            assert target is not None
             chunk.hedged = True
             if self._send(chunk, target):
                 self.hedged += 1
