@@ -18,6 +18,7 @@ from grpo_envs._verifier import Verifier, math_verifier
 from grpo_envs.errors import GrpoEnvsError
 from verifiers import VerifyResult
 from verifiers.executors import Executor
+from verifiers.structure import read_completion
 
 __all__ = ["ReasoningEnv"]
 
@@ -109,15 +110,21 @@ class ReasoningEnv(gymnasium.Env[str, str]):
         return None
 
     def reference_completion(self, task: Task) -> str:
-        """A completion that must be judged correct (used by `check_env` and examples)."""
-        if task.solution is not None:
+        """A completion that must be judged correct (used by `check_env` and examples): the
+        task's solution when it follows the env's answer format, else `reference_answer`
+        written in that format."""
+        if task.solution is not None and self.answer_format.well_formed(task.solution):
             return task.solution
-        answer = str(task.answer)
+        answer = self.reference_answer(task)
         if self.answer_format is ANSWER_TAGS:
             return f"The answer follows.\n<answer>{answer}</answer>"
         if self.answer_format is THINK_ANSWER:
             return f"<think>I worked it out.</think>{answer}"
         return f"The final answer is $\\boxed{{{answer}}}$."
+
+    def reference_answer(self, task: Task) -> str:
+        """The task's answer as a model would write it (default: ``str(task.answer)``)."""
+        return str(task.answer)
 
     # -- identity ------------------------------------------------------------------------------
     @property
@@ -219,9 +226,17 @@ class ReasoningEnv(gymnasium.Env[str, str]):
                 spans.append(None)
                 results[k] = VerifyResult.judged("error", f"The answer extractor failed: {type(exc).__name__}: {exc}.")
         todo = [k for k, span in enumerate(spans) if span is not None]
+        for k, span in enumerate(spans):
+            if span is None and results[k].status == "no_answer" and isinstance(completions[k], str):
+                note = read_completion(str(completions[k])).note  # the thinking never closed: say so
+                if note:
+                    results[k] = VerifyResult.judged("no_answer", f"No answer: {note}.")
+        verifier = self.verifier
+        if self.answer_format.span and verifier.spans is not None:
+            verifier = verifier.spans  # the format found the answer: it is judged as it is
         if todo:
             try:
-                judged = self.verifier.verify_all(task.answer, [str(spans[k]) for k in todo], executor=executor)
+                judged = verifier.verify_all(task.answer, [str(spans[k]) for k in todo], executor=executor)
             except Exception as exc:  # a verifier error is a zero reward with a reason
                 log.exception("verifier %s failed on %s", self.verifier.name, task.task_id)
                 judged = [VerifyResult.judged("error", f"The verifier failed: {exc}.")] * len(todo)

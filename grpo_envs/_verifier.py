@@ -28,7 +28,9 @@ class Verifier:
     (maj@k groups votes with it, in both directions; without it, exact strings).
     ``verify_many_on(reference, answers, executor)``, optional, judges a batch on a
     `verifiers.executors` executor (e.g. a Ray cluster); the math and code verifiers have it,
-    and a verifier without it runs in this process whatever the executor.
+    and a verifier without it runs in this process whatever the executor. ``spans``, optional,
+    is the verifier an env uses when its answer format hands over the answer itself (``<answer>``
+    tags): the math verifier's judges it without looking for an answer inside it again.
 
     Example:
         >>> v = Verifier("exact", lambda ref, ans: VerifyResult.judged(
@@ -44,6 +46,9 @@ class Verifier:
     digest: str = field(default="", compare=False)
     equivalent: Callable[[str, str], bool] | None = field(default=None, compare=False)
     verify_many_on: VerifyManyOnFn | None = field(default=None, compare=False)
+    spans: Verifier | None = field(default=None, compare=False)
+    """The verifier for answer spans an answer format already found (`AnswerFormat.span`):
+    it judges the span as the answer, never extracting again. None: spans go to this one."""
 
     def __post_init__(self) -> None:
         parts = [self.name, repr(self.config)]
@@ -69,18 +74,20 @@ class Verifier:
         return [self.verify(reference, a) for a in answers]
 
 
-def math_verifier(config: Any = None, *, timeout_s: float = 5.0) -> Verifier:
-    """`verifiers.math` with ``config`` (a `MathConfig`); batches run in worker processes."""
+def math_verifier(config: Any = None, *, timeout_s: float = 5.0, answer_only: bool = False) -> Verifier:
+    """`verifiers.math` with ``config`` (a `MathConfig`); batches run in worker processes.
+    ``answer_only``: the answers are spans an answer format found (see `Verifier.spans`)."""
     from verifiers import math as vm
 
     cfg = config or vm.MathConfig()
+    only = answer_only
 
     def verify(reference: Any, answer: str) -> VerifyResult:
-        return vm.verify(str(reference), answer, config=cfg, timeout_s=timeout_s)
+        return vm.verify(str(reference), answer, config=cfg, timeout_s=timeout_s, answer_only=only)
 
     def verify_many(reference: Any, answers: Sequence[str]) -> list[VerifyResult]:
         golds = [str(reference)] * len(answers)
-        return vm.verify_many(golds, list(answers), config=cfg, timeout_s=timeout_s)
+        return vm.verify_many(golds, list(answers), config=cfg, timeout_s=timeout_s, answer_only=only)
 
     def equivalent(a: str, b: str) -> bool:
         try:
@@ -90,10 +97,19 @@ def math_verifier(config: Any = None, *, timeout_s: float = 5.0) -> Verifier:
 
     def verify_many_on(reference: Any, answers: Sequence[str], executor: Executor) -> list[VerifyResult]:
         golds = [str(reference)] * len(answers)
-        return vm.verify_many(golds, list(answers), config=cfg, timeout_s=timeout_s, executor=executor)
+        return vm.verify_many(
+            golds, list(answers), config=cfg, timeout_s=timeout_s, executor=executor, answer_only=only
+        )
 
+    spans = None if answer_only else math_verifier(cfg, timeout_s=timeout_s, answer_only=True)
     return Verifier(
-        "math", verify, verify_many, config=(cfg, timeout_s), equivalent=equivalent, verify_many_on=verify_many_on
+        "math",
+        verify,
+        verify_many,
+        config=(cfg, timeout_s, answer_only) if answer_only else (cfg, timeout_s),
+        equivalent=equivalent,
+        verify_many_on=verify_many_on,
+        spans=spans,
     )
 
 

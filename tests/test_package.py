@@ -18,6 +18,7 @@ import verifiers.code
 import verifiers.executors
 import verifiers.math
 import verifiers.sandbox
+import verifiers.structure
 import verifiers.testing
 import verifiers.testing.laws
 
@@ -29,6 +30,7 @@ PUBLIC_MODULES = [
     verifiers.executors,
     verifiers.math,
     verifiers.sandbox,
+    verifiers.structure,
     verifiers.testing,
     verifiers.testing.laws,
     trainer,

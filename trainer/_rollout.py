@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import gymnasium
 
 from grpo_envs import ReasoningEnv, make_group, stable_seed
+from trainer._decode import decode_completion
 from trainer._sampling import Generator, LoggedGenerator, Sample
 from trainer.errors import TrainerError
 
@@ -179,7 +180,7 @@ def _single_turn(
     flat = [ctx for ctx in contexts for _ in range(num_generations)]
     samples, logps = sample(flat, [(int(seed), j, 0) for seed in seeds for j in range(num_generations)])
     spans = [range(k * num_generations, (k + 1) * num_generations) for k in range(len(groups))]
-    all_texts = [[tokenizer.decode(samples[i][0], skip_special_tokens=True) for i in span] for span in spans]
+    all_texts = [[decode_completion(tokenizer, samples[i][0]) for i in span] for span in spans]
     scores = _scores(groups, all_texts, executor)
     out: list[list[Rollout]] = []
     for k, (span, texts) in enumerate(zip(spans, all_texts, strict=True)):
@@ -230,7 +231,7 @@ def _stepped(
         still = []
         for j, (k, (ids, truncated)) in enumerate(zip(active, samples, strict=True)):
             r = rollouts[k]
-            text = tokenizer.decode(ids, skip_special_tokens=True)
+            text = decode_completion(tokenizer, ids)
             if logps is not None:
                 r.sampler_logps = [*(r.sampler_logps or []), *logps[j]]
             r.ids += ids

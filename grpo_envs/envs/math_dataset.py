@@ -87,7 +87,7 @@ class MathDataset(ReasoningEnv):
             metadata={k: v for k, v in extra.items() if isinstance(v, (str, int, float, bool))},
         )
 
-    def reference_completion(self, task: Task) -> str:
+    def reference_answer(self, task: Task) -> str:
         from verifiers.math import reduce_gold
 
-        return f"The final answer is $\\boxed{{{reduce_gold(str(task.answer))}}}$."
+        return reduce_gold(str(task.answer))

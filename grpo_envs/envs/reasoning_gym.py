@@ -27,9 +27,11 @@ class ReasoningGym(ReasoningEnv):
 
     ## Answer format
     ``\\boxed{}`` by default. The answer is extracted with our anchored extraction
-    (`verifiers.math.extract_answer`), never the raw completion: reasoning-gym's default scorer
-    pays partial credit when the gold is a substring of the answer ("10" for "1" earns 0.5),
-    which a spray of numbers would exploit. Three or more different committed answers score 0.
+    (`verifiers.math.extract_answer`), never the raw completion: reasoning-gym's default
+    scorer pays partial credit when the gold is a substring of the answer ("10" for "1" earns
+    0.5), which a spray of numbers would exploit. Several different committed answers score 0.
+    With ``answer_format=ANSWER_TAGS`` the last tag's content (in the final section) is the
+    answer, whole: grids and multi-line lists too.
 
     ## Reward
     ``correct`` when the dataset's scorer gives a full score to the extracted answer; the reward
@@ -73,7 +75,10 @@ class ReasoningGym(ReasoningEnv):
             self.data = reasoning_gym.create_dataset(dataset, size=size, seed=seed, **dict(config or {}))
         except Exception as exc:
             raise GrpoEnvsError(f"reasoning-gym cannot create dataset {dataset!r}: {exc}") from exc
-        kwargs.setdefault("verifier", Verifier("reasoning-gym", self._verify, config=(dataset, partial_credit)))
+        spans = Verifier("reasoning-gym", self._score, config=(dataset, partial_credit, "span"))
+        kwargs.setdefault(
+            "verifier", Verifier("reasoning-gym", self._verify, config=(dataset, partial_credit), spans=spans)
+        )
         super().__init__(**kwargs)
 
     def make_task(self, rng: random.Random) -> Task:
@@ -84,8 +89,10 @@ class ReasoningGym(ReasoningEnv):
             prompt=str(entry["question"]),
             answer=index,
             metadata={"dataset": self.dataset_name, "gold": str(entry["answer"])},
-            solution=f"The final answer is \\boxed{{{entry['answer']}}}.",
         )
+
+    def reference_answer(self, task: Task) -> str:
+        return str(task.metadata["gold"])
 
     def _verify(self, index: Any, completion: str) -> VerifyResult:
         from verifiers.math import extract_answer, final_answers
@@ -96,7 +103,13 @@ class ReasoningGym(ReasoningEnv):
         answer = extract_answer(completion)
         if answer is None:
             return VerifyResult.judged("no_answer", "No answer was found.")
-        answer = answer.strip().strip("$").strip()
+        return self._score(index, answer.strip().strip("$").strip())
+
+    def _score(self, index: Any, answer: str) -> VerifyResult:
+        """The dataset's scorer on an answer (a span an answer format found is judged as it is)."""
+        answer = answer.strip()
+        if not answer:
+            return VerifyResult.judged("no_answer", "The answer is empty.")
         entry = self.data[int(index)]
         score = float(self.data.score_answer(answer=answer, entry=entry))
         correct = score >= 1.0

@@ -17,6 +17,7 @@ from grpo_envs._cli import main as cli
 from verifiers import VerifyResult
 from verifiers import math as vm
 from verifiers.errors import VerifierInputError
+from verifiers.math import MathConfig
 from verifiers.testing import (
     LAWS,
     LawBroken,
@@ -118,6 +119,18 @@ def spins_on_long_input(reference: str, completion: str) -> VerifyResult:
     return vm.verify(reference, completion)
 
 
+def reads_the_thinking(reference: str, completion: str) -> VerifyResult:
+    """Reads the whole completion, thinking included (thinking detection switched off)."""
+    return vm.verify(reference, completion, config=MathConfig(think_end=None))
+
+
+def cuts_at_any_bar_token(reference: str, completion: str) -> VerifyResult:
+    """Ends a completion at the first ``<|...|>`` token, as if each one ended the turn: in the
+    Sky-T1 format it reads only the thinking (the bug this law was written after)."""
+    body = re.sub(r"^(?:\s*<\|[^|<>\n]{1,40}\|>)+", "", completion)  # the leading ones were dropped
+    return vm.verify(reference, re.split(r"<\|[^|<>\n]{1,40}\|>", body)[0])
+
+
 PLANTED = [
     (exact_string, "rendering_invariance"),
     (always_true, "discrimination"),
@@ -133,6 +146,8 @@ PLANTED = [
     (rejects_interval_unions, "reflexivity"),
     (reads_only_boxes, "rendering_invariance"),
     (reads_only_boxes, "reflexivity"),
+    (reads_the_thinking, "thinking_never_counts"),
+    (cuts_at_any_bar_token, "thinking_never_counts"),
 ]
 
 

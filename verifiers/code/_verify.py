@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from verifiers.code._compare import first_difference
-from verifiers.code._extract import extract_code
+from verifiers.code._extract import find_code
 from verifiers.code._tests import Suite, parse_suite
 from verifiers.errors import SandboxError, VerifierInputError
 from verifiers.result import VerifyResult
@@ -278,14 +278,13 @@ def verify_many(
         options: dict[str, Any] = {"timeout_s": timeout_s, "suite_timeout_s": suite_timeout_s, "memory_mb": memory_mb}
         options.update(partial_credit=partial_credit, language=language)
         return _on_executor(executor, tests, completions, sandbox, options)
-    codes = [extract_code(c) if isinstance(c, str) else None for c in completions]
+    found = [find_code(c) if isinstance(c, str) else (None, "unparseable", "it is not text") for c in completions]
+    codes = [code for code, _, _ in found]
     results: list[VerifyResult | None] = [None] * len(completions)
-    for k, code in enumerate(codes):
+    for k, (code, status, why) in enumerate(found):
         if code is None:
             results[k] = VerifyResult.judged(
-                "unparseable",
-                "No code was found in the completion.",
-                components={"pass_rate": 0.0},
+                status, f"No code was found in the completion: {why}.", components={"pass_rate": 0.0}
             )
     todo = [k for k, code in enumerate(codes) if code is not None]
     if not todo:

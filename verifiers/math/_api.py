@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from verifiers._pool import cpu_count, default_pool
 from verifiers.errors import VerifierInputError, VerifyTimeout, WorkerCrashed
 from verifiers.math._config import MathConfig
-from verifiers.math._core import Outcome, parse_answer, verify_core
+from verifiers.math._core import MAX_PARSED, Outcome, parse_answer, verify_core
 from verifiers.math._extract import commitments
 from verifiers.math._judge import NeedSympy, Scalars, judge
 from verifiers.result import VerifyResult
@@ -77,15 +77,21 @@ def final_answers(completion: str, *, config: MathConfig = _DEFAULT) -> tuple[st
 
 def _result(outcome: Outcome) -> VerifyResult:
     status, reason, extracted = outcome
+    if extracted is not None and len(extracted) > MAX_PARSED:  # shown in logs: not a whole document
+        extracted = extracted[:MAX_PARSED] + "..."
     return VerifyResult.judged(status, reason, extracted=extracted)  # type: ignore[arg-type]
 
 
-def verify(gold: str, completion: str, *, config: MathConfig = _DEFAULT, timeout_s: float = 5.0) -> VerifyResult:
+def verify(
+    gold: str, completion: str, *, config: MathConfig = _DEFAULT, timeout_s: float = 5.0, answer_only: bool = False
+) -> VerifyResult:
     """Judge a whole model ``completion`` against the ``gold`` answer.
 
     Never raises on model output: any ``completion`` gives a `VerifyResult` (status
     "timeout" when sympy did not finish in ``timeout_s``). Raises `VerifierInputError` for a
-    non-str, empty or over-long ``gold`` or a bad ``config``.
+    non-str, empty or over-long ``gold`` or a bad ``config``. With ``answer_only``, the
+    ``completion`` is an answer an answer format already found (an ``<answer>`` tag's content):
+    judged as that answer, never searched for one again, whatever its length or lines.
 
     Example:
         >>> verify("72", "48 + 24 = 72\\n#### 72").correct
@@ -99,7 +105,7 @@ def verify(gold: str, completion: str, *, config: MathConfig = _DEFAULT, timeout
             "no_answer", f"No answer: the completion is a {type(completion).__name__}, not text."
         )
     try:
-        return _result(verify_core(gold, completion, config, Scalars(config)))
+        return _result(verify_core(gold, completion, config, Scalars(config), answer_only))
     except NeedSympy:
         pass
     except RecursionError:
@@ -109,7 +115,7 @@ def verify(gold: str, completion: str, *, config: MathConfig = _DEFAULT, timeout
         return VerifyResult.judged("error", f"The verifier failed: {type(exc).__name__}: {exc}.")
     try:
         outcome = default_pool().call(
-            "verifiers.math._core", "run_core", (gold, completion, config), timeout_s=timeout_s
+            "verifiers.math._core", "run_core", (gold, completion, config, answer_only), timeout_s=timeout_s
         )
     except VerifyTimeout:
         return VerifyResult.judged("timeout", f"The comparison did not finish within {timeout_s:g} s.")
@@ -155,6 +161,7 @@ def verify_many(
     workers: int | None = None,
     timeout_s: float = 5.0,
     executor: Executor | None = None,
+    answer_only: bool = False,
 ) -> list[VerifyResult]:
     """`verify` over pairs, in parallel (``workers`` processes; default one per CPU).
 
@@ -176,7 +183,7 @@ def verify_many(
     if n < 1:
         raise VerifierInputError(f"workers must be >= 1, got {workers}")
     if executor is not None:
-        options = {"config": config, "timeout_s": timeout_s, "workers": workers}
+        options = {"config": config, "timeout_s": timeout_s, "workers": workers, "answer_only": answer_only}
         return executor.map("math", list(golds), list(completions), options)
     results: list[VerifyResult | None] = [None] * len(golds)
     slow: list[int] = []
@@ -185,13 +192,16 @@ def verify_many(
             results[k] = verify(gold, completion, config=config, timeout_s=timeout_s)
             continue
         try:
-            results[k] = _result(verify_core(gold, completion, config, Scalars(config)))
+            results[k] = _result(verify_core(gold, completion, config, Scalars(config), answer_only))
         except Exception:  # NeedSympy, or anything else: verify() handles and reports it
             slow.append(k)
     if slow:
         default_pool(n)
         with concurrent.futures.ThreadPoolExecutor(max_workers=n) as threads:
-            done = threads.map(lambda k: verify(golds[k], completions[k], config=config, timeout_s=timeout_s), slow)
+            done = threads.map(
+                lambda k: verify(golds[k], completions[k], config=config, timeout_s=timeout_s, answer_only=answer_only),
+                slow,
+            )
             for k, result in zip(slow, done, strict=True):
                 results[k] = result
     return [r for r in results if r is not None]

@@ -6,6 +6,7 @@ import warnings
 from dataclasses import dataclass, fields
 
 from verifiers.errors import VerifierInputError
+from verifiers.structure import THINKING_FORMATS, ThinkingFormat
 
 __all__ = ["MathConfig"]
 
@@ -33,9 +34,14 @@ class MathConfig:
     )
     """Phrases (case-insensitive) that state the answer when nothing is boxed."""
     think_end: str | None = "</think>"
-    """Only text after the last occurrence counts; an opened but unclosed think is no answer."""
+    """A closing thinking delimiter of your own, tried before `thinking_formats` (the default is
+    already one of them); ``None`` switches thinking detection off: the whole completion is read."""
     think_start: str = "<think>"
-    """The opening think tag (to spot truncated thinking)."""
+    """The opening delimiter that goes with ``think_end`` (to spot a thinking section cut off)."""
+    thinking_formats: tuple[ThinkingFormat, ...] = THINKING_FORMATS
+    """The reasoning-model families' thinking formats, detected automatically
+    (`verifiers.structure`): only a completion's final section is read, and a thinking section
+    that never closed is no answer. Add your own `ThinkingFormat` here."""
     bare_max_chars: int = 100
     """A whole completion this short (one line) may itself be the answer."""
     last_number_fallback: bool = False
@@ -89,7 +95,28 @@ class MathConfig:
                 DeprecationWarning,
                 stacklevel=3,
             )
+        if not isinstance(self.thinking_formats, tuple) or not all(
+            isinstance(f, ThinkingFormat) for f in self.thinking_formats
+        ):
+            raise VerifierInputError(
+                f"MathConfig.thinking_formats must be a tuple of ThinkingFormat, got {self.thinking_formats!r}"
+            )
         for name in ("bare_max_chars", "numeric_samples"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise VerifierInputError(f"MathConfig.{name} must be an int >= 0, got {value!r}")
+
+    def formats(self) -> tuple[ThinkingFormat, ...]:
+        """The thinking formats this config detects, ``think_start``/``think_end`` first when
+        they are not the default pair; none when ``think_end`` is None.
+
+        Example:
+            >>> MathConfig(think_end=None).formats(), MathConfig().formats()[0].name
+            ((), 'think')
+        """
+        if not self.think_end:
+            return ()
+        if (self.think_start, self.think_end) == ("<think>", "</think>"):
+            return self.thinking_formats
+        start = (self.think_start,) if self.think_start else ()
+        return (ThinkingFormat("custom", start, (self.think_end,)), *self.thinking_formats)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from verifiers.math._config import MathConfig
-from verifiers.math._extract import bare_candidates, commitments, last_number, reduce_gold
+from verifiers.math._extract import Commitments, bare_candidates, commitments, last_number, reduce_gold
 from verifiers.math._judge import Scalars, judge
 from verifiers.math._lexer import ParseError
 from verifiers.math._nodes import Interval, List, Matrix, Node, Relation, Text, Tup, Union
@@ -22,6 +22,7 @@ from verifiers.math._statements import value_in_sentence
 __all__ = ["Outcome", "parse_answer", "verify_core"]
 
 Outcome = tuple[str, str, "str | None"]  # status, reason, extracted
+MAX_PARSED = 4000  # longer answers are not read as math (they cannot parse anyway)
 
 _WORDY = re.compile(r"^[A-Za-z][A-Za-z' \-]*[A-Za-z]$")
 _MATH_WORDS = {
@@ -72,7 +73,11 @@ def _as_written(text: str, config: MathConfig) -> str:
 
 
 def parse_answer(text: str, config: MathConfig) -> Node | None:
-    """Parse an extracted answer; a text answer becomes `Text`; None if unreadable."""
+    """Parse an extracted answer; a text answer becomes `Text`; None if unreadable (and for an
+    answer over `MAX_PARSED` characters: no math answer is that long, and the answer itself is
+    still extracted whole for a verifier of another kind)."""
+    if len(text) > MAX_PARSED:
+        return None
     norm = normalize(text, thousands=config.thousands_separators, decimal_comma=config.decimal_comma)
     if not norm:
         return None
@@ -112,10 +117,17 @@ def _read(answer: str, source: str, config: MathConfig) -> tuple[Node | None, st
 _NOT_A_COLLECTION = (Tup, Interval, Union, Matrix, Relation)
 
 
-def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars) -> Outcome:
-    """Judge ``completion`` against ``gold``; returns (status, reason, extracted)."""
+def _span(answer: str) -> Commitments:
+    """An answer span an answer format already found: the committed answer as it is."""
+    text = answer.strip()
+    return Commitments((text,), "tagged") if text else Commitments((), "none", "the answer is empty")
+
+
+def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars, answer_only: bool = False) -> Outcome:
+    """Judge ``completion`` (or, with ``answer_only``, an answer span) against ``gold``;
+    returns (status, reason, extracted)."""
     gold_text = reduce_gold(gold)
-    found = commitments(completion, config)
+    found = _span(completion) if answer_only else commitments(completion, config)
     if found.spray:
         return "incorrect", f"Answer spraying: {found.note} were committed to.", None
     if not found.answers:
@@ -207,11 +219,11 @@ def _choice(gold_text: str, final_text: str) -> Outcome | None:
     return ("correct" if ok else "incorrect"), f"Choice {sorted(letters)[0]} is {why}", final_text
 
 
-def run_core(gold: str, completion: str, config: MathConfig) -> Any:
+def run_core(gold: str, completion: str, config: MathConfig, answer_only: bool = False) -> Any:
     """Worker entry point: the sympy judge."""
     from verifiers.math._symbolic import SympyScalars
 
-    return verify_core(gold, completion, config, SympyScalars(config))
+    return verify_core(gold, completion, config, SympyScalars(config), answer_only)
 
 
 def run_equivalent(a: str, b: str, config: MathConfig) -> bool:

@@ -49,7 +49,6 @@ class Commitments:
     earlier: int = 0  # answers committed to before the final one (self-corrections)
 
 
-_MAX_ANSWER = 4000  # longer boxed content is cut here (it cannot parse anyway)
 _MAX_BOXES = 64  # more committed answers than this is spraying, whatever they say
 
 
@@ -86,7 +85,7 @@ def _boxes(text: str) -> list[tuple[int, int, str]]:
         end = closing.get(start)
         # An unclosed group keeps the rest of the text, which will not parse.
         content = text[start + 1 : end] if end is not None else text[start + 1 :]
-        boxes.append((m.start(), (end + 1) if end is not None else len(text), content[:_MAX_ANSWER]))
+        boxes.append((m.start(), (end + 1) if end is not None else len(text), content))
     return boxes
 
 
@@ -103,7 +102,7 @@ def _tags(text: str) -> list[tuple[int, int, str]]:
         reopen = lower.rfind("<answer>", start, close)  # the innermost opening before this close
         inner = text[reopen + 8 : close]
         if inner.strip() and not _BOX.search(inner):
-            found.append((reopen, min(len(text), close + 9), inner.strip()[:_MAX_ANSWER]))
+            found.append((reopen, min(len(text), close + 9), inner.strip()))
         start = lower.find("<answer>", close)
     return found
 
@@ -119,7 +118,8 @@ def _runs(
             r_start, r_end, parts = runs[-1]
             gap = text[r_end:start]
             if start >= r_end and joins.fullmatch(gap):
-                runs[-1] = (r_start, end, (*parts, content))
+                same = content.strip() == parts[-1].strip()  # the same answer twice is one answer
+                runs[-1] = (r_start, end, parts if same else (*parts, content))
                 continue
         runs.append((start, end, (content,)))
     return runs
@@ -134,9 +134,9 @@ def commitments(completion: str, config: MathConfig) -> Commitments:
         >>> commitments(r"The roots are $\\boxed{2}$ and $\\boxed{3}$.", MathConfig()).answers
         ('2', '3')
     """
-    text = prepare(completion, config.think_start, config.think_end)
+    text, why = prepare(completion, config.formats())
     if text is None:
-        return Commitments((), "none", "the reasoning was cut off before its closing tag")
+        return Commitments((), "none", why)
     n_boxes = (len(_BOX.findall(text)) if config.boxed else 0) + text.lower().count("</answer>")
     if n_boxes > _MAX_BOXES:
         return Commitments((), "none", f"{n_boxes} boxed or tagged answers", spray=True)

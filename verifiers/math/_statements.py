@@ -4,10 +4,10 @@ Linear-time scanning over the completion; nothing is parsed here. ``$...$`` math
 (a period inside ``$5.$`` ends the sentence, one inside ``$3.5$`` does not) and a dollar
 followed by prose (``$18 every day``) is currency, not math.
 
-Preparation (`prepare`): only text after the last ``</think>`` counts; the completion ends at
-the first chat-template token (``<|im_end|>``, ``</s>``, ``<|eot_id|>``, ...: what follows was
-not the answer); trailing courtesy sentences ("I hope it is correct.", "Hope this helps!") and
-closing markup (a code fence, a rule) are dropped.
+Preparation (`prepare`): only the final section counts (`verifiers.structure`: after the
+thinking section of any known family, before the end of the turn); trailing courtesy
+sentences ("I hope it is correct.", "Hope this helps!") and closing markup (a code fence, a
+rule) are dropped, never inside an ``<answer>`` tag.
 
 Statements (`statements`), each with the answer that follows it:
 
@@ -33,16 +33,18 @@ An answer runs to the end of its sentence (or line), cut before a clause ("becau
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+
+from verifiers.structure import ThinkingFormat, read_completion
 
 __all__ = ["Statement", "final_sentence", "mask_math", "only_value", "prepare", "statements", "value_in_sentence"]
 
 MAX_STATEMENT = 600
 
-_RESIDUE = re.compile(r"<\|[^|<>\n]{1,40}\|>|</s>|<eos>|<end_of_turn>|<｜[^｜\n]{1,40}｜>|\[/?INST\]")
-_LEADING_RESIDUE = re.compile(r"^(?:\s*(?:<\|[^|<>\n]{1,40}\|>|<s>|\[INST\])(?:assistant\b)?)+", re.IGNORECASE)
 _TRAILING_MARKUP = re.compile(r"(?:\s*(?:```+|~~~+|---+|\*\*\*+|===+|</answer>))+\s*$", re.IGNORECASE)
+_ANSWER_CLOSE = re.compile(r"</answer>", re.IGNORECASE)
 _COURTESY = re.compile(
     r"(?:^|(?<=[.!?\n$*)\]\s]))[\s*]*(?:"
     r"I\s+hope\s+(?:it|this|that|my\s+\w+)\s+(?:is|was)\s+(?:correct|right|helpful|clear)"
@@ -89,26 +91,25 @@ class Statement:
 
 
 # -- preparation ------------------------------------------------------------------------------------
-def prepare(text: str, think_start: str, think_end: str | None) -> str | None:
-    """The part of ``text`` that can commit; None when the reasoning was cut off unclosed."""
-    if think_end:
-        cut = text.rfind(think_end)
-        if cut >= 0:
-            text = text[cut + len(think_end) :]
-        elif think_start and think_start in text:
-            return None
-    text = _LEADING_RESIDUE.sub("", text)
-    m = _RESIDUE.search(text)
-    if m:
-        text = text[: m.start()]
+def prepare(text: str, formats: Sequence[ThinkingFormat]) -> tuple[str | None, str]:
+    """The part of ``text`` that can commit, or (None, why) when it has no final section.
+
+    The final section (`verifiers.structure.read_completion`) without trailing courtesy
+    sentences and closing markup; courtesy trimming never reaches inside an ``<answer>`` tag."""
+    read = read_completion(text, formats)
+    if read.final is None:
+        return None, read.note
+    text = read.final
+    closes = [m.start() for m in _ANSWER_CLOSE.finditer(text, max(0, len(text) - 400))]
+    floor = closes[-1] if closes else 0  # the inside of the last <answer> tag is the answer's own
     for _ in range(4):
         text = text[:-200] + _TRAILING_MARKUP.sub("", text[-200:])
-        offset = max(0, len(text) - 300)
+        offset = max(0, len(text) - 300, floor)
         c = _COURTESY.search(text, offset)
         if c is None:
             break
         text = text[: c.start()]
-    return text.rstrip()
+    return text.rstrip(), ""
 
 
 def mask_math(text: str) -> str:

@@ -9,7 +9,9 @@ learning; one that accepts any superset teaches the model to spray answers. The 
   all score correct), reflexivity (the gold itself, stated as the answer, and every gold of
   ``check_verifier(..., golds=[...])``, is correct), discrimination (near misses do
   not), gaming resistance (format-only shells, sprays, several values in one box, tag
-  injection, huge outputs never score correct), consistency (``correct`` agrees with ``status``).
+  injection, huge outputs never score correct), thinking never counts (a right answer only in a
+  thinking section, in any reasoning-model family's format, with a wrong or no final answer or
+  cut off, never scores correct), consistency (``correct`` agrees with ``status``).
 
 Example:
     >>> from verifiers import math as vm
@@ -28,9 +30,9 @@ with ``renderings`` and ``near_misses`` strategies); ``numbers()``, ``expression
 ``answer_sets()``, ``intervals()``, ``matrices()``, ``pairs()`` draw one kind;
 ``expressions``/``renderings``/``near_misses`` work on sympy expressions;
 ``answer_statements(answer)`` and ``as_the_answer(gold)`` state an answer the ways models do;
-``gaming_completions(gold)``, ``garbage()`` and ``unbalanced_latex()`` draw hostile
-completions; ``programs_with_known_output()``, ``wrong_programs(n, k)``, ``test_suites(n, k)``
-and ``code_problems()`` are the code counterparts.
+``gaming_completions(gold)``, ``thinking_completions(problem)``, ``garbage()`` and
+``unbalanced_latex()`` draw hostile completions; ``programs_with_known_output()``,
+``wrong_programs(n, k)``, ``test_suites(n, k)`` and ``code_problems()`` are the code counterparts.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from verifiers.testing._problems import (
     numbers,
     pairs,
 )
+from verifiers.testing._thinking import thinking_completions
 
 __all__ = [
     "LAWS",
@@ -89,6 +92,7 @@ __all__ = [
     "programs_with_known_output",
     "renderings",
     "test_suites",
+    "thinking_completions",
     "unbalanced_latex",
     "wrong_programs",
 ]

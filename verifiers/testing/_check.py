@@ -103,6 +103,7 @@ def _cases(d: Domain, kinds: Sequence[str]) -> st.SearchStrategy[tuple[str, Any,
                 "gaming": d.gaming(problem.gold),
                 "garbage": d.garbage,
                 "gold": d.as_answer(problem.gold) if d.as_answer is not None else st.nothing(),
+                "thinking": d.thinking(problem) if d.thinking is not None else st.nothing(),
             }[kind]
         )
         return problem.gold, d.reference(problem.gold), completion
@@ -127,7 +128,8 @@ def check_verifier(
     """Run the laws on ``verify(reference, completion)``; returns a `VerifierReport`.
 
     Laws: ``determinism``, ``reward_range``, ``totality``, ``latency``, ``rendering_invariance``,
-    ``reflexivity``, ``discrimination``, ``gaming_resistance``, ``consistency`` (see `LAWS`).
+    ``reflexivity``, ``discrimination``, ``gaming_resistance``, ``thinking_never_counts``,
+    ``consistency`` (see `LAWS`); leave any out with ``laws=[...]``.
     ``domain`` is "math", "code" or a `Domain` of your own strategies. ``golds``: your own
     dataset's gold answers; reflexivity then also checks each of them, stated as the answer, and
     the report lists every one that fails.
@@ -146,7 +148,7 @@ def check_verifier(
     """
     d = domain_of(domain)
     n = d.default_examples if max_examples is None else max_examples
-    chosen = list(laws or [law for law in LAWS if law != "reflexivity" or d.as_answer is not None])
+    chosen = list(laws or [law for law in LAWS if _applies(law, d)])
     if golds and "reflexivity" not in chosen:
         chosen.append("reflexivity")
     _validate(d, chosen, reward_range, n, golds, isolation or d.isolation)
@@ -161,6 +163,11 @@ def check_verifier(
     return VerifierReport(all(r.ok for r in results), tuple(results), _budget_note(guard, latency_s))
 
 
+def _applies(law: str, d: Domain) -> bool:
+    """Whether ``law`` runs by default on ``d`` (a law needs the strategy it draws from)."""
+    return {"reflexivity": d.as_answer is not None, "thinking_never_counts": d.thinking is not None}.get(law, True)
+
+
 def _validate(
     d: Domain, chosen: Sequence[str], reward_range: tuple[float, float], n: int, golds: Sequence[str], isolation: str
 ) -> None:
@@ -173,6 +180,8 @@ def _validate(
         raise VerifierInputError(f"max_examples must be at least 1, got {n}")
     if "reflexivity" in chosen and d.as_answer is None:
         raise VerifierInputError(f"the reflexivity law does not apply to the {d.name!r} domain (no as_answer)")
+    if "thinking_never_counts" in chosen and d.thinking is None:
+        raise VerifierInputError(f"the thinking_never_counts law does not apply to the {d.name!r} domain (no thinking)")
     if isinstance(golds, str) or not all(isinstance(g, str) and g.strip() for g in golds):
         raise VerifierInputError("golds must be a list of non-empty strings (a dataset's answer column)")
     if isolation not in ("process", "thread"):
@@ -188,6 +197,7 @@ _PLAN: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "reflexivity": (("gold",), {}),
     "discrimination": (("near_miss",), {}),
     "gaming_resistance": (("gaming",), {}),
+    "thinking_never_counts": (("thinking",), {}),
     "consistency": (ALL_KINDS, {}),
 }
 

@@ -15,6 +15,7 @@ from verifiers.testing._answers import as_the_answer
 from verifiers.testing._code import CODE_GAMING, code_problems
 from verifiers.testing._gaming import HUGE, gaming_completions, garbage
 from verifiers.testing._problems import Problem, math_problems
+from verifiers.testing._thinking import thinking_completions
 
 __all__ = ["Domain", "LawResult", "VerifierReport", "domain_of"]
 
@@ -34,6 +35,8 @@ class Domain:
     """The gold stated as the answer, for the reflexivity law (None: the law does not apply)."""
     isolation: str = "process"
     """How `check_verifier` bounds each call: "process" (killable) or "thread" (see `Guard`)."""
+    thinking: Callable[[Problem], st.SearchStrategy[str]] | None = thinking_completions
+    """A right answer only in a thinking section, for the thinking_never_counts law (None: off)."""
 
 
 def domain_of(domain: str | Domain) -> Domain:

@@ -199,6 +199,21 @@ def gaming_resistance(
         raise LawBroken("gaming_resistance", f"a gaming completion was judged correct: {r.describe()}")
 
 
+def thinking_never_counts(
+    verify: Verify,
+    reference: Any,
+    completion: str,
+    *,
+    latency_s: float = 3.0,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+) -> None:
+    """A right answer only inside a thinking section (any family's format), with a wrong or no
+    final answer, or in a thinking section cut off before it closed, is not judged correct."""
+    r = _settled(verify, reference, completion, latency_s, reward_range[1])
+    if r.correct is True:
+        raise LawBroken("thinking_never_counts", f"an answer given only while thinking was paid: {r.describe()}")
+
+
 def consistency(
     verify: Verify,
     reference: Any,
@@ -222,6 +237,7 @@ LAWS: dict[str, Callable[..., None]] = {
     "reflexivity": reflexivity,
     "discrimination": discrimination,
     "gaming_resistance": gaming_resistance,
+    "thinking_never_counts": thinking_never_counts,
     "consistency": consistency,
 }
 """Every law by name, in the order `check_verifier` runs them."""

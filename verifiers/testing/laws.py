@@ -30,6 +30,7 @@ from verifiers.testing._laws import (
     reflexivity,
     rendering_invariance,
     reward_range,
+    thinking_never_counts,
     totality,
 )
 
@@ -44,5 +45,6 @@ __all__ = [
     "reflexivity",
     "rendering_invariance",
     "reward_range",
+    "thinking_never_counts",
     "totality",
 ]
