@@ -11,10 +11,17 @@ from grpo_envs._task import Task
 from grpo_envs._verifier import Verifier
 from grpo_envs.errors import EnvConfigError
 from verifiers import VerifyResult
+from verifiers.structure import read_completion
 
 __all__ = ["Digits", "PLAIN"]
 
-PLAIN = AnswerFormat("plain", "", lambda text: text, lambda text: bool(text.strip()))
+
+def _final(text: str) -> str | None:
+    """The final section (after any thinking: `verifiers.structure`); None when it never closed."""
+    return read_completion(text).final
+
+
+PLAIN = AnswerFormat("plain", "", _final, lambda text: bool((_final(text) or "").strip()))
 OPS = {"c": "copy", "s": "successor", "m": "max", "p": "sum mod 10"}
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -20,6 +21,7 @@ from typing import Any
 import gymnasium
 import pytest
 
+from tests.trainer.conftest import ALPHABET, TEMPLATE
 from tests.trainer.test_trainer import EchoDigit
 from trainer import TrainerError
 from trainer.eval import evaluate
@@ -261,3 +263,33 @@ def test_chat_mode_sends_the_transcript_and_runs_multi_turn_envs(
     assert summary["pass@1"]["value"] == 1.0 and summary["tokens_mean"] == 6.0
     with pytest.raises(TrainerError, match="--chat is for an OpenAI-compatible server"):
         evaluate("grpo_envs/Digits-v0", "demo", chat=True, out=tmp_path / "b", **ARGS)
+
+
+def test_a_vocabulary_with_special_thinking_tokens_asks_the_server_to_keep_them(
+    serve: Callable[[Answer], Server], tmp_path: Path
+) -> None:
+    """Magistral's [THINK] is a special token: vLLM drops it from its text unless asked, and the
+    verifier then reads the thinking as the answer. The request says skip_special_tokens=false,
+    and what comes back is judged after the thinking."""
+    from trainer._model import demo_tokenizer
+
+    folder = tmp_path / "tok"
+    tok = demo_tokenizer(ALPHABET)
+    tok.chat_template = TEMPLATE
+    tok.add_special_tokens({"additional_special_tokens": ["[THINK]", "[/THINK]"]})
+    tok.save_pretrained(folder)
+
+    def thinks_then_answers(route: str, body: dict[str, Any]) -> tuple[int, bytes]:
+        task = re.findall(r"([csmp])(\d+)=", body["prompt"])[-1]  # Digits' task, e.g. s7=
+        a = [int(d) for d in task[1]]
+        right = {"c": a[0], "s": (a[0] + 1) % 10, "m": max(a), "p": sum(a) % 10}[task[0]]
+        return completion(f"[THINK]{right}[/THINK]{(right + 1) % 10}")  # right while thinking, wrong after
+
+    server = serve(thinks_then_answers)
+    summary = evaluate(
+        "grpo_envs/Digits-v0", "m", base_url=server.url, tokenizer=str(folder), out=tmp_path / "a", **ARGS
+    )
+    assert all(body["skip_special_tokens"] is False for _, body in server.requests)
+    rows = [json.loads(line) for line in (tmp_path / "a" / "samples.jsonl").read_text().splitlines()]
+    assert all(r["completion"].startswith("[THINK]") for r in rows)
+    assert summary["pass@1"]["value"] == 0.0  # the thinking never counts

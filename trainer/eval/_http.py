@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from trainer._decode import kept_special_ids
 from trainer._sampling import Sample
 from trainer.errors import TrainerError
 
@@ -136,6 +137,9 @@ class CompletionsGenerator:
         bos, bos_id = getattr(tokenizer, "bos_token", None), getattr(tokenizer, "bos_token_id", None)
         adds_bos = bos_id is not None and tokenizer("a", add_special_tokens=True)["input_ids"][:1] == [bos_id]
         self.bos = bos if adds_bos else None  # the server's tokenizer adds it: not sent twice
+        # a vocabulary whose thinking delimiters are special tokens ([THINK], Harmony): ask the server
+        # (vLLM, SGLang) to keep them in its text, or the verifier cannot tell thinking from answer
+        self.keep_special = bool(kept_special_ids(tokenizer)[1])
 
     def generate(
         self,
@@ -157,6 +161,8 @@ class CompletionsGenerator:
                 prompt = prompt[len(self.bos) :]
             body: dict[str, Any] = {"prompt": prompt, "max_tokens": max_new_tokens, "temperature": temperature}
             body.update(top_p=top_p, n=1)
+            if self.keep_special:
+                body["skip_special_tokens"] = False
             if seeds is not None:
                 body["seed"] = int(seeds[k])
             text, truncated, _ = choice(self.client.post("/completions", body), url, chat=False)

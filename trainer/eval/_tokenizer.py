@@ -133,6 +133,11 @@ class FileTokenizer:
     def __call__(self, text: str, add_special_tokens: bool = False) -> dict[str, list[int]]:
         return {"input_ids": list(self._core.encode(text, add_special_tokens=add_special_tokens).ids)}
 
+    @property
+    def added_tokens_decoder(self) -> dict[int, Any]:
+        """The added tokens by id (each with ``content`` and ``special``), as transformers has it."""
+        return dict(self._core.get_added_tokens_decoder())
+
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = False) -> str:
         text: str = self._core.decode(list(ids), skip_special_tokens=skip_special_tokens)
         return text
