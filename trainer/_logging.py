@@ -209,21 +209,26 @@ class UpdateTotals:
     """An update's metrics: each micro-batch's share of the mean over its ``n`` rows and the
     iterations (summed over ranks afterwards)."""
 
-    def __init__(self, n: int, iterations: int, *, sampler: bool = False) -> None:
+    def __init__(self, n: int, iterations: int, *, sampler: bool = False, corrected: bool = False) -> None:
         self.n, self.iterations = n, iterations
         self.values: dict[str, float] = dict.fromkeys(("loss", "kl", "clip_low", "clip_high", "ratio"), 0.0)
         if sampler:  # the generator's log-probs against the trainer's (`sampler_mismatch`)
             self.values.update(sampler_logp_diff=0.0, sampler_kl=0.0)
+        if corrected:  # the importance weights (`trainer._correction.ISWeights.metrics`)
+            self.values.update(is_weight_mean=0.0, is_clip_frac=0.0, is_seq_clip_frac=0.0)
 
     def add(self, loss: float, metrics: dict[str, float], *, rows: int) -> None:
         self.values["loss"] += loss / self.iterations
         for key, value in metrics.items():
             self.values[key] += value * rows / (self.n * self.iterations)
 
-    def add_once(self, mismatch: dict[str, float], *, rows: int) -> None:
-        """A micro-batch's `sampler_mismatch` (measured once per update, before it changes the policy)."""
+    def add_once(self, mismatch: dict[str, float], weights: dict[str, float], *, rows: int) -> None:
+        """A micro-batch's `sampler_mismatch` and importance-weight metrics (measured once per
+        update, before it changes the policy)."""
         self.values["sampler_logp_diff"] += mismatch["logp_abs_diff"] * rows / self.n
         self.values["sampler_kl"] += mismatch["k3_kl"] * rows / self.n
+        for key, value in weights.items():
+            self.values[key] += value * rows / self.n
 
 
 def eval_metrics(groups: list[list[Any]]) -> dict[str, float]:

@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from trainer._correction import importance_weights
 from trainer.errors import TrainerError
 from trainer.eval._metrics import pass_at_k  # torch-free, shared with the eval metrics
 
@@ -82,7 +83,8 @@ def k3_kl(logps: torch.Tensor, ref_logps: torch.Tensor) -> torch.Tensor:
 
 
 def truncated_is_weights(train_logps: torch.Tensor, sampler_logps: torch.Tensor, cap: float) -> torch.Tensor:
-    """Truncated importance sampling (TIS), per token: ``min(exp(train - sampler), cap)``.
+    """Truncated importance sampling (TIS), per token: ``min(exp(train - sampler), cap)``
+    (`trainer._correction.importance_weights` with mode "token_truncate"; every mode is there).
 
     ``train_logps`` are the training forward's log-probs of the sampled tokens under the policy
     that sampled them (GRPO's "old" log-probs), ``sampler_logps`` the generator's (vLLM's) of the
@@ -101,7 +103,7 @@ def truncated_is_weights(train_logps: torch.Tensor, sampler_logps: torch.Tensor,
     """
     if cap <= 0:
         raise TrainerError(f"the importance-sampling cap must be > 0, got {cap}")
-    return torch.exp(train_logps.float() - sampler_logps.float()).clamp(max=cap).detach()
+    return importance_weights(train_logps, sampler_logps, torch.ones_like(train_logps), clip_max=cap).weights
 
 
 def sampler_mismatch(train_logps: torch.Tensor, sampler_logps: torch.Tensor, mask: torch.Tensor) -> dict[str, float]:

@@ -4,6 +4,9 @@ warning that says what to write instead (`upgrade`).
 - ``lora_r``, ``lora_alpha``, ``lora_dropout``, ``lora_target_modules`` are the keys of
   ``lora`` (``{"r": 16, "alpha": 32}``); ``lora_r = 0`` is ``lora = {}``.
 - ``epsilon_high`` is the second number of ``epsilon`` (``epsilon = [0.2, 0.28]``).
+- ``importance_sampling_cap`` is ``importance_sampling_clip_max`` (issue #41: the upper bound of
+  every ``importance_sampling_mode``; a config that names the cap was written before the modes,
+  so it also means ``importance_sampling_mode = "token_truncate"`` with no lower bound).
 - Removed: ``top_p`` (sampling is from the whole distribution whose log-probs the loss uses; a
   nucleus would bias the ratio), ``weight_decay`` (AdamW runs without it, as GRPO's recipes do),
   ``bf16`` (the dtype follows the device: bfloat16 on a GPU that has it, float32 on CPU),
@@ -32,7 +35,8 @@ _REMOVED: dict[str, tuple[type, Any, str]] = {
     "bf16": (bool, None, "the dtype follows the device: bfloat16 on a GPU that has it, float32 on CPU"),
     "share_prefix": (bool, None, "a group's prompt is shared wherever the model takes a cache"),
 }
-OLD_NAMES = (*_LORA, "epsilon_high", *_REMOVED)
+_CAP = "importance_sampling_cap"
+OLD_NAMES = (*_LORA, "epsilon_high", _CAP, *_REMOVED)
 """Every old field name `upgrade` understands."""
 
 
@@ -76,6 +80,12 @@ def upgrade(values: Mapping[str, Any]) -> dict[str, Any]:
         low = _value(float, low) if not isinstance(low, list | tuple) else low[0]
         out["epsilon"] = (float(low), float(high))
         _warn(f"epsilon_high is now the second number of epsilon: epsilon = [{low}, {high}]")
+    cap = _value(float, values.get(_CAP))
+    if cap is not None:
+        out["importance_sampling_clip_max"] = cap
+        out.setdefault("importance_sampling_mode", "token_truncate")  # what the cap meant before the modes
+        out.setdefault("importance_sampling_clip_min", 0.0)
+        _warn(f"{_CAP} is now importance_sampling_clip_max = {cap}")
     for name, (kind, default, why) in _REMOVED.items():
         if name not in values or values[name] is None:
             continue

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from trainer._correction import IS_MODES
 from trainer._lora import LORA_DEFAULTS
 from trainer._math import LOSS_TYPES, SCALES
 from trainer._renamed import OLD_NAMES, upgrade
@@ -34,7 +35,7 @@ def _f(default: Any, help: str) -> Any:
 
 @dataclass(frozen=True)
 class GRPOConfig:
-    """Everything a GRPO run needs (33 fields). Defaults are the paper's GRPO (preset "grpo").
+    """Everything a GRPO run needs (35 fields). Defaults are the paper's GRPO (preset "grpo").
 
     Example:
         >>> cfg = GRPOConfig(steps=10, num_generations=4)
@@ -62,11 +63,14 @@ class GRPOConfig:
         '"hf" (transformers generate) or "vllm" (a vllm.LLM in the trainer process, weights synced after '
         "every step; engine options as JSON in $GRPO_ENVS_VLLM_KWARGS)",
     )
-    importance_sampling_cap: float = _f(
-        2.0,
-        "generator=vllm: each token's loss is weighted by min(exp(logp_train - logp_vllm), C) "
-        "(truncated importance sampling); 0 turns it off",
+    importance_sampling_mode: str = _f(
+        "token_truncate",
+        "generator=vllm: how each token's loss is weighted by pi_old/pi_vllm: token_truncate, token_mask, "
+        "sequence_truncate, sequence_mask (the product of token ratios), seq_mean_truncate, seq_mean_mask "
+        "(their geometric mean); *_truncate clamps the weight into [clip_min, clip_max], *_mask zeroes it outside",
     )
+    importance_sampling_clip_max: float = _f(2.0, "generator=vllm: upper bound of the weight; 0 turns it off")
+    importance_sampling_clip_min: float = _f(0.0, "generator=vllm: the weight's lower bound; 0: none")
     # the objective
     beta: float = _f(0.04, "KL penalty to the frozen reference (0: no reference model is loaded)")
     epsilon: float | tuple[float, float] = _f(0.2, "clip range of the ratio: 0.2, or (low, high), e.g. DAPO's 0.2,0.28")
@@ -122,7 +126,15 @@ class GRPOConfig:
             (self.distributed in ("ddp", "fsdp"), "distributed must be ddp or fsdp"),
             (self.verifier_executor in EXECUTORS, f"verifier_executor must be one of {', '.join(EXECUTORS)}"),
             (self.generator in GENERATORS, f"generator must be one of {', '.join(GENERATORS)}"),
-            (self.importance_sampling_cap >= 0, "importance_sampling_cap must be >= 0 (0 turns it off)"),
+            (
+                self.importance_sampling_mode in IS_MODES,
+                f"importance_sampling_mode must be one of {', '.join(IS_MODES)}",
+            ),
+            (self.importance_sampling_clip_max >= 0, "importance_sampling_clip_max must be >= 0 (0 turns it off)"),
+            (
+                0 <= self.importance_sampling_clip_min <= (self.importance_sampling_clip_max or float("inf")),
+                "importance_sampling_clip_min must be >= 0 (0: no lower bound) and <= importance_sampling_clip_max",
+            ),
         ]
         for ok, message in checks:
             if not ok:

@@ -1,4 +1,5 @@
-"""`GRPOConfig`: at most 33 fields (30 after the config diet, plus the vLLM generator's two and verifier_executor), one allowed-values list, and old field names that still work
+"""`GRPOConfig`: at most 35 fields (30 after the config diet, plus the vLLM generator's and its
+importance sampling's four, and verifier_executor), one allowed-values list, and old field names that still work
 for one release (keyword arguments, config files, flags, a resumed run's checkpoint)."""
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from trainer.config import PRESETS, GRPOConfig, add_config_flags, config_from_ar
 
 
 def test_the_config_fits_on_a_page() -> None:
-    # the 30 of the config diet + generator, importance_sampling_cap + verifier_executor (issue #26: judging on Ray)
-    assert len(fields(GRPOConfig)) <= 33
+    # the 30 of the config diet + generator, importance_sampling_{mode,clip_max,clip_min} (issue #41) +
+    # verifier_executor (issue #26: judging on Ray)
+    assert len(fields(GRPOConfig)) <= 35
     for f in fields(GRPOConfig):
         assert f.metadata.get("help"), f"{f.name} has no help text"
 
@@ -83,15 +85,18 @@ def test_removed_fields_at_their_default_warn_and_otherwise_fail() -> None:
 def test_old_flags_and_file_keys_work_with_a_warning(tmp_path: Path) -> None:
     parser = argparse.ArgumentParser()
     add_config_flags(parser)
-    args = parser.parse_args(["--lora_r", "16", "--lora_alpha", "32", "--epsilon_high", "0.28", "--steps", "3"])
+    flags = ["--lora_r", "16", "--lora_alpha", "32", "--epsilon_high", "0.28", "--importance_sampling_cap", "3"]
+    args = parser.parse_args([*flags, "--steps", "3"])
     with pytest.warns(FutureWarning):
         cfg = config_from_args(args)
     assert (cfg.lora, cfg.clip_range, cfg.steps) == ({"r": 16, "alpha": 32}, (0.2, 0.28), 3)
+    assert cfg.importance_sampling_clip_max == 3.0
     assert "--lora_r" not in parser.format_help()  # old names are accepted, not advertised
     toml = tmp_path / "old.toml"
-    toml.write_text("lora_r = 4\nlora_dropout = 0.05\nbf16 = true\n")
+    toml.write_text("lora_r = 4\nlora_dropout = 0.05\nbf16 = true\nimportance_sampling_cap = 0\n")
     with pytest.warns(FutureWarning):
-        assert load_config(toml).lora == {"r": 4, "dropout": 0.05}
+        cfg = load_config(toml)
+    assert cfg.lora == {"r": 4, "dropout": 0.05} and cfg.importance_sampling_clip_max == 0.0
 
 
 def test_presets_use_only_current_fields() -> None:
@@ -108,7 +113,14 @@ def test_a_run_saved_with_old_names_resumes(tmp_path: Path) -> None:
 
     cfg = GRPOConfig(lora={"r": 4}, epsilon=(0.2, 0.28), output_dir=str(tmp_path))
     plan = open_run(tmp_path, config=cfg.to_dict())
-    saved = {k: v for k, v in cfg.to_dict().items() if k not in ("lora", "epsilon")}
+    new_names = (
+        "lora",
+        "epsilon",
+        "importance_sampling_mode",
+        "importance_sampling_clip_max",
+        "importance_sampling_clip_min",
+    )
+    saved = {k: v for k, v in cfg.to_dict().items() if k not in new_names}
     saved.update(
         lora_r=4,
         lora_alpha=16,
@@ -120,6 +132,7 @@ def test_a_run_saved_with_old_names_resumes(tmp_path: Path) -> None:
         weight_decay=0.0,
         bf16=True,
         share_prefix=True,
+        importance_sampling_cap=2.0,  # before issue #41: token-level truncation, no lower bound
     )
     step = tmp_path / "checkpoints" / "step-000002"
     step.mkdir(parents=True)
@@ -128,3 +141,5 @@ def test_a_run_saved_with_old_names_resumes(tmp_path: Path) -> None:
         assert _plan_resume(tmp_path, cfg.to_dict()).checkpoint == step
     with pytest.warns(FutureWarning), pytest.raises(TrainerError, match="lora differ"):
         _plan_resume(tmp_path, cfg.replace(lora={"r": 8}).to_dict())
+    with pytest.warns(FutureWarning), pytest.raises(TrainerError, match="importance_sampling_mode differ"):
+        _plan_resume(tmp_path, cfg.replace(importance_sampling_mode="token_mask").to_dict())

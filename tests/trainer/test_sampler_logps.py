@@ -1,5 +1,5 @@
 """The vLLM generator's pieces that run without vLLM: the sampler's log-probs through rollouts and
-batches, truncated importance sampling in the update, LoRA weights merged for the sync, and the
+batches, importance sampling in the update (every mode, with a scripted sampler), LoRA weights merged for the sync, and the
 errors. The engine itself is tested in test_train_vllm.py (in the vLLM virtualenv)."""
 
 from __future__ import annotations
@@ -82,8 +82,9 @@ class FarSampler:
         return 0.001
 
 
-def far_trainer(tmp_path: Path, cap: float) -> tuple[GRPOTrainer, FarSampler]:
-    cfg = tiny(tmp_path / str(cap), importance_sampling_cap=cap, max_grad_norm=1e9, steps=2)
+def far_trainer(tmp_path: Path, cap: float, **overrides: Any) -> tuple[GRPOTrainer, FarSampler]:
+    name = "-".join([str(cap), *map(str, overrides.values())])
+    cfg = tiny(tmp_path / name, importance_sampling_clip_max=cap, max_grad_norm=1e9, steps=2, **overrides)
     trainer = GRPOTrainer(cfg, env=lambda: EchoDigit(), show_progress=False)
     trainer.engine = FarSampler(trainer)  # type: ignore[assignment]
     return trainer, trainer.engine  # type: ignore[return-value]
@@ -92,12 +93,32 @@ def far_trainer(tmp_path: Path, cap: float) -> tuple[GRPOTrainer, FarSampler]:
 def test_importance_weights_at_their_cap_scale_the_update_by_the_cap(tmp_path: Path) -> None:
     capped, sampler = far_trainer(tmp_path, 3.0)
     a = capped.step()
-    plain, _ = far_trainer(tmp_path, 0.0)  # importance_sampling_cap = 0: no weights; the same seeds
+    plain, _ = far_trainer(tmp_path, 0.0)  # importance_sampling_clip_max = 0: no weights; the same seeds
     b = plain.step()
     assert a["correct_rate"] == b["correct_rate"] and a["reward_std"] == b["reward_std"]  # the same samples
     assert b["grad_norm"] > 0 and a["grad_norm"] == pytest.approx(3.0 * b["grad_norm"], rel=1e-4)
     assert a["sampler_logp_diff"] > 40 and a["sampler_kl"] > 40  # -50 vs the policy's own ~-2.5
+    assert a["is_clip_frac"] == a["is_seq_clip_frac"] == 1.0 and a["is_weight_mean"] == pytest.approx(3.0)
+    assert "is_clip_frac" not in b and b["sampler_logp_diff"] > 40  # off: no weights, the gap still measured
     assert sampler.synced == 1  # the engine is synced after the step
+    with pytest.warns(FutureWarning, match="importance_sampling_cap is now importance_sampling_clip_max"):
+        old = GRPOConfig(importance_sampling_cap=3.0)  # type: ignore[call-arg]
+    assert (old.importance_sampling_clip_max, old.importance_sampling_mode) == (3.0, "token_truncate")
+
+
+@pytest.mark.parametrize("mode", ["token_mask", "sequence_mask", "seq_mean_mask"])
+def test_a_mask_mode_drops_tokens_whose_weight_is_out_of_bounds(tmp_path: Path, mode: str) -> None:
+    masked, _ = far_trainer(tmp_path, 3.0, importance_sampling_mode=mode)
+    a = masked.step()  # every weight is e^47 > 3: masked to 0, so nothing is learned
+    assert a["grad_norm"] == 0.0 and a["is_clip_frac"] == a["is_seq_clip_frac"] == 1.0 and a["is_weight_mean"] == 0.0
+    assert a["sampler_logp_diff"] > 40
+
+
+@pytest.mark.parametrize("mode", ["sequence_truncate", "seq_mean_truncate"])
+def test_sequence_modes_at_their_cap_scale_the_update_by_the_cap(tmp_path: Path, mode: str) -> None:
+    capped = far_trainer(tmp_path, 3.0, importance_sampling_mode=mode)[0].step()  # sequence weights e^~95: 3
+    plain = far_trainer(tmp_path, 0.0)[0].step()  # the same seeds, no weights
+    assert plain["grad_norm"] > 0 and capped["grad_norm"] == pytest.approx(3.0 * plain["grad_norm"], rel=1e-4)
 
 
 def test_policy_weights_merge_a_lora_adapter_out_of_place() -> None:
@@ -130,8 +151,15 @@ def test_the_vllm_generator_without_vllm_says_how_to_get_it(tmp_path: Path) -> N
 def test_bad_generator_settings_are_named() -> None:
     with pytest.raises(TrainerError, match="generator must be one of hf, vllm"):
         GRPOConfig(generator="sglang")
-    with pytest.raises(TrainerError, match="importance_sampling_cap must be >= 0"):
-        GRPOConfig(importance_sampling_cap=-1.0)
+    with pytest.raises(TrainerError, match="importance_sampling_clip_max must be >= 0"):
+        GRPOConfig(importance_sampling_clip_max=-1.0)
+    with pytest.raises(TrainerError, match="importance_sampling_mode must be one of token_truncate, token_mask"):
+        GRPOConfig(importance_sampling_mode="sequence")
+    with pytest.raises(TrainerError, match="importance_sampling_clip_min must be >= 0"):
+        GRPOConfig(importance_sampling_clip_min=3.0, importance_sampling_clip_max=2.0)
+    assert (
+        GRPOConfig(importance_sampling_clip_min=3.0, importance_sampling_clip_max=0.0).importance_sampling_clip_max == 0
+    )
 
 
 def test_engine_options_come_as_a_json_object(monkeypatch: pytest.MonkeyPatch) -> None:
