@@ -1,4 +1,5 @@
-"""The math of GRPO as small pure functions: advantages, the clipped loss, k3 KL, pass@k."""
+"""The math of GRPO as small pure functions: advantages, the policy loss (by name, `trainer._losses`),
+k3 KL, pass@k."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 import torch
 
 from trainer._correction import importance_weights
+from trainer._losses import LOSSES, Surrogate
 from trainer.errors import TrainerError
 from trainer.eval._metrics import pass_at_k  # torch-free, shared with the eval metrics
 
@@ -28,8 +30,8 @@ __all__ = [
 
 SCALES = ("group", "batch", "none")
 """How advantages are scaled (`group_advantages`)."""
-LOSS_TYPES = ("grpo", "dapo", "dr_grpo")
-"""How the loss is reduced over tokens and completions (`grpo_loss`)."""
+LOSS_TYPES = tuple(LOSSES)
+"""The policy losses `grpo_loss` computes (`trainer._losses.LOSSES`)."""
 
 
 def group_advantages(rewards: Any, *, scale: str = "group", eps: float = 1e-8) -> torch.Tensor:
@@ -139,19 +141,23 @@ def grpo_loss(
     is_weights: torch.Tensor | None = None,
     **deprecated: Any,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """The clipped surrogate loss with a k3 KL penalty, over ``[B, T]`` token log-probs.
+    """The policy loss ``loss_type`` (`trainer._losses.LOSSES`) with a k3 KL penalty, over ``[B, T]``
+    token log-probs.
 
-    Per token: ``min(ratio * A, clip(ratio, 1 - epsilon, 1 + epsilon_high) * A) - beta * KL``
-    with ``ratio = exp(logps - old_logps)``; the loss is its negative, reduced by ``loss_type``:
-    "grpo" (mean over each completion's tokens, summed over completions / ``num_sequences``),
-    "dapo" (sum over all tokens / ``num_tokens``), "dr_grpo" (sum over all tokens /
-    (``num_sequences`` x ``max_new_tokens``, the generation limit)). ``num_sequences`` and
-    ``num_tokens`` default to this call's counts; pass the whole batch's (over micro-batches and
-    ranks) and the summed micro-batch losses equal the loss of the batch in one call. ``mask``
-    (bool or 0/1) keeps completion tokens (the EOS of a finished completion included) and drops
-    padding and environment tokens. ``is_weights`` (`truncated_is_weights`) scale each token's
-    term. Returns the loss and metrics: ``kl`` (masked mean), ``clip_low``/``clip_high``
-    (fractions of tokens clipped), ``ratio`` (masked mean).
+    Per token: ``objective - beta * KL``, times ``is_weights``; the loss is its negative, reduced by
+    ``loss_type``. The objectives: "grpo", "dapo", "dr_grpo" take PPO's clipped surrogate
+    ``min(r A, clip(r, 1 - epsilon, 1 + epsilon_high) A)`` with ``r = exp(logps - old_logps)``;
+    "gspo" the same clip on the sequence ratio ``exp(mean_t log r_t)``; "cispo"
+    ``sg(clip(r)) A logps``. The reductions: "grpo" and "gspo" take each completion's token mean,
+    summed over completions / ``num_sequences``; "dapo" and "cispo" the sum over all tokens /
+    ``num_tokens``; "dr_grpo" the sum over all tokens / (``num_sequences`` x ``max_new_tokens``,
+    the generation limit). ``num_sequences`` and ``num_tokens`` default to this call's counts;
+    pass the whole batch's (over micro-batches and ranks) and the summed micro-batch losses equal
+    the loss of the batch in one call. ``mask`` (bool or 0/1) keeps completion tokens (the EOS of
+    a finished completion included) and drops padding and environment tokens. ``is_weights``
+    (`trainer._correction.importance_weights`) scale each token's term. Returns the loss and
+    metrics: ``kl`` (masked mean), ``clip_low``/``clip_high`` (fractions of tokens whose term was
+    clipped), ``ratio`` (masked mean of the ratio the loss clipped).
 
     Example:
         >>> lp = torch.tensor([[-1.0, -1.0, 0.0, 0.0], [-1.0, -1.0, -1.0, -1.0]])
@@ -161,25 +167,23 @@ def grpo_loss(
         0.33333
     """
     max_new_tokens, divisor = _renamed(deprecated, max_new_tokens)
-    if loss_type not in LOSS_TYPES:
+    if loss_type not in LOSSES:
         raise TrainerError(f"loss_type must be one of {LOSS_TYPES}, got {loss_type!r}")
     if beta != 0.0 and ref_logps is None:
         raise TrainerError("beta > 0 needs ref_logps (or set beta=0.0 to train without a reference model)")
+    spec = LOSSES[loss_type]
     m, logps32 = mask.to(logps.dtype).float(), logps.float()
-    ratio = torch.exp(logps32 - old_logps.float())
     eps_low, eps_high = epsilon, epsilon if epsilon_high is None else epsilon_high
-    adv = advantages.float().unsqueeze(1)
-    objective = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - eps_low, 1 + eps_high) * adv)
+    s = spec.surrogate(logps32, old_logps.float(), advantages.float().unsqueeze(1), m, eps_low, eps_high)
     kl = k3_kl(logps32, ref_logps.float()) if ref_logps is not None else torch.zeros_like(logps32)
-    per_token = -(objective - beta * kl) * (is_weights.float() if is_weights is not None else 1.0)
+    per_token = -(s.objective - beta * kl) * (is_weights.float() if is_weights is not None else 1.0)
     sequences = float(num_sequences if num_sequences is not None else logps.shape[0])
     if divisor is None:
-        divisor = _divisor(loss_type, sequences, num_tokens if num_tokens is not None else m.sum(), max_new_tokens)
-    if loss_type == "grpo":  # each completion's token mean, summed
-        loss = ((per_token * m).sum(dim=1) / m.sum(dim=1).clamp(min=1.0)).sum() / divisor
-    else:  # dapo, dr_grpo: every token summed
-        loss = (per_token * m).sum() / divisor
-    return loss, _loss_metrics(ratio, adv, kl, m, eps_low, eps_high)
+        divisor = spec.divisor(sequences, num_tokens if num_tokens is not None else m.sum(), max_new_tokens)
+    summed = (per_token * m).sum(dim=1)  # each completion's sum, or with row_mean its token mean
+    if spec.row_mean:
+        summed = summed / m.sum(dim=1).clamp(min=1.0)
+    return summed.sum() / divisor, _loss_metrics(s, kl, m)
 
 
 def loss_settings(config: Any, num_sequences: int, *, tokens: float) -> dict[str, Any]:
@@ -197,29 +201,14 @@ def loss_settings(config: Any, num_sequences: int, *, tokens: float) -> dict[str
     )
 
 
-def _divisor(loss_type: str, sequences: float, tokens: Any, max_new_tokens: int | None) -> Any:
-    """What each loss type divides its sum by: completions, tokens, or completions x the limit."""
-    if loss_type == "grpo":
-        return sequences
-    if loss_type == "dapo":
-        return tokens.clamp(min=1.0) if torch.is_tensor(tokens) else max(float(tokens), 1.0)
-    if max_new_tokens is None:
-        raise TrainerError("loss_type='dr_grpo' needs max_new_tokens (the generation limit)")
-    return sequences * float(max_new_tokens)
-
-
-def _loss_metrics(
-    ratio: torch.Tensor, adv: torch.Tensor, kl: torch.Tensor, m: torch.Tensor, eps_low: float, eps_high: float
-) -> dict[str, float]:
+def _loss_metrics(s: Surrogate, kl: torch.Tensor, m: torch.Tensor) -> dict[str, float]:
     with torch.no_grad():
         tokens = m.sum().clamp(min=1.0)
-        low = ((ratio < 1 - eps_low) & (adv < 0)).float()
-        high = ((ratio > 1 + eps_high) & (adv > 0)).float()
         return {
             "kl": float((kl * m).sum() / tokens),
-            "clip_low": float((low * m).sum() / tokens),
-            "clip_high": float((high * m).sum() / tokens),
-            "ratio": float((ratio * m).sum() / tokens),
+            "clip_low": float((s.clip_low.float() * m).sum() / tokens),
+            "clip_high": float((s.clip_high.float() * m).sum() / tokens),
+            "ratio": float((s.ratio.detach() * m).sum() / tokens),
         }
 
 

@@ -74,7 +74,11 @@ class GRPOConfig:
     # the objective
     beta: float = _f(0.04, "KL penalty to the frozen reference (0: no reference model is loaded)")
     epsilon: float | tuple[float, float] = _f(0.2, "clip range of the ratio: 0.2, or (low, high), e.g. DAPO's 0.2,0.28")
-    loss_type: str = _f("grpo", '"grpo" (per-sequence mean), "dapo" (token mean), "dr_grpo"')
+    loss_type: str = _f(
+        "grpo",
+        '"grpo" (per-sequence mean), "dapo" (token mean), "dr_grpo", "gspo" (sequence ratio), "cispo" '
+        "(clipped IS weight x log-prob)",
+    )
     scale: str = _f("group", 'advantage scale: "group", "batch" or "none"')
     num_iterations: int = _f(1, "policy updates per batch of generations (mu)")
     mask_truncated_completions: bool = _f(False, "leave completions without EOS out of the loss")
@@ -207,6 +211,10 @@ PRESETS: dict[str, dict[str, Any]] = {
         "mask_truncated_completions": True,
     },
     "dr_grpo": {"scale": "none", "loss_type": "dr_grpo", "beta": 0.0},
+    # GSPO (arXiv 2507.18071): the sequence ratio, clipped to the paper's tiny range, no KL
+    "gspo": {"loss_type": "gspo", "epsilon": (3e-4, 4e-4), "beta": 0.0},
+    # CISPO (MiniMax-M1): the IS weight capped at 5 (ScaleRL's epsilon_max), no lower bound, no KL
+    "cispo": {"loss_type": "cispo", "epsilon": (1.0, 4.0), "beta": 0.0},
 }
 
 

@@ -30,8 +30,15 @@ def test_allowed_values_are_declared_once() -> None:
         assert GRPOConfig(loss_type=loss_type).loss_type == loss_type
     for scale in SCALES:
         assert GRPOConfig(scale=scale).scale == scale
-    with pytest.raises(TrainerError, match="loss_type must be one of grpo, dapo, dr_grpo"):
+    with pytest.raises(TrainerError, match="loss_type must be one of grpo, dapo, dr_grpo, gspo, cispo"):
         GRPOConfig(loss_type="ppo")
+    assert set(LOSS_TYPES) <= set(PRESETS), "every loss has a preset"
+
+
+def test_the_gspo_and_cispo_presets() -> None:
+    gspo, cispo = load_config(preset="gspo"), load_config(preset="cispo")
+    assert (gspo.loss_type, gspo.clip_range, gspo.beta) == ("gspo", (3e-4, 4e-4), 0.0)  # the paper's range
+    assert (cispo.loss_type, cispo.clip_range, cispo.beta) == ("cispo", (1.0, 4.0), 0.0)  # weights in [0, 5]
 
 
 def test_the_clip_range_is_one_field() -> None:
