@@ -206,29 +206,35 @@ def summary(rows: list[dict[str, Any]], evals: list[dict[str, Any]], skipped: li
 
 
 class UpdateTotals:
-    """An update's metrics: each micro-batch's share of the mean over its ``n`` rows and the
-    iterations (summed over ranks afterwards)."""
+    """An update's metrics, summed over its micro-batches (and over ranks afterwards): the loss, each
+    micro-batch's token means weighted by its share of the update's ``tokens`` (so N ranks log
+    what one process logs), per-completion shares by its share of the ``n`` rows; averaged over
+    the iterations."""
 
-    def __init__(self, n: int, iterations: int, *, sampler: bool = False, corrected: bool = False) -> None:
-        self.n, self.iterations = n, iterations
+    PER_ROW = frozenset({"is_seq_clip_frac"})
+
+    def __init__(self, n: int, tokens: float, iterations: int, *, sampler: bool = False, corrected: bool = False):
+        self.n, self.tokens, self.iterations = n, tokens, iterations
         self.values: dict[str, float] = dict.fromkeys(("loss", "kl", "clip_low", "clip_high", "ratio"), 0.0)
         if sampler:  # the generator's log-probs against the trainer's (`sampler_mismatch`)
             self.values.update(sampler_logp_diff=0.0, sampler_kl=0.0)
         if corrected:  # the importance weights (`trainer._correction.ISWeights.metrics`)
             self.values.update(is_weight_mean=0.0, is_clip_frac=0.0, is_seq_clip_frac=0.0)
 
-    def add(self, loss: float, metrics: dict[str, float], *, rows: int) -> None:
+    def add(self, loss: float, metrics: dict[str, float], *, rows: int, tokens: float) -> None:
         self.values["loss"] += loss / self.iterations
-        for key, value in metrics.items():
-            self.values[key] += value * rows / (self.n * self.iterations)
+        self._add(metrics, rows=rows, tokens=tokens, iterations=self.iterations)
 
-    def add_once(self, mismatch: dict[str, float], weights: dict[str, float], *, rows: int) -> None:
+    def add_once(self, mismatch: dict[str, float], weights: dict[str, float], *, rows: int, tokens: float) -> None:
         """A micro-batch's `sampler_mismatch` and importance-weight metrics (measured once per
         update, before it changes the policy)."""
-        self.values["sampler_logp_diff"] += mismatch["logp_abs_diff"] * rows / self.n
-        self.values["sampler_kl"] += mismatch["k3_kl"] * rows / self.n
-        for key, value in weights.items():
-            self.values[key] += value * rows / self.n
+        found = {"sampler_logp_diff": mismatch["logp_abs_diff"], "sampler_kl": mismatch["k3_kl"], **weights}
+        self._add(found, rows=rows, tokens=tokens, iterations=1)
+
+    def _add(self, metrics: dict[str, float], *, rows: int, tokens: float, iterations: int) -> None:
+        for key, value in metrics.items():
+            share = rows / self.n if key in self.PER_ROW else tokens / self.tokens
+            self.values[key] += value * share / iterations
 
 
 def eval_metrics(groups: list[list[Any]]) -> dict[str, float]:

@@ -267,7 +267,8 @@ class GRPOTrainer:
             frozen = self.model if self.dist.fsdp else unwrap(self.model)
             old = [self._logps(frozen, batch, c) for c in share.chunks] if cfg.num_iterations > 1 else None
             ref = [self._ref_logps(batch, c) for c in share.chunks]
-        totals = UpdateTotals(n, cfg.num_iterations, sampler="sampler" in batch, corrected=self._corrected(batch))
+        totals = UpdateTotals(n, args["num_tokens"], cfg.num_iterations, sampler="sampler" in batch,
+                              corrected=self._corrected(batch))  # fmt: skip
         grad_norm = 0.0
         for iteration in range(cfg.num_iterations):
             self.optimizer.zero_grad(set_to_none=True)
@@ -280,11 +281,12 @@ class GRPOTrainer:
                     weights = w.weights if w is not None else None
                     loss, metrics = grpo_loss(logps, before, ref[i], adv[c], live, is_weights=weights, **args)
                     (loss * self.dist.world).backward()  # DDP and FSDP average gradients; we want the sum
+                counts = dict(rows=c.stop - c.start, tokens=float(live.sum()))
                 if counted:
-                    totals.add(float(loss.detach()), metrics, rows=c.stop - c.start)
+                    totals.add(float(loss.detach()), metrics, **counts)
                 if counted and iteration == 0 and "sampler" in batch:
                     mismatch = sampler_mismatch(before, batch["sampler"][c].to(self.device), live)
-                    totals.add_once(mismatch, w.metrics(live) if w is not None else {}, rows=c.stop - c.start)
+                    totals.add_once(mismatch, w.metrics(live) if w is not None else {}, **counts)
             grad_norm = self._optimizer_step()
         self.scheduler.step()
         return {**{k: self.dist.sum(v) for k, v in totals.values.items()}, "grad_norm": grad_norm}

@@ -15,6 +15,27 @@ CASES: dict[str, dict[str, Any]] = {
     # rank 1's groups all have equal rewards: it has no rows and joins with a zero-weight row
     "dapo_skip": {"loss_type": "dapo", "beta": 0.0, "skip_zero_variance_groups": True, "micro_batch_size": 4},
     "dr_grpo": {"loss_type": "dr_grpo", "beta": 0.04, "micro_batch_size": 16, "scale": "none"},
+    # two iterations (the second off-policy, so the clips act), and the rows carry sampler log-probs: the
+    # importance weights (a sequence mode, a token mode with both bounds) enter the update
+    "gspo": {
+        "loss_type": "gspo",
+        "epsilon": (3e-4, 4e-4),
+        "beta": 0.0,
+        "micro_batch_size": 3,
+        "num_iterations": 2,
+        "importance_sampling_mode": "sequence_mask",
+        "importance_sampling_clip_min": 0.5,
+    },
+    "cispo": {
+        "loss_type": "cispo",
+        "epsilon": (1.0, 4.0),
+        "beta": 0.04,
+        "micro_batch_size": 5,
+        "num_iterations": 2,
+        "importance_sampling_mode": "token_truncate",
+        "importance_sampling_clip_min": 0.8,
+        "importance_sampling_clip_max": 1.25,
+    },
 }
 
 
@@ -30,7 +51,10 @@ def groups(vocab: int, case: str) -> list[list[Any]]:
         for _ in range(4):
             ids = [rng.randrange(4, vocab) for _ in range(rng.randint(1, 4))]
             reward = float(rng.random() < 0.5) if not (case == "dapo_skip" and p >= 2) else 1.0
-            group.append(Rollout(prompt_ids=prompt, ids=ids, mask=[1] * len(ids), reward=reward))
+            row = Rollout(prompt_ids=prompt, ids=ids, mask=[1] * len(ids), reward=reward)
+            if "importance_sampling_mode" in CASES[case]:  # near the tiny model's own ~-log(vocab)
+                row.sampler_logps = [-2.8 + rng.uniform(-0.6, 0.6) for _ in ids]
+            group.append(row)
         group[0].reward = 1.0 if case != "dapo_skip" or p < 2 else group[0].reward
         group[1].reward = 0.0 if case != "dapo_skip" or p < 2 else group[1].reward
         out.append(group)
