@@ -54,3 +54,25 @@ def test_eval_bench_prints_a_row_and_a_ratio_per_backend() -> None:
     results = json.loads(done.stdout.strip().splitlines()[-1])
     assert [r["backend"] for r in results] == ["transformers", "transformers"]
     assert all(r["samples"] == 16 and r["tokens"] >= 16 and r["run_s"] > 0 for r in results)
+
+
+@pytest.mark.slow
+def test_losses_bench_prints_a_row_per_task_and_loss() -> None:
+    """bench/losses.py: one seed, 2 steps of each loss on both tasks, a row each with its ratio to grpo."""
+    cmd = [sys.executable, str(ROOT / "bench" / "losses.py"), "--seeds", "1", "--steps", "2", "--prompts", "4"]
+    cmd += ["--generations", "4", "--eval", "4", "--json"]
+    done = subprocess.run(
+        cmd, capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1"}
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = re.findall(
+        r"^(digits|arithmetic)\s+(grpo|dapo|gspo|cispo)\s+\d\.\d{3} ± \d\.\d{3}.*? (\d+\.\d\dx|-) ",
+        done.stdout,
+        flags=re.M,
+    )
+    assert [(task, loss) for task, loss, _ in rows] == [
+        (task, loss) for task in ("digits", "arithmetic") for loss in ("grpo", "dapo", "gspo", "cispo")
+    ], done.stdout
+    assert all(ratio in ("1.00x", "-") for _, loss, ratio in rows if loss == "grpo")  # "-": grpo's rate was 0
+    results = json.loads(done.stdout.strip().splitlines()[-1])["results"]
+    assert all(len(r["curves"][0]) == 2 and 0 <= r["final"][0] <= 1 for t in results.values() for r in t.values())
