@@ -15,7 +15,10 @@ Deliberate deviations from the paper (each is a config switch where it matters):
 - Log-probs are taken from logits divided by the sampling temperature, so the ratio compares
   the distribution that was sampled from.
 - "dapo" and "dr_grpo" token-level reductions and the DAPO asymmetric clip (``epsilon = (0.2, 0.28)``),
-  dynamic sampling (``skip_zero_variance_groups``) and truncated-completion masking are options.
+  dynamic sampling (``skip_zero_variance_groups``) and truncated-completion masking are options;
+  so are GSPO's sequence ratio and CISPO's clipped-weight REINFORCE (``loss_type``, `trainer._losses`).
+- With ``generator = "vllm"`` each token's term is weighted by pi_old / pi_vllm, by
+  ``importance_sampling_mode`` (`trainer._correction`); the clipped ratio stays pi_theta / pi_old.
 - Multi-turn rewards are the episode's summed step rewards; a rollout's env tokens never
   enter the loss.
 
