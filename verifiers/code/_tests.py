@@ -68,6 +68,8 @@ def _split_statements(code: str) -> tuple[str, list[str]]:
     pending: list[str] = []
     for node in tree.body:
         segment = ast.get_source_segment(code, node) or ""
+        for decorator in reversed(getattr(node, "decorator_list", [])):  # not part of the node's segment
+            segment = f"@{ast.get_source_segment(code, decorator)}\n{segment}"
         if isinstance(node, _HOISTED):
             setup.append(segment)
         elif isinstance(node, ast.Assert) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):

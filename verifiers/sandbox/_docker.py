@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from verifiers.errors import EngineUnavailableError, SandboxError
+from verifiers.sandbox._classes import shared_classes
 from verifiers.sandbox._container import Container, ContainerGone, Lockdown
 from verifiers.sandbox._engine import how_to_start_engine
 from verifiers.sandbox._engines import Engine, remove_orphans
@@ -312,7 +313,8 @@ class DockerSandbox:
         suite_timeout_s: float | None = None,
         memory_mb: int | None = None,
     ) -> list[dict[str, Any]]:
-        """Run each test statement in a judge process against ``code`` (see `verifiers.code`)."""
+        """Run each test statement in a judge process against ``code`` (see `verifiers.code`);
+        the test code's classes that ``code`` lacks are defined for it first (see `_classes`)."""
         timeout = timeout_s or self.timeout_s
         suite = suite_timeout_s or (timeout + 5) * max(1, len(tests)) + 5
         msg = {
@@ -321,6 +323,7 @@ class DockerSandbox:
             "tests": list(tests),
             "entry_point": entry_point,
             "setup": setup,
+            "classes": shared_classes(setup, code),
             "timeout_s": timeout,
             "suite_timeout_s": suite,
         }

@@ -1,6 +1,13 @@
 """What goes wrong across the boundary, as the judge sees it: the program died, lacks a name,
 or raised (re-raised here as its own builtin type).
 
+An exception from the program never steers the test's control flow beyond what an ordinary
+error does: ``StopIteration`` and ``StopAsyncIteration`` end an iteration only when they come from
+advancing one of its iterators (``next(g)``); from any other request (a function, a method, an
+operator, a constructor) they arrive as a ``RuntimeError``, as PEP 479 makes them inside a
+generator, so ``all(map(f, xs))`` cannot end early and pass. ``GeneratorExit``, ``SystemExit`` and
+``KeyboardInterrupt`` arrive as a plain `SolutionError`.
+
 Part of the in-container program (see `_program`).
 """
 
@@ -15,6 +22,9 @@ class SolutionDied(BaseException):
 
 class SolutionMissing(BaseException):
     """The program does not define a name the test code calls (ours, not the program's)."""
+
+
+ITERATION_ENDS = ("StopIteration", "StopAsyncIteration")
 
 
 class SolutionError(Exception):
@@ -36,14 +46,19 @@ class SolutionError(Exception):
         return self
 
 
-def program_error(kind: str, detail: str, message: str | None = None, args: Any = None) -> SolutionError:
+def program_error(
+    kind: str, detail: str, message: str | None = None, args: Any = None, advancing: bool = False
+) -> SolutionError:
     """The program's exception, re-raised in the judge as its own builtin type (so the test's
     ``except ZeroDivisionError:`` catches it) and as a `SolutionError` (so an uncaught one is
     recorded as the program's crash), with the program's ``args`` (when they are values) and
-    ``str()``."""
+    ``str()``. An iteration's end from anything but ``advancing`` an iterator is a RuntimeError."""
     import builtins
 
     base = getattr(builtins, kind, None)
+    if kind in ITERATION_ENDS and not advancing:
+        detail = f"{detail} (from a call, not from an iterator: an error, as PEP 479 makes it)"
+        base = RuntimeError
     if isinstance(base, type) and issubclass(base, Exception) and base is not Exception:
         try:
             error: SolutionError = type(kind, (SolutionError, base), {})(kind, detail)

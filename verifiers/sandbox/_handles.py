@@ -9,6 +9,18 @@ a str). A handle never equals a plain value and never ranks against one: the pro
 ``__eq__`` and ``__lt__`` decide only between two of its own objects, so an object "equal to"
 or "less than" everything earns nothing.
 
+What the program's answers can do to the test's control flow, use by use: ``bool``, ``len``,
+``in``, ``==`` (between its objects), ``hash``, ``isinstance``, ``str``/``repr``, ``int``/``float``/
+``index`` give a value of the checked type or raise ``TypeError`` in the test; ``iter`` gives one
+of its objects (or a plain iterator over a plain value), and ``next`` on it may end the
+iteration (its ``StopIteration``); every other request that raises ``StopIteration`` or
+``StopAsyncIteration`` raises ``RuntimeError`` (see `_faults`), so a ``map``, ``filter`` or
+generator expression over its functions never ends early; ``with`` runs its ``__enter__`` and
+``__exit__`` there, and its ``__exit__`` may swallow the program's errors and the test's own
+``Exception``s but never an ``AssertionError`` (the test's verdict) or a ``BaseException``;
+``__del__`` runs only in the program's process (its objects live until the job ends), never in the
+test's. The test's objects reach the program as copies (see `_objects`).
+
 Part of the in-container program (see `_program`).
 """
 
@@ -107,7 +119,8 @@ class Handle:
         import builtins
 
         base = next((c for c in getattr(kind, "__mro__", ()) if getattr(builtins, c.__name__, None) is c), None)
-        return bool(self._link.do(self._hid, "call", "__exit__", (base, None, None), {}))
+        swallow = bool(self._link.do(self._hid, "call", "__exit__", (base, None, None), {}))
+        return swallow and isinstance(value, Exception) and not isinstance(value, AssertionError)
 
 
 ORDERINGS = ("lt", "le", "gt", "ge")

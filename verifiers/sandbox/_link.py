@@ -16,7 +16,7 @@ import sys
 from typing import Any, cast
 
 from verifiers.sandbox._console import feed
-from verifiers.sandbox._faults import SolutionDied, SolutionError, SolutionMissing, program_error
+from verifiers.sandbox._faults import ITERATION_ENDS, SolutionDied, SolutionError, SolutionMissing, program_error
 from verifiers.sandbox._handles import Handle, Remote, exception_attribute
 from verifiers.sandbox._objects import (
     FACTORIES,
@@ -131,9 +131,11 @@ class Link:
         if status == "missing":
             self.fault.setdefault("record", {"status": "crashed", "detail": answer.get("detail", "")})
             raise SolutionMissing(answer.get("detail", ""))
-        raise self.error(answer)
+        raise self.error(answer, message.get("what") == "next")
 
-    def error(self, answer: dict[str, Any]) -> BaseException:
+    def error(self, answer: dict[str, Any], advancing: bool = False) -> BaseException:
+        """The program's exception as the judge raises it (see `_faults`): ``advancing`` when
+        the request was ``next()`` on one of its iterators, the one place an iteration may end."""
         kind, detail, message = answer.get("type", "Exception"), answer.get("detail", ""), answer.get("message")
         try:
             args = decode(answer["args"]) if "args" in answer else None
@@ -141,7 +143,10 @@ class Link:
             args = None
         tagged = answer.get("class")
         if not (isinstance(tagged, list) and tagged[:1] == ["h"]):
-            return program_error(kind, detail, message, args)
+            return program_error(kind, detail, message, args, advancing)
+        base = tagged[3].get("class") if len(tagged) > 3 and isinstance(tagged[3], dict) else None
+        if base in ITERATION_ENDS and not advancing:  # its own StopIteration subclass, from a call
+            return program_error(base, detail, message, args)
         try:
             cls = self.handle(tagged)
             error: SolutionError = cls(kind, detail).became(detail, message, args)

@@ -14,6 +14,13 @@ What crosses between the program and the judge is data, never code:
 - **handles**: any other object stays in the program's table; the judge gets ``["h", id,
   type name, info]`` and every use of it is a request that runs here.
 
+One exception, before any of this: the *definitions* of the test code's classes that the program
+does not define itself (``ListNode``, a ``@dataclass``), stripped to their docstring, fields,
+``__slots__`` and special methods, run in the program's namespace before its code (see
+`_classes`; a class the program defines wins). They carry no instance, no expected value and no
+other test code: a definition the task's text gives and a program could write itself, so they let
+a right program that uses the dataset's class run, and give a hostile one nothing.
+
 Part of the in-container program (see `_program`).
 """
 

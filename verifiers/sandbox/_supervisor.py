@@ -22,6 +22,7 @@ Roles and privileges (uids are chosen per container by the host):
 from __future__ import annotations
 
 import base64
+import json
 import os
 import select
 import signal
@@ -96,6 +97,8 @@ class Supervisor:
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         files = {"solution.py": msg["source"].encode()}
+        if msg.get("classes"):  # the test's class definitions the program may use (see `_roles.test_classes`)
+            files[".classes.json"] = json.dumps(msg["classes"]).encode()
         pid, in_w, out_r, err_r = self.zygote.spawn(
             self.job_uid,
             "/work",
