@@ -125,7 +125,7 @@ def test_interpreter_semantics_of_a_fresh_process(box: DockerSandbox) -> None:
         assert r.ok, r
         lines = r.stdout.splitlines()
         assert lines[0].startswith("__main__ ") and lines[1:] == ["thread joined", "atexit ran"]
-    assert first.stdout.split()[1] != second.stdout.split()[1]  # each job is seeded afresh
+    assert first.stdout.split()[1] == second.stdout.split()[1]  # each job is seeded the same: no verdict by chance
 
 
 def test_job_identity_and_environment(box: DockerSandbox) -> None:

@@ -45,13 +45,13 @@ def _last_line(stderr: str) -> str:
     return lines[-1][:200] if lines else "no error message"
 
 
-def _from_exec(result: ExecResult, expected: str, timeout_s: float) -> Outcome:
+def _from_exec(result: ExecResult, expected: str, timeout_s: float, memory_mb: int | None = None) -> Outcome:
     if result.error is not None:
         return "error", result.error
     if result.timed_out:
         return "timeout", f"over {timeout_s:g} s"
-    if result.oom_killed:
-        return "memory", "the program ran out of memory"
+    if result.oom_killed or (result.exit_code != 0 and _last_line(result.stderr).startswith("MemoryError")):
+        return "memory", "the program ran out of memory" + (f" (its limit is {memory_mb} MB)" if memory_mb else "")
     if result.truncated:
         return "output_limit", "the program printed more than the output cap"
     if result.exit_code != 0:
@@ -101,8 +101,10 @@ def _from_call(result: Mapping[str, Any], expected: Any, suite: Suite) -> Outcom
     from verifiers.sandbox._wire import NotAValue, decode
 
     status = result.get("status")
-    if status in ("timeout", "output_limit"):
+    if status in ("timeout", "output_limit", "memory"):
         return str(status), str(result.get("detail", ""))
+    if status == "too_large":
+        return "wrong_answer", str(result.get("detail", ""))
     if status != "ok":
         return "runtime_error", str(result.get("detail", "the program failed"))
     value = result.get("value")
@@ -131,6 +133,7 @@ def _from_record(record: Mapping[str, Any] | None) -> Outcome:
         "crashed": ("runtime_error", detail),
         "timeout": ("timeout", detail),
         "output_limit": ("output_limit", detail),
+        "memory": ("memory", detail),
     }.get(str(status), ("error", detail or "the test could not run"))
 
 
@@ -213,7 +216,7 @@ def _judge_one(
 
 
 def _stdin_outcomes(
-    results: Sequence[ExecResult], suite: Suite, timeout_s: float, suite_timeout_s: float
+    results: Sequence[ExecResult], suite: Suite, timeout_s: float, suite_timeout_s: float, memory_mb: int | None
 ) -> list[Outcome]:
     outcomes: list[Outcome] = []
     spent = 0.0
@@ -222,7 +225,7 @@ def _stdin_outcomes(
         if spent > suite_timeout_s and result.error is None:
             outcomes.append(("timeout", f"the suite ran past {suite_timeout_s:g} s"))
         else:
-            outcomes.append(_from_exec(result, expected, timeout_s))
+            outcomes.append(_from_exec(result, expected, timeout_s, memory_mb))
     return outcomes
 
 
@@ -302,7 +305,8 @@ def verify_many(
     at = 0
     for k in stdin_ks:
         n = len(suites[k])
-        outcomes = _stdin_outcomes(ran[at : at + n], suites[k], timeout_s, suite_timeout_s)
+        limit = memory_mb or getattr(box, "memory_mb", None)
+        outcomes = _stdin_outcomes(ran[at : at + n], suites[k], timeout_s, suite_timeout_s, limit)
         results[k] = _result(outcomes, partial_credit, str(codes[k]))
         at += n
 

@@ -77,7 +77,9 @@ class Lockdown:
             },
             "ulimits": [docker.types.Ulimit(name="nofile", soft=self.nofile, hard=self.nofile)],
             "log_config": docker.types.LogConfig(type="none"),
-            "environment": {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"},
+            # One hash seed for the supervisor and every job it forks: no verdict depends on the
+            # order of a set of strings (a random seed per container would make it flip).
+            "environment": {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"},
             "stdin_open": True,
             "tty": False,
             "working_dir": "/",
@@ -99,8 +101,7 @@ class Container:
         self.container = client.containers.create(
             image,
             command=[
-                "python3",
-                "-E",
+                "python3",  # no -E: PYTHONHASHSEED must count (the environment is ours, see Lockdown)
                 "-s",
                 "-c",
                 SUPERVISOR,

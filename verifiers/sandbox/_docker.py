@@ -19,6 +19,7 @@ from verifiers.sandbox._container import Container, ContainerGone, Lockdown
 from verifiers.sandbox._engine import how_to_start_engine
 from verifiers.sandbox._engines import Engine, remove_orphans
 from verifiers.sandbox._image import image_exists, image_tag
+from verifiers.sandbox._procs import WALL_SLACK
 from verifiers.sandbox._types import ExecResult, Job
 
 __all__ = ["DockerSandbox", "default_sandbox"]
@@ -33,7 +34,7 @@ class DockerSandbox:
 
     Each container runs a supervisor as PID 1 (root with only SETUID, SETGID and KILL) that
     starts every job as a fresh ``python3`` under an unprivileged uid, in an emptied work dir,
-    with a wall-clock limit that kills the job's whole process tree. Containers have no
+    with a time limit (see ``timeout_s``) that kills the job's whole process tree. Containers have no
     network, a read-only root, capped tmpfs dirs, memory without swap, a pids limit, a CPU
     quota and no host mounts or host environment. A container is recycled after
     ``recycle_after`` jobs and at once after a timeout, OOM or output-cap hit.
@@ -43,7 +44,9 @@ class DockerSandbox:
         engines: Docker engine URLs (``unix:///...``, ``tcp://...``); default: DOCKER_HOST.
             Containers are spread across them; an engine that stops answering is skipped.
         memory_mb: default memory per job (a job asking for another size gets its own pool).
-        timeout_s: default wall-clock limit per program or test case.
+        timeout_s: default time limit per program or test case: its own time, the wall clock
+            minus its waits for a CPU behind other work, so a busy machine does not change a
+            verdict (and at most ``8 * timeout_s`` of wall time).
         engine_timeout_s: timeout of calls to an engine's API (a stopped engine is detected).
         stuck_after_s: how long past a job's own limit a silent container is declared stuck
             (it is then replaced and the job retried once).
@@ -198,6 +201,7 @@ class DockerSandbox:
         """Run one supervisor request; one retry on a fresh container if ours fails."""
         if self._closed:
             raise SandboxError("the sandbox is closed")
+        msg = {**msg, "memory_mb": memory_mb}  # the program's own limit inside (see `_zygote.become_job`)
         last: Exception | None = None
         for _attempt in range(2):
             container = self._acquire(memory_mb)
@@ -248,7 +252,7 @@ class DockerSandbox:
             "out_cap": self.out_cap,
         }
         try:
-            reply = self._submit(msg, memory_mb or self.memory_mb, timeout + self.stuck_after_s)
+            reply = self._submit(msg, memory_mb or self.memory_mb, timeout * WALL_SLACK + self.stuck_after_s)
         except SandboxError as exc:
             return ExecResult(error=str(exc))
         return ExecResult(
@@ -299,7 +303,7 @@ class DockerSandbox:
             "suite_timeout_s": suite,
             "calls": [[encode(a) for a in args] for args in calls],
         }
-        reply = self._submit(msg, memory_mb or self.memory_mb, suite + self.stuck_after_s)
+        reply = self._submit(msg, memory_mb or self.memory_mb, suite * WALL_SLACK + self.stuck_after_s)
         return list(reply["results"])
 
     def judge(
@@ -327,7 +331,7 @@ class DockerSandbox:
             "timeout_s": timeout,
             "suite_timeout_s": suite,
         }
-        reply = self._submit(msg, memory_mb or self.memory_mb, suite + self.stuck_after_s)
+        reply = self._submit(msg, memory_mb or self.memory_mb, suite * WALL_SLACK + self.stuck_after_s)
         return list(reply["records"])
 
     def close(self) -> None:

@@ -131,6 +131,11 @@ class Link:
         if status == "missing":
             self.fault.setdefault("record", {"status": "crashed", "detail": answer.get("detail", "")})
             raise SolutionMissing(answer.get("detail", ""))
+        if status == "too_large":  # over a cap on what crosses: the test fails, whatever it catches
+            self.fault.setdefault("record", {"status": "failed", "detail": answer.get("detail", "")})
+            raise NotAValue(answer.get("detail", ""))
+        if answer.get("type") == "MemoryError":  # out of memory: the test fails, whatever it catches
+            self.fault.setdefault("record", {"status": "memory", "detail": "the program ran out of memory"})
         raise self.error(answer, message.get("what") == "next")
 
     def error(self, answer: dict[str, Any], advancing: bool = False) -> BaseException:

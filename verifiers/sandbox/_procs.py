@@ -75,6 +75,45 @@ def oom_kills() -> int:
     return 0
 
 
+WALL_SLACK = 8  # a limit also stops a job at this many times its seconds of wall time
+
+
+def run_delay(pid: int, default: int = 0) -> int:
+    """Nanoseconds ``pid`` has waited for a CPU while runnable (its run-queue delay)."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return default  # gone: its last reading
+
+
+class Clock:
+    """The time a job has taken, as a quiet machine would show it: wall time minus the time its
+    processes waited for a CPU behind others' work. Computing, sleeping and blocking count;
+    a busy machine does not shorten the limit. Past `WALL_SLACK` times a limit of wall time,
+    the limit is reached whatever the waits (a machine too busy to judge on)."""
+
+    def __init__(self, *pids: int) -> None:
+        self.start = time.monotonic()
+        self.base: dict[int, int] = {}
+        self.seen: dict[int, int] = {}
+        for pid in pids:
+            self.track(pid)
+
+    def track(self, pid: int) -> None:
+        self.base[pid] = self.seen[pid] = run_delay(pid)
+
+    def elapsed(self) -> float:
+        for pid in self.seen:
+            self.seen[pid] = run_delay(pid, self.seen[pid])
+        waited = sum(self.seen[pid] - self.base[pid] for pid in self.seen) / 1e9
+        return time.monotonic() - self.start - waited
+
+    def left(self, limit: float) -> float:
+        """Seconds until ``limit`` is reached (<= 0: reached)."""
+        return min(limit - self.elapsed(), limit * WALL_SLACK - (time.monotonic() - self.start))
+
+
 class Limits:
     def __init__(self, spec: dict[str, Any]) -> None:
         self.timeout_s = float(spec.get("timeout_s", 10.0))
@@ -82,6 +121,7 @@ class Limits:
         self.fsize = int(spec.get("fsize", 64 * 2**20))
         self.nproc = int(spec.get("nproc", 64))
         self.nofile = int(spec.get("nofile", 256))
+        self.memory_mb = int(spec.get("memory_mb", 0))  # the program's data limit (0: the container's only)
 
 
 def job_env(home: str) -> dict[str, str]:
@@ -166,8 +206,8 @@ class Run:
         if fd is not None:
             os.close(fd)
 
-    def pump(self, deadline: float, cap: int) -> bool:
-        """Move data until the process exits and its pipes close; False on timeout."""
+    def pump(self, clock: Clock, limit: float, cap: int) -> bool:
+        """Move data until the process exits and its pipes close; False past ``limit``."""
         exited_at: float | None = None
         while True:
             self.collect()
@@ -176,13 +216,14 @@ class Run:
                 exited_at = exited_at or now
                 if not ({"out", "err"} & set(self.fds)) or now - exited_at > 0.2:
                     return True  # done (a daemon holding the pipes is cut off)
-            if now >= deadline:
+            left = clock.left(limit)
+            if left <= 0:
                 return False
             readers = [self.fds[n] for n in ("out", "err") if n in self.fds]
             if self.pidfd is not None and self.status is None:
                 readers.append(self.pidfd)
             writers = [self.fds["in"]] if "in" in self.fds else []
-            wait = min(0.05 if self.pidfd is not None else 0.002, deadline - now)
+            wait = min(0.05 if self.pidfd is not None else 0.002, left)
             if self.status is not None:
                 wait = min(wait, max(0.0, 0.2 - (now - exited_at)) if exited_at else wait)
             try:

@@ -20,7 +20,7 @@ from typing import Any
 from verifiers.sandbox._console import JudgeStdin, judge_input
 from verifiers.sandbox._faults import SolutionError
 from verifiers.sandbox._link import Link
-from verifiers.sandbox._objects import Codec, Objects, is_builtin_type
+from verifiers.sandbox._objects import Codec, Objects, TooLarge, is_builtin_type, test_classes
 from verifiers.sandbox._pyshim import install
 from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
 
@@ -109,7 +109,7 @@ def serve(fn_name: str) -> None:
         if isinstance(msg.get("dataset"), list):
             objects.dataset = {n for n in msg["dataset"] if isinstance(n, str)}
         if "name" not in msg and "op" not in msg:  # a function-call test from the host: output stays counted
-            write_frame(resp, respond(msg, objects, fn))
+            send(resp, respond(msg, objects, fn))
             continue
         real = sys.stdout, sys.stderr, sys.stdin, builtins.input
         # A judge's request: what the call prints goes to the test, what it reads comes from it.
@@ -119,32 +119,20 @@ def serve(fn_name: str) -> None:
         finally:
             sys.stdout, sys.stderr, sys.stdin, builtins.input = real
         answer["out"], answer["err"] = out.take(), err.take()
-        write_frame(resp, answer)
+        send(resp, answer)
 
 
-def test_classes(namespace: dict[str, Any]) -> None:
-    """The test code's class definitions the program lacks (see `_classes`), each run in a
-    scratch namespace with the test's standard-library imports; a failing one is left out."""
-    import builtins
-    import json
-
+def send(resp: int, answer: dict[str, Any]) -> None:
+    """An answer to the judge or the host: over `MAX_ANSWER` bytes, or out of memory to encode it,
+    it is that failure instead (the same one every time)."""
     try:
-        with open(".classes.json", encoding="utf-8") as f:
-            shared = json.load(f)
-    except OSError:
-        return
-    scratch: dict[str, Any] = {"__name__": "solution", "__builtins__": builtins}
-    for source in shared["imports"]:
-        try:
-            exec(source, scratch)
-        except Exception:
-            pass
-    for name, source in shared["classes"]:
-        try:
-            exec(source, scratch)
-            namespace[name] = scratch[name]
-        except Exception:
-            pass
+        if write_frame(resp, answer, MAX_ANSWER):
+            return
+        detail = f"the answer is larger than {MAX_ANSWER >> 20} MiB, the cap on what crosses"
+        answer = {"status": "too_large", "detail": detail}
+    except MemoryError:
+        answer = {"status": "crashed", "type": "MemoryError", "detail": "MemoryError: encoding the answer"}
+    write_frame(resp, answer)
 
 
 WHAT: dict[str, Any] = {
@@ -247,6 +235,8 @@ def respond(msg: dict[str, Any], objects: Objects, fn: Any) -> dict[str, Any]:
         copy_back(answer, codec, msg, args, kwargs)
         answer["objects"] = codec.out_objects
         return answer
+    except TooLarge as exc:
+        return {"status": "too_large", "detail": str(exc)}
     except BaseException as exc:
         answer = {"status": "crashed", "detail": describe(exc), "type": type(exc).__name__, "message": _message(exc)}
         try:

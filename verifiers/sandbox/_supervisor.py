@@ -1,6 +1,6 @@
 """The in-container side of the sandbox: a supervisor, a solution server and a test judge.
 
-The container's command is ``python3 -E -s -c <program> supervise JOB_UID JUDGE_UID``, where
+The container's command is ``python3 -s -c <program> supervise JOB_UID JUDGE_UID``, where
 the program is this module with `_wire`, `_objects`, `_faults`, `_handles`, `_link`, `_pyshim`,
 `_roles`, `_procs` and `_zygote` (see `_program`):
 standard library only, on the image's Python.
@@ -10,7 +10,7 @@ Roles and privileges (uids are chosen per container by the host):
 - ``supervise`` is PID 1: root with only CAP_SETUID, CAP_SETGID and CAP_KILL (everything
   else dropped, ``no-new-privileges``, read-only root file system). It talks to the host over
   the container's attached stdin/stdout (8-byte length + JSON frames), starts each job as a
-  fresh ``python3`` under the job uid, enforces wall-clock limits, caps output, kills every
+  fresh ``python3`` under the job uid, enforces time limits (`_procs.Clock`), caps output, kills every
   process of a uid when a job ends, wipes the writable directories and reaps orphans.
 - ``serve`` runs model code as the job uid and answers function calls with values encoded as
   exact builtin types; in judge mode its other objects stay there as handles (`_objects`).
@@ -27,10 +27,10 @@ import os
 import select
 import signal
 import sys
-import time
 from typing import Any
 
 from verifiers.sandbox._procs import (
+    Clock,
     Limits,
     Run,
     b64,
@@ -43,6 +43,9 @@ from verifiers.sandbox._procs import (
 )
 from verifiers.sandbox._wire import MAX_ANSWER, read_frame, write_frame
 from verifiers.sandbox._zygote import Zygote
+
+POLL_S = 0.25  # a waiting supervisor reads its clocks this often
+Budget = tuple[Clock, float]  # a clock and its limit in seconds (see `_procs.Clock`)
 
 
 class Supervisor:
@@ -65,13 +68,13 @@ class Supervisor:
         files = {name: base64.b64decode(data) for name, data in msg.get("files", {}).items()}
         files["main.py"] = msg["source"].encode()
         ooms = oom_kills()
-        start = time.monotonic()
         pid, in_w, out_r, err_r = self.zygote.spawn(
             self.job_uid, "/work", "run", "", files, limits, [], job_env("/work")
         )
         run = Run(pid, in_w, out_r, err_r, base64.b64decode(msg.get("stdin", "")))
-        finished = run.pump(start + limits.timeout_s, limits.out_cap)
-        duration = time.monotonic() - start
+        clock = Clock(pid)
+        finished = run.pump(clock, limits.timeout_s, limits.out_cap)
+        duration = clock.elapsed()
         kill_uid(self.job_uid)
         run.collect()
         if run.status is None:
@@ -97,7 +100,7 @@ class Supervisor:
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         files = {"solution.py": msg["source"].encode()}
-        if msg.get("classes"):  # the test's class definitions the program may use (see `_roles.test_classes`)
+        if msg.get("classes"):  # the test's class definitions the program may use (see `_objects.test_classes`)
             files[".classes.json"] = json.dumps(msg["classes"]).encode()
         pid, in_w, out_r, err_r = self.zygote.spawn(
             self.job_uid,
@@ -115,12 +118,12 @@ class Supervisor:
     def op_call(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Call ``fn_name`` once per argument list; each call bounded by ``timeout_s``."""
         limits = Limits(msg)
-        suite_deadline = time.monotonic() + float(msg.get("suite_timeout_s", 60.0))
+        suite = (Clock(), float(msg.get("suite_timeout_s", 60.0)))
         results: list[Any] = []
         server: Server | None = None
         dirty = False
         for args in msg["calls"]:
-            if time.monotonic() >= suite_deadline:
+            if suite[0].left(suite[1]) <= 0:
                 results.append({"status": "timeout", "detail": "the suite ran out of time"})
                 continue
             if server is None or server.broken or not server.alive():
@@ -128,17 +131,20 @@ class Supervisor:
                     server.close()
                     kill_uid(self.job_uid)
                 server = self.start_server(msg, limits)
-                ready = server.response(min(suite_deadline, time.monotonic() + limits.timeout_s))
+                suite[0].track(server.pid)
+                ready = server.response([(Clock(server.pid), limits.timeout_s), suite])
                 if ready is None or ready.get("status") != "ready":
                     detail = (ready or {}).get("detail") or "the program did not load in time"
                     status = "timeout" if ready is None else "crashed"
                     results += [{"status": status, "detail": detail}] * (len(msg["calls"]) - len(results))
                     dirty = dirty or ready is None
                     break
-            deadline = min(suite_deadline, time.monotonic() + limits.timeout_s)
             server.printed = 0  # the output cap holds per call, as per run in stdin mode
             server.request({"args": args})
-            answer = server.response(deadline)
+            ooms = oom_kills()
+            answer = server.response([(Clock(server.pid), limits.timeout_s), suite])
+            if answer is not None:
+                answer = self.memory(answer, ooms, limits)
             if answer is None:
                 results.append({"status": "timeout", "detail": f"over {limits.timeout_s:g} s"})
                 server.close()
@@ -156,12 +162,12 @@ class Supervisor:
         """Run each test statement in a judge process (judge uid) against a solution server."""
         limits = Limits(msg)
         tests: list[str] = msg["tests"]
-        suite_deadline = time.monotonic() + float(msg.get("suite_timeout_s", 60.0))
+        suite = (Clock(), float(msg.get("suite_timeout_s", 60.0)))
         records: list[dict[str, Any] | None] = [None] * len(tests)
         dirty = False
         k = 0
         while k < len(tests):
-            if time.monotonic() >= suite_deadline:
+            if suite[0].left(suite[1]) <= 0:
                 for j in range(k, len(tests)):
                     records[j] = {"status": "timeout", "detail": "the suite ran out of time"}
                 break
@@ -181,6 +187,8 @@ class Supervisor:
                 job_env("/judge"),
             )
             server.req_w = server.resp_r = -1
+            suite[0].track(server.pid)
+            suite[0].track(jpid)
             server.drains += [jout, jerr]
             for fd in (jout, jerr):
                 os.set_blocking(fd, False)
@@ -196,7 +204,7 @@ class Supervisor:
                 },
             )
             os.close(judge_in_w)
-            k, stopped = self.follow_judge(rec_r, server, records, k, limits, suite_deadline)
+            k, stopped = self.follow_judge(rec_r, server, jpid, records, k, limits, suite)
             os.close(rec_r)
             server.close()
             kill_uid(self.job_uid)
@@ -209,21 +217,24 @@ class Supervisor:
         self,
         rec_r: int,
         server: Server,
+        jpid: int,
         records: list[dict[str, Any] | None],
         k: int,
         limits: Limits,
-        suite_deadline: float,
+        suite: Budget,
     ) -> tuple[int, bool]:
-        """Read the judge's records; returns (next test to run, whether a test was stopped)."""
-        deadline = min(suite_deadline, time.monotonic() + limits.timeout_s + 5)
+        """Read the judge's records; returns (next test to run, whether a test was stopped).
+        A test's time runs from its "start" (before it, the judge's set-up has 5 s more)."""
+        test = (Clock(server.pid, jpid), limits.timeout_s + 5)
+        ooms = oom_kills()
         while k < len(records):
-            remaining = max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select([rec_r, *server.drains], [], [], remaining)
+            remaining = min(test[0].left(test[1]), suite[0].left(suite[1]))
+            ready, _, _ = select.select([rec_r, *server.drains], [], [], max(0.0, min(remaining, POLL_S)))
             server.drain(ready)
             if server.over_cap:  # the program printed past the cap during this test: it fails
                 records[k] = {"status": "output_limit", "detail": server.over_cap_detail()}
                 return k + 1, True
-            if ready and rec_r not in ready:
+            if ready and rec_r not in ready or not ready and remaining > 0:
                 continue
             if not ready:
                 records[k] = {"status": "timeout", "detail": f"over {limits.timeout_s:g} s"}
@@ -231,18 +242,31 @@ class Supervisor:
             try:
                 record = read_frame(rec_r)
             except (EOFError, ValueError):
-                records[k] = {"status": "judge_error", "detail": "the test code failed to run"}
+                failed = {"status": "judge_error", "detail": "the test code failed to run"}
+                records[k] = self.memory(failed, ooms, limits)
                 return k + 1, False
             if "start" in record:
-                deadline = min(suite_deadline, time.monotonic() + limits.timeout_s)
+                test = (Clock(server.pid, jpid), limits.timeout_s)
                 server.printed = 0
+                ooms = oom_kills()
                 continue
+            record = self.memory(record, ooms, limits)
             records[k] = {"status": record["status"], "detail": record.get("detail", "")}
             k += 1
             if record.get("restart"):
                 return k, False
-            deadline = min(suite_deadline, time.monotonic() + limits.timeout_s + 5)
+            test = (Clock(server.pid, jpid), limits.timeout_s + 5)
         return k, False
+
+    def memory(self, answer: dict[str, Any], ooms: int, limits: Limits) -> dict[str, Any]:
+        """``answer``, or the memory limit's failure when the program ran out of memory: its
+        MemoryError (past its data limit), or the container's OOM killer since ``ooms``."""
+        status = answer.get("status")
+        died = status in ("crashed", "judge_error") and oom_kills() > ooms
+        if status == "memory" or answer.get("type") == "MemoryError" or died:
+            detail = f"the program ran out of memory (its limit is {limits.memory_mb} MB)"
+            return {"status": "memory", "detail": detail, "restart": answer.get("restart")}
+        return answer
 
     def serve_forever(self) -> None:
         while True:
@@ -300,12 +324,13 @@ class Server:
         except OSError:
             pass
 
-    def response(self, deadline: float) -> dict[str, Any] | None:
+    def response(self, budgets: list[Budget]) -> dict[str, Any] | None:
+        """The server's next answer, or None once a budget (a clock and its limit) is spent."""
         while True:
-            remaining = deadline - time.monotonic()
+            remaining = min(clock.left(limit) for clock, limit in budgets)
             if remaining <= 0:
                 return None
-            r, _, _ = select.select([self.resp_r, *self.drains], [], [], remaining)
+            r, _, _ = select.select([self.resp_r, *self.drains], [], [], min(remaining, POLL_S))
             self.drain(r)
             if self.over_cap:
                 self.broken = True  # stop reading its flood: the next call gets a fresh server

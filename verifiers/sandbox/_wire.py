@@ -41,11 +41,15 @@ def read_frame(fd: int, limit: int = MAX_FRAME) -> Any:
     return json.loads(read_exact(fd, size))
 
 
-def write_frame(fd: int, obj: Any) -> None:
+def write_frame(fd: int, obj: Any, limit: int | None = None) -> bool:
+    """Send ``obj``; False (nothing sent) when it encodes to more than ``limit`` bytes."""
     data = json.dumps(obj, separators=(",", ":")).encode()
+    if limit is not None and len(data) > limit:
+        return False
     view = memoryview(HEADER.pack(len(data)) + data)
     while view:
         view = view[os.write(fd, view) :]
+    return True
 
 
 # -- values: exact builtin types only -----------------------------------------------------

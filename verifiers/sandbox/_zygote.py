@@ -39,7 +39,7 @@ class Zygote:
     """A warm interpreter forked from the supervisor before any job data arrives.
 
     It forks every job (a few ms instead of a fresh ``python3``'s ~20 ms): the job drops to
-    its uid, gets clean stdio, environment, ``__main__`` and random seed, and runs. The zygote
+    its uid, gets clean stdio, environment, ``__main__`` and the same random seed, and runs. The zygote
     never sees test code or expected values, so a job's copy of its memory holds none. Jobs
     are double-forked, so they are children of PID 1 (the supervisor), which reaps them.
     """
@@ -84,7 +84,7 @@ class Zygote:
                 "arg": arg,
                 "env": env,
                 "files": {name: b64(data) for name, data in files.items()},
-                "limits": [limits.nproc, limits.fsize, limits.nofile],
+                "limits": [limits.nproc, limits.fsize, limits.nofile, limits.memory_mb if mode != "judge" else 0],
             }
         ).encode()
         try:
@@ -165,7 +165,9 @@ def become_job(msg: dict[str, Any], fds: list[int]) -> None:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
-        nproc, fsize, nofile = msg["limits"]
+        nproc, fsize, nofile, memory_mb = msg["limits"]
+        if memory_mb:  # the program's own memory: past it, MemoryError at the same point every run
+            resource.setrlimit(resource.RLIMIT_DATA, (memory_mb << 20, memory_mb << 20))
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
@@ -193,7 +195,7 @@ def become_job(msg: dict[str, Any], fds: list[int]) -> None:
         for name, stream in streams.items():  # a fresh process's sys.stdin, __stdin__, ...
             setattr(sys, name, stream)
             setattr(sys, f"__{name}__", stream)
-        random.seed()
+        random.seed(0)  # the same for every job: no verdict depends on chance
         sys.argv = ["main.py"]
         sys.path[0] = workdir
     except BaseException:
