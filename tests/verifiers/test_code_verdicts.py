@@ -1,11 +1,14 @@
-"""Verdicts that do not depend on load (issue: verifiers.code, control flow and the test's
-classes): hostile and handles programs in every test format, each judged several times alone and
-beside busy loops, get the same verdict (and a reason naming the limit they hit) every time."""
+"""Verdicts that do not depend on load, and nothing left behind (issue: verifiers.code, control
+flow and the test's classes): hostile and handles programs in every test format, each judged
+several times alone and beside busy loops, get the same verdict (and a reason naming the limit
+they hit) every time; every container a run creates is gone when it ends, also after timeouts,
+a killed worker or an exception in the judge."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,7 +17,8 @@ from typing import Any
 import pytest
 
 from verifiers import code as vc
-from verifiers.sandbox import DockerSandbox
+from verifiers.sandbox import DockerSandbox, engine_client
+from verifiers.sandbox._container import LABEL, Container, ContainerGone
 
 sys.path.insert(0, str(Path(__file__).parent))
 from judging import fenced  # noqa: E402
@@ -104,6 +108,14 @@ def busy_loops(n: int) -> Iterator[None]:
             loop.wait()
 
 
+def pool_containers(box: DockerSandbox) -> list[Any]:
+    client = engine_client()
+    try:
+        return list(client.containers.list(all=True, sparse=True, filters={"label": f"{LABEL}={box.pool_id}"}))
+    finally:
+        client.close()
+
+
 @pytest.mark.slow
 def test_the_same_verdict_alone_and_beside_busy_loops() -> None:
     with DockerSandbox(size=2, memory_mb=256) as box:
@@ -112,6 +124,90 @@ def test_the_same_verdict_alone_and_beside_busy_loops() -> None:
                 got = verdicts(box, CASES, timeout_s=20)
                 got.update(verdicts(box, SPINS, timeout_s=0.5))
             assert {n: v for n, v in got.items() if v != "as expected"} == {}, f"beside {loops} busy loop(s)"
+
+
+def test_hostile_runs_leave_only_the_pools_containers_and_none_after_close() -> None:
+    with DockerSandbox(size=2, memory_mb=256) as box:
+        assert len(pool_containers(box)) == 2
+        hostile = [c for c in CASES if c[0] in ("memory, asserts", "bytes cap, fn_name", "exits, asserts")] + SPINS
+        suites = [tests if isinstance(tests, dict) else {"pytest": tests} for _, tests, _, _ in hostile]
+        results = vc.verify_many(suites, [fenced(p) for _, _, p, _ in hostile], sandbox=box, timeout_s=1)
+        assert [r.status for r in results] == ["incorrect"] * len(hostile)
+        deadline = time.monotonic() + 60  # the recycled ones' replacements start in the background
+        while len(pool_containers(box)) != 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(pool_containers(box)) == 2
+    assert pool_containers(box) == []
+
+
+def test_an_exception_or_a_lost_container_mid_job_retires_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    with DockerSandbox(size=1) as box:
+        (first,) = pool_containers(box)
+        real = Container.request
+
+        def interrupted(self: Container, msg: dict[str, Any], *, timeout_s: float) -> dict[str, Any]:
+            if msg.get("op") == "run":
+                real(self, {"op": "ping"}, timeout_s=5)
+                raise KeyboardInterrupt  # as if the caller were interrupted while the job ran
+            return real(self, msg, timeout_s=timeout_s)
+
+        monkeypatch.setattr(Container, "request", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            box.run("print(1)")
+        monkeypatch.setattr(Container, "request", real)
+        assert box.run("print(2)").stdout == "2\n"  # the pool is whole: a fresh container
+        ids = {c.id for c in pool_containers(box)}
+        assert first.id not in ids and len(ids) == 1
+
+        def lost(self: Container, msg: dict[str, Any], *, timeout_s: float) -> dict[str, Any]:
+            if msg.get("op") == "ping":  # a new container starts as usual
+                return real(self, msg, timeout_s=timeout_s)
+            raise ContainerGone("the supervisor did not answer in time")
+
+        monkeypatch.setattr(Container, "request", lost)
+        assert box.run("print(3)").error is not None  # twice: an error verdict, never a crash
+        monkeypatch.setattr(Container, "request", real)
+        assert box.run("print(4)").stdout == "4\n"
+        deadline = time.monotonic() + 60
+        while len(pool_containers(box)) != 1 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(pool_containers(box)) == 1
+    assert pool_containers(box) == []
+
+
+KILLED = """import sys
+from verifiers import code as vc
+from verifiers.sandbox import DockerSandbox
+
+box = DockerSandbox(size=2)
+print(box.pool_id, flush=True)
+vc.verify({"asserts": "assert f(1) == 1", "entry_point": "f"}, "def f(x):\\n    while True:\\n        pass\\n",
+          sandbox=box, timeout_s=60)
+"""
+
+
+def test_a_killed_worker_leaves_no_container() -> None:
+    """The pool's process is killed mid-job (no close, no atexit): its containers go by themselves."""
+    worker = subprocess.Popen([sys.executable, "-c", KILLED], stdout=subprocess.PIPE, text=True)
+    try:
+        assert worker.stdout is not None
+        pool = worker.stdout.readline().strip()
+        client = engine_client()
+        mine = {"label": f"{LABEL}={pool}"}
+        assert len(client.containers.list(all=True, sparse=True, filters=mine)) == 2
+        time.sleep(1)  # the spin is running
+    finally:
+        worker.kill()
+        worker.wait()
+        if worker.stdout is not None:
+            worker.stdout.close()
+    killed = time.monotonic()
+    while client.containers.list(all=True, sparse=True, filters=mine) and time.monotonic() - killed < 30:
+        time.sleep(0.2)
+    took = time.monotonic() - killed
+    assert client.containers.list(all=True, sparse=True, filters=mine) == []
+    client.close()
+    assert took < 15, f"the containers outlived their process by {took:.1f} s"
 
 
 def test_no_verdict_depends_on_hash_order_or_chance() -> None:

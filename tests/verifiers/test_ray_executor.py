@@ -138,7 +138,7 @@ def test_nothing_outlives_the_cluster_run(cluster: dict[str, Any]) -> None:
     client = engine_client(timeout_s=10)
     try:
         for owner in [*cluster["code_owners"], cluster["driver_owner"]]:
-            assert client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner}"}) == []
+            assert client.containers.list(all=True, sparse=True, filters={"label": f"{OWNER_LABEL}={owner}"}) == []
     finally:
         client.close()
 

@@ -21,7 +21,7 @@ from verifiers.sandbox._program import PROGRAM as SUPERVISOR
 
 log = logging.getLogger("verifiers.sandbox")
 
-__all__ = ["LABEL", "Container", "ContainerGone", "Lockdown"]
+__all__ = ["LABEL", "Container", "ContainerGone", "Lockdown", "remove"]
 
 LABEL = "org.grpo-envs.sandbox"
 OWNER_LABEL = "org.grpo-envs.owner"
@@ -110,6 +110,9 @@ class Container:
                 str(self.judge_uid),
             ],
             labels={LABEL: pool, OWNER_LABEL: owner},
+            # The engine removes it once the supervisor exits, which it does when our attached
+            # stdin closes (``StdinOnce``): also when this process is killed and never removes it.
+            auto_remove=True,
             **lockdown.create_kwargs(self.job_uid, self.judge_uid),
         )
         try:
@@ -175,15 +178,32 @@ class Container:
             raise ContainerGone("the supervisor sent a malformed reply")
         return reply
 
-    def destroy(self) -> None:
-        """Remove the container (best effort; orphans are swept by the next pool)."""
+    def destroy(self) -> bool:
+        """Remove the container; False when the engine did not confirm it (the pool retries at
+        close, and the closed stdin makes the supervisor exit, which removes it too)."""
         for closable in (getattr(self, "sock", None), getattr(self, "raw", None)):
             try:
                 if closable is not None:
                     closable.close()
             except Exception as exc:
                 log.debug("closing a socket of container %s failed: %s", self.container.short_id, exc)
-        try:
-            self.container.remove(force=True)
-        except Exception as exc:  # gone already, or the engine is down: the next pool sweeps it
-            log.debug("removing container %s failed: %s", self.container.short_id, exc)
+        return remove(self.container)
+
+
+def remove(container: Any) -> bool:
+    """``docker rm -f``: True once the container is gone (removed now, or already)."""
+    import docker.errors
+
+    try:
+        container.remove(force=True)
+    except docker.errors.NotFound:
+        return True
+    except docker.errors.APIError as exc:
+        if exc.status_code == 409 and "already in progress" in str(exc):  # auto-removal got there first
+            return True
+        log.debug("removing container %s failed: %s", container.short_id, exc)
+        return False
+    except Exception as exc:  # the engine is slow or down
+        log.debug("removing container %s failed: %s", container.short_id, exc)
+        return False
+    return True

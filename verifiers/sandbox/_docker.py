@@ -17,7 +17,7 @@ from verifiers.errors import EngineUnavailableError, SandboxError
 from verifiers.sandbox._classes import shared_classes
 from verifiers.sandbox._container import Container, ContainerGone, Lockdown
 from verifiers.sandbox._engine import how_to_start_engine
-from verifiers.sandbox._engines import Engine, remove_orphans
+from verifiers.sandbox._engines import Engine, remove_orphans, remove_pool
 from verifiers.sandbox._image import image_exists, image_tag
 from verifiers.sandbox._procs import WALL_SLACK
 from verifiers.sandbox._types import ExecResult, Job
@@ -100,6 +100,8 @@ class DockerSandbox:
         self._next_engine = 0
         self._closed = False
         self._all: set[Container] = set()
+        self._unremoved: list[Container] = []  # removal not confirmed: retried at close
+        self._replacing: set[threading.Thread] = set()
         atexit.register(self.close)
         self._warm(memory_mb)
 
@@ -162,23 +164,34 @@ class DockerSandbox:
     def _retire(self, container: Container) -> None:
         with self._lock:
             self._all.discard(container)
-        container.destroy()
+        if not container.destroy():
+            with self._lock:
+                self._unremoved.append(container)
 
     def _replace_later(self, container: Container, memory_mb: int) -> None:
-        """Retire ``container`` and start its replacement in the background."""
-        self._retire(container)
+        """Retire ``container`` and start its replacement, both in the background."""
+        with self._lock:
+            self._all.discard(container)
 
         def replace() -> None:
-            fresh = self._try_new(memory_mb)
-            if fresh is None or self._closed:
+            try:
+                self._retire(container)
+                fresh = None if self._closed else self._try_new(memory_mb)
+                if fresh is None or self._closed:
+                    with self._lock:
+                        self._count[memory_mb] -= 1
+                    if fresh is not None:
+                        self._retire(fresh)
+                    return
+                self._idle[memory_mb].put(fresh)
+            finally:
                 with self._lock:
-                    self._count[memory_mb] -= 1
-                if fresh is not None:
-                    self._retire(fresh)
-                return
-            self._idle[memory_mb].put(fresh)
+                    self._replacing.discard(thread)
 
-        threading.Thread(target=replace, name="sandbox-replace", daemon=True).start()
+        thread = threading.Thread(target=replace, name="sandbox-replace", daemon=True)
+        with self._lock:
+            self._replacing.add(thread)
+        thread.start()
 
     def _acquire(self, memory_mb: int) -> Container:
         self._warm(memory_mb)
@@ -214,6 +227,9 @@ class DockerSandbox:
                     engine.check()
                 self._replace_later(container, memory_mb)
                 continue
+            except BaseException:  # interrupted mid-job (KeyboardInterrupt, a malformed reply): its state is unknown
+                self._replace_later(container, memory_mb)
+                raise
             container.jobs += 1
             engine = getattr(container, "engine", None)
             if engine is not None:
@@ -335,15 +351,21 @@ class DockerSandbox:
         return list(reply["records"])
 
     def close(self) -> None:
-        """Remove every container of this pool. Idempotent."""
+        """Remove every container of this pool, and wait until the engines confirm it. Idempotent."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            containers = list(self._all)
+            containers = [*self._all, *self._unremoved]
             self._all.clear()
+            self._unremoved.clear()
+            replacing = list(self._replacing)
         for container in containers:
             container.destroy()
+        for thread in replacing:  # a replacement being started retires itself once it sees the pool closed
+            thread.join(timeout=60)
+        for engine in self._engines:
+            remove_pool(engine.client, self.pool_id)
         for engine in self._engines:
             try:
                 engine.client.close()

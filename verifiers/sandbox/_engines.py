@@ -1,5 +1,5 @@
-"""The engines a `DockerSandbox` pool runs on: each engine's client and health, and the sweep of
-containers whose owning process is gone."""
+"""The engines a `DockerSandbox` pool runs on: each engine's client and health, and the sweeps of
+containers whose owning process is gone or whose pool closed."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import socket
 import time
 from typing import Any
 
-from verifiers.sandbox._container import LABEL, OWNER_LABEL
+from verifiers.sandbox._container import LABEL, OWNER_LABEL, remove
 from verifiers.sandbox._engine import engine_client
 
-__all__ = ["Engine", "remove_orphans"]
+__all__ = ["Engine", "remove_orphans", "remove_pool"]
 
 log = logging.getLogger("verifiers.sandbox")
 
@@ -57,8 +57,9 @@ def remove_orphans(client: Any) -> int:
     """Remove sandbox containers whose owning process (on this host) is gone."""
     removed = 0
     host = socket.gethostname()
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
-        owner = c.labels.get(OWNER_LABEL, "")
+    # sparse: no inspect of each, which fails for one the engine removes meanwhile (auto-removal)
+    for c in client.containers.list(all=True, sparse=True, filters={"label": LABEL}):
+        owner = (c.attrs.get("Labels") or {}).get(OWNER_LABEL, "")
         owner_host, _, pid = owner.rpartition(":")
         if owner_host == host and pid.isdigit() and not _pid_alive(int(pid)):
             try:
@@ -69,3 +70,19 @@ def remove_orphans(client: Any) -> int:
     if removed:
         log.info("removed %d orphaned sandbox container(s)", removed)
     return removed
+
+
+def remove_pool(client: Any, pool: str) -> bool:
+    """Remove what is left of sandbox pool ``pool`` on this engine (by its label): containers whose
+    removal failed, or whose creation the engine finished after our call gave up. True once none is left."""
+    for attempt in range(3):
+        try:
+            left = client.containers.list(all=True, sparse=True, filters={"label": f"{LABEL}={pool}"})
+        except Exception as exc:  # the engine is down: its containers go with it
+            log.debug("listing the containers of sandbox pool %s failed: %s", pool, exc)
+            return False
+        if all([remove(c) for c in left]):
+            return True
+        time.sleep(0.5 * (attempt + 1))
+    log.warning("some containers of sandbox pool %s could not be removed", pool)
+    return False

@@ -59,6 +59,15 @@ def kill_uid(uid: int) -> None:
         time.sleep(0.001)
 
 
+def exit_if_host_gone() -> None:
+    """Exit (PID 1: the container stops, and the engine removes it) once the host's end of our
+    stdin hung up: its process ended or was killed, mid-job or not."""
+    poll = select.poll()
+    poll.register(0, 0)  # hang-ups and errors only: a request in flight is never consumed here
+    if poll.poll(0):
+        os._exit(0)
+
+
 def oom_kills() -> int:
     for path, key in (
         ("/sys/fs/cgroup/memory.events", "oom_kill"),
@@ -219,6 +228,7 @@ class Run:
             left = clock.left(limit)
             if left <= 0:
                 return False
+            exit_if_host_gone()
             readers = [self.fds[n] for n in ("out", "err") if n in self.fds]
             if self.pidfd is not None and self.status is None:
                 readers.append(self.pidfd)

@@ -35,6 +35,7 @@ from verifiers.sandbox._procs import (
     Run,
     b64,
     exit_code,
+    exit_if_host_gone,
     job_env,
     kill_uid,
     oom_kills,
@@ -44,7 +45,7 @@ from verifiers.sandbox._procs import (
 from verifiers.sandbox._wire import MAX_ANSWER, read_frame, write_frame
 from verifiers.sandbox._zygote import Zygote
 
-POLL_S = 0.25  # a waiting supervisor reads its clocks this often
+POLL_S = 0.25  # a waiting supervisor reads its clocks, and checks that the host is still there, this often
 Budget = tuple[Clock, float]  # a clock and its limit in seconds (see `_procs.Clock`)
 
 
@@ -229,6 +230,7 @@ class Supervisor:
         ooms = oom_kills()
         while k < len(records):
             remaining = min(test[0].left(test[1]), suite[0].left(suite[1]))
+            exit_if_host_gone()
             ready, _, _ = select.select([rec_r, *server.drains], [], [], max(0.0, min(remaining, POLL_S)))
             server.drain(ready)
             if server.over_cap:  # the program printed past the cap during this test: it fails
@@ -330,6 +332,7 @@ class Server:
             remaining = min(clock.left(limit) for clock, limit in budgets)
             if remaining <= 0:
                 return None
+            exit_if_host_gone()
             r, _, _ = select.select([self.resp_r, *self.drains], [], [], min(remaining, POLL_S))
             self.drain(r)
             if self.over_cap:
