@@ -14,7 +14,9 @@ a line of numbers, print their sum). Concurrency 1 and 2. Also: what recycling c
 that replaces its container after every job). Targets on 2 cores at concurrency 2:
 (a) >= 20x (b) and (a) >= 0.5x (c); at concurrency 1, p50(a) - p50(c) < 30 ms. Then real
 suites: MBPP rows with their references through `verify_many` at pool sizes 1 and 2, against
-MBPP's own unsandboxed harness on the host (``--real-rows N``).
+MBPP's own unsandboxed harness on the host (``--real-rows N``). And what the sandbox measures
+for the same jobs beside busy loops (``--load-only``): the time limit and the memory limit must
+not move with the machine's load.
 """
 
 from __future__ import annotations
@@ -222,15 +224,49 @@ def handle_costs() -> None:
         print(f"{name:<36}{us:>9.1f}{us / plain:>9.2f}x")
 
 
+SPIN_CPU = "import time\nt = time.process_time()\nwhile time.process_time() - t < 2.0:\n    pass\n"
+FILL = (
+    "class Node:\n    def __init__(self, nxt):\n        self.nxt = nxt\n\nhead, n = None, 0\ntry:\n"
+    "    while True:\n        head, n = Node(head), n + 1\nexcept MemoryError:\n    head = None\nprint(n)\n"
+)
+
+
+def load_independence() -> None:
+    """What the sandbox measures for the same jobs beside 0, 1 and 2 busy loops on the host: a
+    loop of 2 s of CPU (its measured time, the job's own, vs its wall time) and a program that
+    fills its memory (where MemoryError comes, in objects)."""
+    print(f"\n{'busy loops':<11}{'2 s CPU: measured':>18}{'wall':>8}{'fill: measured':>16}{'wall':>8}{'objects':>10}")
+    print("-" * 71)
+    with DockerSandbox(size=1, memory_mb=256) as pool:
+        for busy in (0, 1, 2):
+            loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+            try:
+                row = []
+                for program in (SPIN_CPU, FILL):
+                    start = time.perf_counter()
+                    r = pool.run(program, timeout_s=60)
+                    row.append((r.duration_s, time.perf_counter() - start, r.stdout.strip()))
+            finally:
+                for loop in loops:
+                    loop.kill()
+                    loop.wait()
+            (spin, spin_wall, _), (fill, fill_wall, objects) = row
+            print(f"{busy:<11}{spin:>16.2f} s{spin_wall:>6.2f} s{fill:>14.2f} s{fill_wall:>6.2f} s{objects:>10}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=60, help="jobs per pool/host measurement")
     parser.add_argument("--cold-jobs", type=int, default=16, help="jobs per cold-container measurement")
     parser.add_argument("--real-rows", type=int, default=120, help="MBPP rows for the real-suite workload (0: none)")
     parser.add_argument("--handles-only", action="store_true", help="only what a handle call costs")
+    parser.add_argument("--load-only", action="store_true", help="only what is measured beside busy loops")
     args = parser.parse_args()
     if args.handles_only:
         handle_costs()
+        return
+    if args.load_only:
+        load_independence()
         return
     client = engine_client()
     rows: list[tuple[str, str, int, dict[str, float]]] = []
@@ -292,6 +328,7 @@ def main() -> None:
         f"{new_size_s * 1e3:.0f} ms (it starts that pool), the next {same_size_s * 1e3:.0f} ms"
     )
     handle_costs()
+    load_independence()
     if args.real_rows:
         real_suites(args.real_rows)
 
