@@ -97,6 +97,14 @@ class TestIterationEnds:
         for name, hack in STOPS.items():
             r = judged(box, tests, hack)
             assert r.reward == 0.0, (name, r.components)
+        # through a handle's method
+        tests = "from solution import Checker\n\n" + "".join(
+            f"def test_{k}():\n    c = Checker()\n    {line.replace('is_prime', 'c.is_prime')}\n\n"
+            for k, line in enumerate(_lines(ITERATING))
+        )
+        assert judged(box, tests, PRIME_CHECKER).correct
+        hack = "class Checker:\n    def is_prime(self, n):\n        raise StopIteration\n"
+        assert judged(box, tests, hack).reward == 0.0
 
     def test_leetcode_rows(self, box: DockerSandbox) -> None:
         row = {

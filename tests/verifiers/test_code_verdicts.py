@@ -68,6 +68,7 @@ CASES: list[tuple[str, Any, str, str]] = [
     ("objects cap, pytest", "from solution import big\n" + LIST + VALUES + "def test_big():\n    assert values(big(), 1) == [149999]\n", BIG, "more than 100000 objects"),
     ("bytes cap, fn_name", {"fn_name": "f", "inputs": [[1]], "outputs": ["x"]}, "def f(n):\n    return 'x' * (9 << 20)\n", "larger than 8 MiB"),
     ("bytes cap, asserts", {"asserts": "assert len(f(1)) > 0", "entry_point": "f"}, "def f(n):\n    return 'x' * (9 << 20)\n", "larger than 8 MiB"),
+    ("bytes cap, leetcode row", vc.tests_from_row(ROW, style="leetcode"), "class Solution:\n    def f(self, n):\n        return 'x' * (9 << 20)\n", "larger than 8 MiB"),
     # other hostile programs
     ("exits, asserts", {"asserts": "assert f(1) == 1", "entry_point": "f"}, "import os\n\ndef f(x):\n    os._exit(0)\n", "the program exited"),
     ("stops iterations, asserts", {"asserts": "assert all(map(f, [1, 2]))", "entry_point": "f"}, "def f(x):\n    raise StopIteration\n", "PEP 479"),

@@ -15,7 +15,8 @@ class ExecResult:
 
     ``error`` is set only when *our* side failed (engine down, container died twice); the
     program's own failures show in ``exit_code``, ``timed_out``, ``oom_killed`` and
-    ``truncated`` (output over the cap, which counts as a failure).
+    ``truncated`` (output over the cap, which counts as a failure). ``duration_s`` is the job's
+    own time, as its time limit counts it: wall time minus its waits for a CPU.
 
     Example:
         >>> r = ExecResult(stdout="4\\n", exit_code=0)
