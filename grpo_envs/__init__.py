@@ -20,7 +20,7 @@ from grpo_envs._env import ReasoningEnv
 from grpo_envs._formats import ANSWER_TAGS, BOXED, CODE, THINK_ANSWER, AnswerFormat
 from grpo_envs._group import Group, GroupScore, make_group
 from grpo_envs._judgement import Judgement
-from grpo_envs._registry import env_ids
+from grpo_envs._registry import env_ids, resolve_env_id
 from grpo_envs._registry import load_plugins as _load_plugins
 from grpo_envs._registry import register_builtins as _register_builtins
 from grpo_envs._rubric import RewardTerm, Rubric, format_reward, length_penalty
@@ -59,6 +59,7 @@ __all__ = [
     "length_penalty",
     "make_group",
     "math_verifier",
+    "resolve_env_id",
     "stable_seed",
 ]
 

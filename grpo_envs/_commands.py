@@ -13,19 +13,20 @@ from collections.abc import Sequence
 
 import grpo_envs
 from grpo_envs.errors import GrpoEnvsError
+from verifiers.commandline import CommandParser, add_no_progress
 
-__all__ = ["doctor_main", "envs_main", "serve_main"]
+__all__ = ["doctor_main", "envs_main", "serve_main", "serve_parser"]
 
 
 def doctor_main(argv: Sequence[str]) -> int:
     """``grpo-envs doctor``: what this machine offers the SDK; exit 1 if something is missing."""
-    argparse.ArgumentParser(prog="grpo-envs doctor", description=doctor_main.__doc__).parse_args(argv)
+    CommandParser(prog="grpo-envs doctor", description=doctor_main.__doc__).parse_args(argv)
     return _doctor()
 
 
 def envs_main(argv: Sequence[str]) -> int:
     """``grpo-envs envs list`` / ``grpo-envs envs show ID [--seed N]``."""
-    parser = argparse.ArgumentParser(prog="grpo-envs envs", description="list the registered environments or show one")
+    parser = CommandParser(prog="grpo-envs envs", description="list the registered environments or show one")
     commands = parser.add_subparsers(dest="envs_command", metavar="ENVS_COMMAND")
     commands.add_parser("list", help="every environment id with a one-line description")
     show = commands.add_parser("show", help="an environment's docstring and a sampled prompt")
@@ -44,7 +45,26 @@ def serve_main(argv: Sequence[str]) -> int:
     """``grpo-envs serve --env ID`` (labels are task keys) or ``--verifier math|code`` (labels are
     gold answers / JSON test suites of your own dataset): an HTTP reward server for OpenRLHF and
     other trainers."""
-    parser = argparse.ArgumentParser(prog="grpo-envs serve", description=serve_main.__doc__)
+    args = serve_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="grpo-envs: %(message)s", stream=sys.stderr)
+    if args.no_progress:
+        _quiet_hub()
+    if args.env:
+        try:
+            grpo_envs.resolve_env_id(args.env)
+        except GrpoEnvsError as exc:
+            print(f"grpo-envs serve: error: {exc}", file=sys.stderr)
+            return 1
+    if args.openenv:
+        from grpo_envs.adapters.openenv import _serve_command
+
+        return _serve_command(args)
+    return _serve(args)
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    """The flags of ``grpo-envs serve``."""
+    parser = CommandParser(prog="grpo-envs serve", description=serve_main.__doc__)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--env", help="environment id, e.g. grpo_envs/Arithmetic-v0 (labels: write_dataset's keys)")
     source.add_argument(
@@ -76,13 +96,17 @@ def serve_main(argv: Sequence[str]) -> int:
     openenv.add_argument(
         "--reveal-reference", action="store_true", help="send each task's reference on reset (tests, check_env)"
     )
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="grpo-envs: %(message)s", stream=sys.stderr)
-    if args.openenv:
-        from grpo_envs.adapters.openenv import _serve_command
+    add_no_progress(parser, "no progress bars (loading --tokenizer from the hub)")
+    return parser
 
-        return _serve_command(args)
-    return _serve(args)
+
+def _quiet_hub() -> None:
+    """No progress bars from huggingface_hub and transformers (where installed)."""
+    try:
+        from huggingface_hub.utils import disable_progress_bars  # type: ignore[attr-defined]
+    except ImportError:
+        return
+    disable_progress_bars()
 
 
 def _doctor() -> int:
@@ -158,7 +182,7 @@ def _envs_show(env_id: str, seed: int) -> int:
     import gymnasium
 
     try:
-        env = gymnasium.make(env_id)
+        env = gymnasium.make(grpo_envs.resolve_env_id(env_id))
     except Exception as exc:
         known = ", ".join(grpo_envs.env_ids())
         print(f"grpo-envs: error: cannot make {env_id!r}: {exc}\nKnown ids: {known}", file=sys.stderr)

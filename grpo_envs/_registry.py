@@ -9,7 +9,9 @@ from typing import Any
 
 import gymnasium
 
-__all__ = ["BUILTINS", "NAMESPACE", "env_ids", "load_plugins", "register_builtins"]
+from grpo_envs.errors import GrpoEnvsError
+
+__all__ = ["BUILTINS", "NAMESPACE", "env_ids", "load_plugins", "register_builtins", "resolve_env_id"]
 
 NAMESPACE = "grpo_envs"
 PLUGIN_GROUP = "grpo_envs.envs"
@@ -68,6 +70,28 @@ def load_plugins() -> None:
             continue
         for env_id in set(gymnasium.registry) - before:
             _plugin_ids[env_id] = ep.name
+
+
+def resolve_env_id(env_id: str) -> str:
+    """Make ``module:Name-vN`` (Gymnasium's syntax) makeable from any command: import ``module``,
+    the one that registers the id, from the current folder the way ``python -m`` would but behind
+    the installed packages (`verifiers.commandline.import_user_module`: a folder of yours named
+    ``trainer/`` never replaces ours). Returns ``env_id`` unchanged; an id without a module is
+    returned as is. A module that cannot be imported is one `GrpoEnvsError` saying why.
+
+    Example:
+        >>> resolve_env_id("grpo_envs/Arithmetic-v0")
+        'grpo_envs/Arithmetic-v0'
+    """
+    from verifiers.commandline import UserModuleError, import_user_module
+
+    module, sep, _ = env_id.partition(":")
+    if sep and module:
+        try:
+            import_user_module(module)
+        except UserModuleError as exc:
+            raise GrpoEnvsError(f"env {env_id!r}: {exc}") from None
+    return env_id
 
 
 def env_ids(*, load: bool = False) -> dict[str, str]:

@@ -15,6 +15,7 @@ import trainer
 import trainer.eval
 import verifiers
 import verifiers.code
+import verifiers.commandline
 import verifiers.executors
 import verifiers.math
 import verifiers.sandbox
@@ -27,6 +28,7 @@ PUBLIC_MODULES = [
     grpo_envs.adapters,
     verifiers,
     verifiers.code,
+    verifiers.commandline,
     verifiers.executors,
     verifiers.math,
     verifiers.sandbox,

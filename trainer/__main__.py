@@ -1,7 +1,12 @@
-"""``python -m trainer``: the same as ``grpo-envs train``."""
+"""``python -m trainer``: the same as ``grpo-envs train`` (the current folder moves last on
+``sys.path``, as in `grpo_envs.__main__`)."""
 
+import os
 import sys
 
-from trainer.cli import main
+if sys.path and sys.path[0] in ("", os.getcwd()):
+    sys.path.append(sys.path.pop(0))
+
+from trainer.cli import main  # noqa: E402
 
 sys.exit(main(prog="python -m trainer"))

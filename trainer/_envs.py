@@ -12,6 +12,7 @@ from typing import Any
 
 import gymnasium
 
+from grpo_envs import GrpoEnvsError, resolve_env_id
 from trainer.errors import TrainerError
 
 __all__ = ["env_factory", "make_env"]
@@ -46,6 +47,10 @@ def _load(entry: str) -> Any:
 def make_env(env_id: str, **kwargs: Any) -> gymnasium.Env[Any, Any]:
     """``gymnasium.make(env_id, **kwargs)``; an unknown id, an argument the env does not take or
     a bad value is one `TrainerError` naming it (did-you-mean, the accepted arguments)."""
+    try:
+        resolve_env_id(env_id)  # imports the module of 'module:Name-vN' from the current folder
+    except GrpoEnvsError as exc:
+        raise TrainerError(str(exc)) from None
     try:
         return gymnasium.make(env_id, **kwargs)
     except gymnasium.error.Error as exc:

@@ -89,7 +89,7 @@ def _move_aside(root: Path) -> Path:
     except OSError as exc:
         raise TrainerError(
             f"--overwrite: could not move {root} aside to {target}: {exc}; "
-            "move or delete it yourself, or pick another --output_dir"
+            "move or delete it yourself, or pick another --output-dir"
         ) from exc
     return target
 
@@ -98,7 +98,7 @@ def _refuse_used(root: Path) -> TrainerError:
     return TrainerError(
         f"{root} already holds a run (metrics or checkpoints); pass --resume to continue it, "
         f"--overwrite to move it aside (to {root.name}.old-<timestamp>) and start afresh, "
-        "or choose another --output_dir (Python: GRPOTrainer(..., resume=True) or overwrite=True)"
+        "or choose another --output-dir (Python: GRPOTrainer(..., resume=True) or overwrite=True)"
     )
 
 
@@ -109,7 +109,7 @@ def open_run(root: Path, *, config: dict[str, Any], resume: bool = False, overwr
     if resume and overwrite:
         raise TrainerError("--resume and --overwrite contradict each other: pass one of them")
     if root.exists() and not root.is_dir():
-        raise TrainerError(f"output_dir {root} is a file, not a directory; pass another --output_dir")
+        raise TrainerError(f"output_dir {root} is a file, not a directory; pass another --output-dir")
     if resume:
         return _plan_resume(root, config)
     moved = None

@@ -9,23 +9,25 @@ from collections.abc import Sequence
 
 from trainer.config import add_config_flags, config_from_args
 from trainer.errors import TrainerError
+from verifiers.commandline import CommandParser, add_no_progress
 
 __all__ = ["main", "parser"]
 
 
 def parser(prog: str = "grpo-envs train") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog=prog,
-        description="Train a causal LM with GRPO on a grpo_envs environment. Precedence: preset < --config < flags.",
+        description="Train a causal LM with GRPO on a grpo_envs environment. Precedence: preset < --config < flags. "
+        "Flags are the config's fields with dashes (max_new_tokens: --max-new-tokens; underscores work too).",
     )
     add_config_flags(p)
-    p.add_argument("--resume", action="store_true", help="continue this output_dir's run from its newest checkpoint")
+    p.add_argument("--resume", action="store_true", help="continue the --output-dir's run from its newest checkpoint")
     p.add_argument(
         "--overwrite",
         action="store_true",
-        help="output_dir holds a run: move it aside (NAME.old-<timestamp>) and start afresh",
+        help="--output-dir holds a run: move it aside (NAME.old-<timestamp>) and start afresh",
     )
-    p.add_argument("--no-progress", action="store_true", help="no tqdm bar (logs only)")
+    add_no_progress(p)
     return p
 
 
@@ -40,7 +42,6 @@ def main(argv: Sequence[str] | None = None, prog: str = "grpo-envs train") -> in
             from transformers.utils import logging as hf_logging
 
             hf_logging.disable_progress_bar()
-
         trainer = GRPOTrainer(config, resume=args.resume, overwrite=args.overwrite, show_progress=not args.no_progress)
         trainer.train()
     except TrainerError as exc:

@@ -293,8 +293,9 @@ def load_config(
 
 
 def add_config_flags(parser: argparse.ArgumentParser) -> None:
-    """One ``--field`` flag per config field (help text from the field), plus ``--config`` and
-    ``--preset``."""
+    """One ``--field-name`` flag per config field (help text from the field; with a
+    `verifiers.commandline.CommandParser` the ``--field_name`` spelling works too), plus
+    ``--config`` and ``--preset``."""
     parser.add_argument("--config", help="a .toml or .yaml file of config fields")
     parser.add_argument("--preset", default="grpo", choices=sorted(PRESETS), help="defaults to start from")
     defaults = GRPOConfig()
@@ -302,9 +303,14 @@ def add_config_flags(parser: argparse.ArgumentParser) -> None:
         default = getattr(defaults, f.name)
         shown = json.dumps(default) if isinstance(default, dict) else repr(default)
         text = f"{f.metadata.get('help', '')} (default: {shown})".replace("%", "%%")
-        parser.add_argument(f"--{f.name}", dest=f"cfg_{f.name}", default=None, metavar=_metavar(default), help=text)
+        parser.add_argument(flag(f.name), dest=f"cfg_{f.name}", default=None, metavar=_metavar(default), help=text)
     for name in OLD_NAMES:  # renamed or removed fields: accepted for one release (`trainer._renamed`)
-        parser.add_argument(f"--{name}", dest=f"cfg_{name}", default=None, help=argparse.SUPPRESS)
+        parser.add_argument(flag(name), dest=f"cfg_{name}", default=None, help=argparse.SUPPRESS)
+
+
+def flag(name: str) -> str:
+    """The command-line flag of a config field: ``max_new_tokens`` -> ``--max-new-tokens``."""
+    return "--" + name.replace("_", "-")
 
 
 def _metavar(default: Any) -> str:

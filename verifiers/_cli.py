@@ -11,12 +11,14 @@ import logging
 import sys
 from collections.abc import Sequence
 
-__all__ = ["check_verifier_main", "sandbox_main"]
+from verifiers.commandline import CommandParser, add_no_progress
+
+__all__ = ["check_verifier_main", "check_verifier_parser", "sandbox_main"]
 
 
 def sandbox_main(argv: Sequence[str]) -> int:
     """``grpo-envs sandbox build-image [--offline] [--force]``."""
-    parser = argparse.ArgumentParser(prog="grpo-envs sandbox", description="manage the code sandbox")
+    parser = CommandParser(prog="grpo-envs sandbox", description="manage the code sandbox")
     commands = parser.add_subparsers(dest="sandbox_command", metavar="SANDBOX_COMMAND")
     build = commands.add_parser("build-image", help="build the sandbox image (no-op when it exists)")
     build.add_argument(
@@ -35,7 +37,14 @@ def sandbox_main(argv: Sequence[str]) -> int:
 
 def check_verifier_main(argv: Sequence[str]) -> int:
     """``grpo-envs check-verifier MODULE:FUNCTION [...]``: the verifier laws on the user's function."""
-    parser = argparse.ArgumentParser(
+    args = check_verifier_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="grpo-envs: %(message)s", stream=sys.stderr)
+    return _check_verifier(args)
+
+
+def check_verifier_parser() -> argparse.ArgumentParser:
+    """The flags of ``grpo-envs check-verifier``."""
+    parser = CommandParser(
         prog="grpo-envs check-verifier",
         description="run the verifier laws (verifiers.testing) on MODULE:FUNCTION; exit 1 if one fails",
     )
@@ -57,28 +66,19 @@ def check_verifier_main(argv: Sequence[str]) -> int:
         default=None,
         help="the field is a full solution: its answer after #### or in its last \\boxed{}",
     )
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="grpo-envs: %(message)s", stream=sys.stderr)
-    return _check_verifier(args)
+    add_no_progress(parser, "no progress output (check-verifier prints its table only at the end)")
+    return parser
 
 
 def _load(target: str, what: str) -> object:
-    """``module:attribute`` -> the object; the current directory is importable, as with ``python -m``."""
-    import importlib
+    """``module:attribute`` -> the object, the module found from the current folder (behind the
+    installed packages: `verifiers.commandline.import_user_module`)."""
+    from verifiers.commandline import UserModuleError, load_user_object
 
-    module_name, sep, attribute = target.partition(":")
-    if not sep or not module_name or not attribute:
-        raise LookupError(f"{what} must be MODULE:NAME (e.g. mypkg.rewards:verify), got {target!r}")
-    if "" not in sys.path:
-        sys.path.insert(0, "")
     try:
-        obj: object = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise LookupError(f"cannot import {module_name!r} ({exc}); run from its project or install it") from exc
-    for part in attribute.split("."):
-        if not hasattr(obj, part):
-            raise LookupError(f"{module_name!r} has no {attribute!r}")
-        obj = getattr(obj, part)
+        obj: object = load_user_object(target, what)
+    except UserModuleError as exc:
+        raise LookupError(str(exc)) from None
     return obj
 
 

@@ -11,6 +11,7 @@ import gymnasium
 
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._judgement import Judgement
+from grpo_envs._registry import resolve_env_id
 from grpo_envs._task import Task, stable_seed, thaw
 from grpo_envs.errors import GrpoEnvsError
 from verifiers.executors import Executor, executor_named
@@ -55,7 +56,7 @@ class Scorer:
         with self._lock:
             if split not in self._envs:
                 try:
-                    made = gymnasium.make(self.env_id, split=split, **self.env_kwargs).unwrapped
+                    made = gymnasium.make(resolve_env_id(self.env_id), split=split, **self.env_kwargs).unwrapped
                 except gymnasium.error.Error as exc:
                     raise GrpoEnvsError(
                         f"cannot make env {self.env_id!r}: {exc} `grpo-envs envs list` shows the known ids"

@@ -20,6 +20,7 @@ import gymnasium
 from pydantic import Field
 
 from grpo_envs._env import ReasoningEnv
+from grpo_envs._registry import resolve_env_id
 from grpo_envs.adapters._common import reference_text
 from grpo_envs.adapters._openenv_client import CLOSED_MARK, PROTOCOL, load_openenv
 from grpo_envs.errors import GrpoEnvsError
@@ -104,7 +105,7 @@ class Served:
 
     def make(self, split: str) -> ReasoningEnv:
         try:
-            env = gymnasium.make(self.env_id, split=split, **self.env_kwargs).unwrapped
+            env = gymnasium.make(resolve_env_id(self.env_id), split=split, **self.env_kwargs).unwrapped
         except gymnasium.error.Error as exc:
             raise GrpoEnvsError(f"cannot make env {self.env_id!r}: {exc}") from None
         if not isinstance(env, ReasoningEnv):

@@ -65,7 +65,7 @@ def test_train_help_shows_defaults_and_plain_metavars() -> None:
     from trainer.cli import parser
 
     text = parser().format_help()
-    assert "CFG_" not in text and "--steps N" in text and "--env_kwargs JSON" in text
+    assert "CFG_" not in text and "--steps N" in text and "--env-kwargs JSON" in text
     assert "(default: 200)" in text and "(default: 'grpo_envs/Digits-v0')" in text
 
 
@@ -150,3 +150,12 @@ def test_check_verifier_names_the_built_in_domains() -> None:
     bad = run("check-verifier", "verifiers.math:verify", "--domain", "chem")
     line = one_line(bad.stderr, "grpo-envs check-verifier: error:")
     assert bad.returncode != 0 and "the built-in domains are math and code" in line and "MODULE:NAME" in line
+
+
+def test_eval_names_the_flag_of_a_bad_k_or_sample_count() -> None:
+    bad_k = run("eval", "--env", "grpo_envs/Digits-v0", "--model", "demo", "-k", "1,x")
+    line = one_line(bad_k.stderr, "grpo-envs eval: error:")
+    assert bad_k.returncode == 2 and "-k takes comma-separated whole numbers, e.g. -k 1,4,8; got '1,x'" in line
+    none = run("eval", "--env", "grpo_envs/Digits-v0", "--model", "demo", "--samples", "0")
+    line = one_line(none.stderr, "grpo-envs eval: error:")
+    assert none.returncode == 2 and "-n and --samples must be >= 1, got -n 100 and --samples 0" in line

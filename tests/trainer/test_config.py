@@ -4,7 +4,6 @@ for one release (keyword arguments, config files, flags, a resumed run's checkpo
 
 from __future__ import annotations
 
-import argparse
 import json
 import warnings
 from dataclasses import fields
@@ -15,6 +14,7 @@ import pytest
 from trainer import TrainerError
 from trainer._math import LOSS_TYPES, SCALES
 from trainer.config import PRESETS, GRPOConfig, add_config_flags, config_from_args, load_config
+from verifiers.commandline import CommandParser
 
 
 def test_the_config_fits_on_a_page() -> None:
@@ -90,15 +90,15 @@ def test_removed_fields_at_their_default_warn_and_otherwise_fail() -> None:
 
 
 def test_old_flags_and_file_keys_work_with_a_warning(tmp_path: Path) -> None:
-    parser = argparse.ArgumentParser()
+    parser = CommandParser()  # the train command's: --lora-r, and --lora_r as its alias
     add_config_flags(parser)
-    flags = ["--lora_r", "16", "--lora_alpha", "32", "--epsilon_high", "0.28", "--importance_sampling_cap", "3"]
+    flags = ["--lora_r", "16", "--lora-alpha", "32", "--epsilon_high", "0.28", "--importance_sampling_cap", "3"]
     args = parser.parse_args([*flags, "--steps", "3"])
     with pytest.warns(FutureWarning):
         cfg = config_from_args(args)
     assert (cfg.lora, cfg.clip_range, cfg.steps) == ({"r": 16, "alpha": 32}, (0.2, 0.28), 3)
     assert cfg.importance_sampling_clip_max == 3.0
-    assert "--lora_r" not in parser.format_help()  # old names are accepted, not advertised
+    assert "--lora_r" not in parser.format_help() and "--lora-r" not in parser.format_help()  # accepted, not advertised
     toml = tmp_path / "old.toml"
     toml.write_text("lora_r = 4\nlora_dropout = 0.05\nbf16 = true\nimportance_sampling_cap = 0\n")
     with pytest.warns(FutureWarning):

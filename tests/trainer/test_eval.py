@@ -69,8 +69,10 @@ def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path: Path) -> None:
 def test_bad_input_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(TrainerError, match="cannot make env 'grpo_envs/Nope-v0'.*envs list"):
         evaluate("grpo_envs/Nope-v0", "demo", out=tmp_path / "x", **ARGS)
-    with pytest.raises(TrainerError, match="each k must be in \\[1, --samples\\]"):
+    with pytest.raises(TrainerError, match="each -k must be in \\[1, --samples\\]; got -k 8 with --samples"):
         evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "x", ks=[8], **ARGS)
+    with pytest.raises(TrainerError, match="-n and --samples must be >= 1, got -n 1 and --samples 0"):
+        evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "x", **{**ARGS, "n": 1, "samples": 0})
     evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "y", **{**ARGS, "n": 1})
     with pytest.raises(TrainerError, match="exists: pass --resume"):
         evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "y", **{**ARGS, "n": 1})
@@ -115,7 +117,7 @@ def test_the_cli_prints_the_table_and_compares_runs(tmp_path: Path) -> None:
     )
     assert (
         bad.returncode == 2
-        and bad.stderr.strip().startswith("grpo-envs eval: error: each k")
+        and bad.stderr.strip().startswith("grpo-envs eval: error: each -k must be in [1, --samples]; got -k 3")
         and "Traceback" not in bad.stderr
     )
 

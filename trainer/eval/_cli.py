@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from verifiers.commandline import CommandParser, add_no_progress
+
 __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog="grpo-envs eval", description="Evaluate a model on an environment: pass@k and maj@k with 95% intervals."
     )
     p.add_argument("--env", help="environment id, e.g. grpo_envs/Arithmetic-v0")
@@ -50,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="run folder (default runs/eval/ENV)")
     p.add_argument("--resume", action="store_true", help="continue from the folder's samples.jsonl")
     p.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"), help="print two runs' summaries side by side")
+    add_no_progress(p)
     return p
 
 
@@ -63,11 +66,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.compare:
             print(compare(Path(args.compare[0]), Path(args.compare[1])))
             return 0
+        if args.no_progress:
+            _quiet_transformers()
         if not args.env or not args.model:
             raise TrainerError("pass --env ID and --model NAME (or --compare RUN_A RUN_B)")
         from trainer.eval._run import evaluate, table
 
-        ks = [int(k) for k in args.k.split(",")] if args.k else None
+        ks = _ks(args.k)
         summary = evaluate(
             args.env,
             args.model,
@@ -90,12 +95,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             env_kwargs=_json_arg("--env-kwargs", args.env_kwargs),
             device=args.device,
             verifier_executor=args.verifier_executor,
+            show_progress=not args.no_progress,
         )
     except (TrainerError, ValueError, OSError) as exc:
         print(f"grpo-envs eval: error: {exc}", file=sys.stderr)
         return 2
     print(table(summary))
     return 0
+
+
+def _quiet_transformers() -> None:
+    """No bars from transformers either ("Loading weights"); a server backend may have no transformers."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        return
+    hf_logging.disable_progress_bar()
+
+
+def _ks(text: str | None) -> list[int] | None:
+    from trainer.errors import TrainerError
+
+    if not text:
+        return None
+    try:
+        return [int(k) for k in text.split(",")]
+    except ValueError:
+        raise TrainerError(f"-k takes comma-separated whole numbers, e.g. -k 1,4,8; got {text!r}") from None
 
 
 def _json_arg(flag: str, text: str) -> dict[str, Any]:

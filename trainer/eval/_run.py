@@ -83,6 +83,7 @@ def evaluate(
     env_kwargs: dict[str, Any] | None = None,
     device: str = "auto",
     verifier_executor: str = "local",
+    show_progress: bool = True,
 ) -> dict[str, Any]:
     """Sample ``samples`` completions for each of ``n`` tasks of ``env`` from ``model``, judge
     them, and return the summary (pass@k and maj@k for each k in ``ks``, default 1, 2, 4, ... up
@@ -93,6 +94,7 @@ def evaluate(
     lets the server apply its template). ``verifier_executor``: where single-turn groups are
     judged, "local" (here) or "ray" (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new
     local one; made for this call and closed at its end); multi-turn envs judge here.
+    ``show_progress=False``: no progress bar.
 
     Example:
         >>> s = evaluate("grpo_envs/Digits-v0", "demo", n=2, samples=2, max_new_tokens=1)  # doctest: +SKIP
@@ -102,11 +104,12 @@ def evaluate(
     from trainer._rollout import is_single_turn
     from trainer.eval._backends import Options, open_backend
 
-    ks = list(ks or [k for k in (1, 2, 4, 8, 16, 32, 64, 128) if k <= samples])
-    if not ks or max(ks) > samples or min(ks) < 1:
-        raise TrainerError(f"each k must be in [1, --samples]; got k={ks} with --samples {samples}")
     if n < 1 or samples < 1:
-        raise TrainerError(f"-n and --samples must be >= 1, got {n} and {samples}")
+        raise TrainerError(f"-n and --samples must be >= 1, got -n {n} and --samples {samples}")
+    ks = list(ks or [k for k in (1, 2, 4, 8, 16, 32, 64, 128) if k <= samples])
+    if max(ks) > samples or min(ks) < 1:
+        shown = ",".join(map(str, ks))
+        raise TrainerError(f"each -k must be in [1, --samples]; got -k {shown} with --samples {samples}")
     make_env, probe = _envs(env, env_kwargs, split)
     folder = Path(out) if out is not None else Path("runs/eval") / re.sub(r"[^A-Za-z0-9_.-]+", "-", str(env))
     path = folder / "samples.jsonl"
@@ -126,7 +129,7 @@ def evaluate(
         done = _resumed(path, samples) if resume else {}
         seeds = _task_seeds(seed, n)
         with open(path, "a") as sink:
-            _generate(engine, make_env, probe, seeds, samples, done, sink, seed=seed)
+            _generate(engine, make_env, probe, seeds, samples, done, sink, seed=seed, show_progress=show_progress)
     finally:
         if executor is not None:
             executor.close()
@@ -206,6 +209,7 @@ def _generate(
     sink: IO[str],
     *,
     seed: int,
+    show_progress: bool = True,
 ) -> None:
     """Sample and judge every task not yet in ``done``, appending each task's rows to ``sink``.
     Chunks are fixed slices of ``seeds`` with seeds of their own: a resumed chunk redraws the
@@ -217,7 +221,8 @@ def _generate(
     per_task_envs = 1 if is_single_turn(probe) else samples
     started, tokens = time.perf_counter(), 0
     finished = sum(len(done.get(s, [])) >= samples for s in seeds)
-    with tqdm(total=len(seeds) * samples, initial=finished * samples, unit="sample", desc="eval") as bar:
+    total, initial = len(seeds) * samples, finished * samples
+    with tqdm(total=total, initial=initial, unit="sample", desc="eval", disable=not show_progress) as bar:
         for start in range(0, len(seeds), TASKS_PER_CALL):
             chunk = seeds[start : start + TASKS_PER_CALL]
             missing = {s for s in chunk if len(done.get(s, [])) < samples}
