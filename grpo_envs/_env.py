@@ -11,6 +11,7 @@ import gymnasium
 
 from grpo_envs._formats import ANSWER_TAGS, BOXED, THINK_ANSWER, AnswerFormat
 from grpo_envs._judgement import Judgement
+from grpo_envs._logonce import log_error_once
 from grpo_envs._rubric import Rubric
 from grpo_envs._spaces import TextSpace
 from grpo_envs._task import Task, stable_seed
@@ -222,7 +223,8 @@ class ReasoningEnv(gymnasium.Env[str, str]):
             try:
                 spans.append(self.answer_format.extract(completion))
             except Exception as exc:  # the extractor's bug, not the completion's: an error, not a verdict
-                log.exception("answer format %s failed on a completion of %s", self.answer_format.name, task.task_id)
+                name = self.answer_format.name
+                log_error_once(exc, "answer format %s failed on a completion of %s", name, task.task_id)
                 spans.append(None)
                 results[k] = VerifyResult.judged("error", f"The answer extractor failed: {type(exc).__name__}: {exc}.")
         todo = [k for k, span in enumerate(spans) if span is not None]
@@ -236,9 +238,10 @@ class ReasoningEnv(gymnasium.Env[str, str]):
             verifier = verifier.spans  # the format found the answer: it is judged as it is
         if todo:
             try:
-                judged = verifier.verify_all(task.answer, [str(spans[k]) for k in todo], executor=executor)
-            except Exception as exc:  # a verifier error is a zero reward with a reason
-                log.exception("verifier %s failed on %s", self.verifier.name, task.task_id)
+                answers, prompt = [str(spans[k]) for k in todo], self.prompt_text(task)
+                judged = verifier.verify_all(task.answer, answers, executor=executor, prompt=prompt)
+            except Exception as exc:  # an executor's failure (a verifier's own is a verdict in verify_all)
+                log_error_once(exc, "verifier %s failed on %s", self.verifier.name, task.task_id)
                 judged = [VerifyResult.judged("error", f"The verifier failed: {exc}.")] * len(todo)
             for k, result in zip(todo, judged, strict=True):
                 results[k] = result

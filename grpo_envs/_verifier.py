@@ -1,26 +1,40 @@
-"""`Verifier`: the correctness judge an environment uses, as a value (math, code, or yours)."""
+"""`Verifier`: the correctness judge an environment uses, as a value (math, code, or yours).
+
+One contract with the testing kit (`verifiers.testing`): ``fn(reference, answer)`` returns a
+`VerifyResult`, a bool or a float, and may take the task's prompt as a ``prompt=`` keyword.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import inspect
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from grpo_envs._logonce import log_error_once
 from verifiers import VerifyResult
 from verifiers.executors import Executor
 
 __all__ = ["Verifier", "code_verifier", "math_verifier"]
 
-VerifyFn = Callable[[Any, str], VerifyResult]
-VerifyManyFn = Callable[[Any, Sequence[str]], list[VerifyResult]]
+Verdict = VerifyResult | bool | float
+VerifyFn = Callable[..., Verdict]
+VerifyManyFn = Callable[..., Sequence[Verdict]]
 VerifyManyOnFn = Callable[[Any, Sequence[str], Executor], list[VerifyResult]]
 
 
 @dataclass(frozen=True)
 class Verifier:
-    """``verify(reference, answer) -> VerifyResult`` and, optionally, a batched version.
+    """``verify(reference, answer)`` returning a `VerifyResult`, a bool or a float (what
+    `verifiers.testing` takes) and, optionally, a batched ``verify_many(reference, answers)``.
+
+    A bool is correct or incorrect; a float is the reward, correct when it is 1.0 (the kit's
+    default ``reward_range`` top). A function with a ``prompt`` parameter (or ``**kwargs``) also
+    gets the task's prompt as ``prompt=`` (what a reward model needs). A function that raises, or
+    returns anything else, gives that answer a ``status="error"`` verdict (masked in training);
+    its traceback is logged once per distinct error (`verify_all` never raises).
 
     ``config`` is what else decides the verdict (shown in the provenance hash with the
     functions' source, so a changed reward is visible in every step's ``info``).
@@ -33,10 +47,11 @@ class Verifier:
     tags): the math verifier's judges it without looking for an answer inside it again.
 
     Example:
-        >>> v = Verifier("exact", lambda ref, ans: VerifyResult.judged(
-        ...     "correct" if ans.strip() == ref else "incorrect", "compared text."))
-        >>> v.verify("4", " 4 ").correct, v.verify_all("4", ["4", "5"])[1].correct
-        (True, False)
+        >>> v = Verifier("exact", lambda ref, ans: ans.strip() == ref)
+        >>> [r.status for r in v.verify_all("4", [" 4 ", "5"])]
+        ['correct', 'incorrect']
+        >>> Verifier("half", lambda ref, ans, prompt: 0.5).verify_all("4", ["4"], prompt="2+2?")[0].reward
+        0.5
     """
 
     name: str
@@ -63,15 +78,60 @@ class Verifier:
         object.__setattr__(self, "digest", digest)
 
     def verify_all(
-        self, reference: Any, answers: Sequence[str], *, executor: Executor | None = None
+        self,
+        reference: Any,
+        answers: Sequence[str],
+        *,
+        executor: Executor | None = None,
+        prompt: str | None = None,
     ) -> list[VerifyResult]:
         """Judge many answers to one reference (in parallel when the verifier supports it; on
-        ``executor``, e.g. a `RayExecutor`, when it has ``verify_many_on``)."""
+        ``executor``, e.g. a `RayExecutor`, when it has ``verify_many_on``); never raises."""
         if executor is not None and self.verify_many_on is not None:
             return self.verify_many_on(reference, answers, executor)
         if self.verify_many is not None:
-            return self.verify_many(reference, answers)
-        return [self.verify(reference, a) for a in answers]
+            try:
+                many = list(self.verify_many(reference, answers, **_prompt_for(self.verify_many, prompt)))
+                if len(many) != len(answers):
+                    raise ValueError(f"verify_many returned {len(many)} verdicts for {len(answers)} answers")
+            except Exception as exc:
+                return [self._failed(exc)] * len(answers)
+            return [self._result(value) for value in many]
+        return [self._one(reference, a, prompt) for a in answers]
+
+    def _one(self, reference: Any, answer: str, prompt: str | None) -> VerifyResult:
+        try:
+            value = self.verify(reference, answer, **_prompt_for(self.verify, prompt))
+        except Exception as exc:
+            return self._failed(exc)
+        return self._result(value)
+
+    def _result(self, value: Any) -> VerifyResult:
+        """``value`` as a `VerifyResult` (the kit's reading of a bool or a float)."""
+        if isinstance(value, VerifyResult):
+            return value
+        if isinstance(value, bool):
+            return VerifyResult.judged("correct" if value else "incorrect", f"The verifier {self.name} said {value}.")
+        if isinstance(value, int | float) and not math.isnan(value):
+            reason = f"The verifier {self.name} gave {value:g}."
+            return VerifyResult.judged("correct" if value == 1.0 else "incorrect", reason, reward=float(value))
+        return self._failed(TypeError(f"it returned {value!r}, not a VerifyResult, a bool or a float"))
+
+    def _failed(self, exc: Exception) -> VerifyResult:
+        log_error_once(exc, "the verifier %s failed: %s: %s", self.name, type(exc).__name__, exc)
+        return VerifyResult.judged("error", f"The verifier {self.name} failed: {type(exc).__name__}: {exc}.")
+
+
+def _prompt_for(fn: Callable[..., Any], prompt: str | None) -> dict[str, Any]:
+    """``{"prompt": prompt}`` when ``fn`` takes a ``prompt`` keyword (or ``**kwargs``), else {}."""
+    if prompt is None:
+        return {}
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    takes = "prompt" in params and params["prompt"].kind is not inspect.Parameter.POSITIONAL_ONLY
+    return {"prompt": prompt} if takes or any(p.kind is p.VAR_KEYWORD for p in params.values()) else {}
 
 
 def math_verifier(config: Any = None, *, timeout_s: float = 5.0, answer_only: bool = False) -> Verifier:
