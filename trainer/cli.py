@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "grpo-envs train") -> in
 
             hf_logging.disable_progress_bar()
         trainer = GRPOTrainer(config, resume=args.resume, overwrite=args.overwrite, show_progress=not args.no_progress)
-        trainer.train()
+        result = trainer.train()
     except TrainerError as exc:
         print(f"grpo-envs train: error: {exc}", file=sys.stderr)
         return 2
@@ -51,4 +51,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "grpo-envs train") -> in
         print("interrupted: a checkpoint was saved; continue with --resume", file=sys.stderr)
         return 130
     print(f"run written to {config.output_dir} (metrics.jsonl, curves.png, checkpoints/, final/)")
+    if result["unjudged_frac"] == 1.0:  # the warning above says how many and why
+        print(f"{prog}: error: no completion was judged, so nothing was learned", file=sys.stderr)
+        return 1
     return 0

@@ -65,6 +65,7 @@ from trainer._policy import build_policy, export_final, restore, save_run
 from trainer._rollout import Rollout, is_single_turn, rollout
 from trainer._rundir import RunPlan, open_run_ranked
 from trainer._sampling import Timed, timed
+from trainer._signal import SignalWatch
 from trainer._vllm import ColocatedVLLM
 from trainer.config import GRPOConfig
 from trainer.errors import TrainerError
@@ -73,12 +74,6 @@ from verifiers.executors import Executor
 __all__ = ["GRPOTrainer"]
 
 log = logging.getLogger("trainer")
-FLAT_STEPS_WARNING = 5
-FLAT_WARNING = (
-    "for %d steps in a row every group's completions scored the same (zero reward variance): nothing is being "
-    "learned. Can the env's rewards differ (does its reference completion score more than a wrong one)? Try a "
-    "higher temperature, a larger num_generations, or easier tasks."
-)
 EnvLike = str | gymnasium.Env[Any, Any] | Callable[[], gymnasium.Env[Any, Any]] | None
 
 
@@ -138,7 +133,7 @@ class GRPOTrainer:
         schedule = partial(lr_factor, warmup=config.warmup_steps, total=config.steps, kind=config.lr_scheduler)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, schedule)
         self.step_count = 0
-        self._flat_steps = 0  # steps in a row where every group's completions scored the same
+        self.watch = SignalWatch()  # steps without signal, unjudged completions: said in words
         self.share_prefix = True  # a group's prompt runs once (where the model takes a cache); off: to compare
         if self.run.checkpoint is not None:
             self.step_count = restore(self.run.checkpoint, self.model, self.optimizer, self.scheduler, self.dist)
@@ -234,9 +229,7 @@ class GRPOTrainer:
         synced = self.engine.sync(self.model) if self.engine is not None else 0.0
         self.step_count = step
         metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0]}
-        self._flat_steps = self._flat_steps + 1 if metrics["zero_variance_frac"] == 1.0 else 0
-        if self._flat_steps == FLAT_STEPS_WARNING:
-            log.warning(FLAT_WARNING, FLAT_STEPS_WARNING)
+        self.watch.step(groups)
         generated = sum(r.generated for g in groups for r in g)
         perf = {
             "step": step,
@@ -383,7 +376,9 @@ class GRPOTrainer:
         export_final(self.model, self.tokenizer, self.dist, directory)
 
     def train(self) -> dict[str, Any]:
-        """Run to ``config.steps``; checkpoint every ``save_every`` steps and on Ctrl-C."""
+        """Run to ``config.steps``; checkpoint every ``save_every`` steps and on Ctrl-C. Returns the last
+        step's metrics, the final ``eval``, the ``summary`` table and ``unjudged_frac`` (the share of
+        this process's completions nobody judged; above one half, a warning says why)."""
         cfg = self.config
         last: dict[str, Any] = {}
         final_eval: dict[str, Any] | None = None
@@ -405,9 +400,11 @@ class GRPOTrainer:
             final_eval = self.evaluate()
         self.save()
         self.save_final(self.run_dir / "final")
-        table = ""
+        table, unjudged = "", self.watch.summary()
         if self.log is not None:
             self.log.close()
             table = self.log.finish()
             print(table)
-        return {**last, "eval": final_eval, "summary": table}
+        if unjudged is not None:
+            log.warning(unjudged)
+        return {**last, "eval": final_eval, "summary": table, "unjudged_frac": self.watch.unjudged_frac}

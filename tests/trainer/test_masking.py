@@ -118,15 +118,32 @@ def test_verl_and_openrlhf_are_told_which_completions_were_masked(monkeypatch: p
 
 
 class NeverRight(EchoDigit):
-    """Every reply scores 0: every group has zero reward variance."""
+    """Every reply scores 0: every group has zero reward variance, and no group is solved."""
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         return "", 0.0, True, False, {"correct": False}
 
 
-def test_a_run_where_nothing_can_be_learned_warns_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    trainer = GRPOTrainer(tiny(tmp_path, steps=7), env=NeverRight, show_progress=False)
-    with caplog.at_level("WARNING", logger="trainer"):
+class AlwaysRight(EchoDigit):
+    """Every reply scores 1: every group has zero reward variance because every group is solved."""
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        return "", 1.0, True, False, {"correct": True}
+
+
+@pytest.mark.parametrize(
+    ("env", "level", "said", "not_said"),
+    [
+        (NeverRight, "WARNING", "no group solved for 5 steps in a row", "all groups solved"),
+        (AlwaysRight, "INFO", "all groups solved for 5 steps in a row", "nothing is being learned"),
+    ],
+)
+def test_a_run_without_signal_says_why_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, env: Any, level: str, said: str, not_said: str
+) -> None:
+    trainer = GRPOTrainer(tiny(tmp_path, steps=11), env=env, show_progress=False)
+    with caplog.at_level("INFO", logger="trainer"):
         trainer.train()
-    warned = [r for r in caplog.records if "nothing is being learned" in r.getMessage()]
-    assert len(warned) == 1 and "for 5 steps in a row" in warned[0].getMessage()
+    messages = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert [lv for lv, m in messages if said in m] == [level]  # once in 11 flat steps, not twice
+    assert not any(not_said in m for _, m in messages)
