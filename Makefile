@@ -1,5 +1,7 @@
 # grpo-envs: `make test` does all set-up on a fresh machine (virtualenv, packages, Docker
-# engine, sandbox image) and is idempotent. Variables can be overridden: `make test PYTHON=python3.12`.
+# engine, sandbox image) and is idempotent; `make demo` sets up only what the demo runs (virtualenv,
+# torch, the project with its train and demo extras), also idempotent. Variables can be overridden:
+# `make test PYTHON=python3.12`.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 # The set-up's independent parts (.venv, the Docker engine, the vLLM and verl virtualenvs) run side
@@ -26,10 +28,13 @@ VLLM ?= 1
 VERL ?= 1
 
 BIN := $(VENV)/bin
+VENV_STAMP := $(VENV)/.grpo-envs-venv
 STAMP := $(VENV)/.grpo-envs-installed
 OPENRLHF_DIR := $(VENV)/peers/openrlhf-0.11.2
-
 DEMO_STAMP := $(VENV)/.grpo-envs-demo
+# `make test demo` in one go: the demo's install waits for the whole set-up (it must not reinstall into
+# .venv while the image build runs from it); `make demo` alone never starts the set-up.
+DEMO_AFTER := $(if $(filter test setup lint,$(MAKECMDGOALS)),setup)
 
 .PHONY: help setup docker image vllm verl lint test demo clean
 
@@ -37,14 +42,18 @@ help:
 	@echo "make test    set up everything (venv, packages, Docker engine, sandbox image), lint, run tests"
 	@echo "make setup   only the set-up (with the vLLM and verl virtualenvs; VLLM=0 / VERL=0 leave them out)"
 	@echo "make lint    ruff + mypy on grpo_envs, verifiers, trainer"
-	@echo "make demo    set up, then train a tiny model with GRPO on CPU (runs/demo/)"
+	@echo "make demo    only the demo's set-up (venv, torch, the project), then train a tiny model with GRPO on CPU"
 
-$(STAMP): pyproject.toml
+# The virtualenv and torch, first (so pip keeps the torch build chosen here): what test and demo share.
+$(VENV_STAMP):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
 	  { echo "grpo-envs needs Python >= 3.10; run: make test PYTHON=python3.11" >&2; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
+	touch $@
+
+$(STAMP): pyproject.toml | $(VENV_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[train,dev]'
 	@# OpenRLHF's own code for the adapter's tests, beside .venv (it pins transformers==5.15 and ships a
 	@# top-level `tests` package, so it is not installed into .venv): see tests/grpo_envs/test_adapters_openrlhf.py
@@ -86,13 +95,18 @@ else
 	$(BIN)/python -m pytest -m serial $(or $(PYTEST_ARGS),$(SERIAL_FILES)) || [ $$? = 5 ]
 endif
 
-$(DEMO_STAMP): $(STAMP) | setup
-	$(BIN)/python -m pip install --quiet -e '.[train,dev,demo]'
+$(DEMO_STAMP): pyproject.toml | $(VENV_STAMP) $(DEMO_AFTER)
+	$(BIN)/python -m pip install --quiet -e '.[train,demo]'
 	touch $@
 
-demo: setup $(DEMO_STAMP)
+demo: $(DEMO_STAMP)
 	$(BIN)/grpo-envs train --config configs/demo.toml --no-progress --overwrite
 	$(BIN)/python scripts/check_demo.py runs/demo
+	@echo
+	@echo "The CLI is in $(VENV): run 'source $(VENV)/bin/activate', then 'grpo-envs --help'"
+	@echo "(or call $(BIN)/grpo-envs directly). Next, e.g.: grpo-envs eval --env grpo_envs/Digits-v0 \\"
+	@echo "    --env-kwargs '{\"ops\": \"cs\"}' --model runs/demo/final -n 32 --max-new-tokens 1 --device cpu"
+	@echo "make test sets up the rest (Docker engine, sandbox image, the vLLM and verl virtualenvs) and runs the tests."
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache *.egg-info
