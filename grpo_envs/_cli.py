@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.metadata as md
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -65,7 +66,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             extra = " (pip install 'grpo-envs[train]')" if argv[0] == "train" else ""
             print(f"grpo-envs {argv[0]}: error: cannot load {target}: {exc}{extra}", file=sys.stderr)
             return 2
-        return run(argv[1:])
+        try:
+            status = run(argv[1:])
+            sys.stdout.flush()  # a pipe's reader that left shows here, not at exit
+            return status
+        except BrokenPipeError:  # `grpo-envs envs show ID | head`: the reader left; no traceback
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
     parser = argparse.ArgumentParser(
         prog="grpo-envs", description="Reasoning environments, verifiable rewards and a GRPO trainer."
     )

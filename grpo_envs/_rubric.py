@@ -50,8 +50,8 @@ class Rubric:
     out and the weights are renormalised). ``correct`` always comes from the verifier alone.
 
     Example:
+        >>> from grpo_envs import BOXED, Rubric, format_reward
         >>> from verifiers import VerifyResult
-        >>> from grpo_envs._formats import BOXED
         >>> rubric = Rubric(terms=(format_reward(BOXED, weight=1.0),))
         >>> rubric.score(None, "\\\\boxed{4}", VerifyResult.judged("incorrect", "no."))
         (0.5, {'correctness': 0.0, 'format': 1.0})

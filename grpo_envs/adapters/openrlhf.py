@@ -268,6 +268,9 @@ class RewardServer:
                 except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                     self._send(400, {"error": f"the body is not JSON: {exc}"})
                     return
+                except RecursionError:  # e.g. 100,000 nested brackets
+                    self._send(400, {"error": "the body's JSON nests too deeply; send a flat object of lists"})
+                    return
                 try:
                     self._send(200, server.score(body))
                 except _BadRequest as exc:

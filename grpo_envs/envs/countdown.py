@@ -123,10 +123,10 @@ class Countdown(ReasoningEnv):
     expression over all of them reaches (built first, so every task is solvable).
 
     ## Prompt format
-    "Using the numbers [3, 7, 25, 50] exactly once each, write an expression equal to 139."
+    "Using the numbers [3, 7, 25, 50] exactly once each, write an expression equal to 172."
 
     ## Answer format
-    ``<answer>(50 - 25) * 7 - 36</answer>`` by default; a trailing ``= 139`` is allowed.
+    ``<answer>(50 - 25) * 7 - 3</answer>`` by default; a trailing ``= 172`` is allowed.
 
     ## Reward
     1.0 when the expression (parsed by our own parser, never ``eval``) uses each number once
@@ -145,6 +145,8 @@ class Countdown(ReasoningEnv):
         >>> env = Countdown()
         >>> env.reset(seed=2)[0].startswith("Using the numbers")
         True
+        >>> check_countdown({"numbers": [3, 7, 25, 50], "target": 172}, "(50 - 25) * 7 - 3 = 172").status
+        'correct'
     """
 
     default_format = ANSWER_TAGS

@@ -277,6 +277,7 @@ def test_openrlhf_prompt_numbers_never_reach_extraction(server: openrlhf.RewardS
     ("body", "raw", "status", "message"),
     [
         (None, b"{not json", 400, "not JSON"),
+        (None, b"[" * 100_000 + b"]" * 100_000, 400, "nests too deeply"),  # was: no response, a RecursionError
         ([1, 2], None, 400, "JSON object"),
         ({"query": ["a"], "prompts": ["b"], "labels": ["{}"]}, None, 400, "does not start with its prompt"),
         ({"query": ["ab"], "prompts": ["a"], "labels": ["seed 3"]}, None, 400, "not a task key"),

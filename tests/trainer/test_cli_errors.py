@@ -159,3 +159,22 @@ def test_eval_names_the_flag_of_a_bad_k_or_sample_count() -> None:
     none = run("eval", "--env", "grpo_envs/Digits-v0", "--model", "demo", "--samples", "0")
     line = one_line(none.stderr, "grpo-envs eval: error:")
     assert none.returncode == 2 and "-n and --samples must be >= 1, got -n 100 and --samples 0" in line
+
+
+def test_a_negative_learning_rate_is_one_line_not_a_torch_traceback(tmp_path: Path) -> None:
+    done = run("train", "--learning_rate", "-1", "--steps", "1", "--output-dir", str(tmp_path / "run"))
+    line = one_line(done.stderr, "grpo-envs train: error:")
+    assert done.returncode == 2 and "learning_rate must be > 0, got -1.0" in line
+
+
+def test_a_reader_that_leaves_early_is_no_traceback() -> None:
+    assert SCRIPT is not None
+    # `| true` exits before reading: every write of `envs show` meets a closed pipe
+    done = subprocess.run(
+        ["bash", "-c", f"'{SCRIPT}' envs show grpo_envs/Countdown-v0 | true; '{SCRIPT}' envs list | head -1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.startswith("grpo_envs/Arithmetic-v0")
