@@ -1,11 +1,11 @@
-"""``python -m trainer``: the same as ``grpo-envs train`` (the current folder moves last on
-``sys.path``, as in `grpo_envs.__main__`)."""
+"""``python -m trainer``: the same as ``grpo-envs train`` (the current folder is taken off
+``sys.path`` again, as in `grpo_envs.__main__`)."""
 
 import os
 import sys
 
 if sys.path and sys.path[0] in ("", os.getcwd()):
-    sys.path.append(sys.path.pop(0))
+    del sys.path[0]
 
 from trainer.cli import main  # noqa: E402
 

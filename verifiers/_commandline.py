@@ -68,8 +68,10 @@ def import_user_module(name: str) -> ModuleType:
 
     A module or package of that name in the current folder is loaded from its file (so nothing
     installed under the same name is taken instead), and the folder is appended to ``sys.path`` so
-    it can import its neighbours; our own packages (``grpo_envs``, ``verifiers``, ``trainer``) always
-    come from where they are installed. Raises `UserModuleError` with one line naming the problem.
+    it can import its neighbours; our own packages (``grpo_envs``, ``verifiers``, ``trainer``) are
+    imported before that, so they always come from where they are installed (an editable install's
+    finder runs after every ``sys.path`` entry). Raises `UserModuleError` with one line naming the
+    problem.
 
     Example:
         >>> import_user_module("json").__name__
@@ -80,7 +82,8 @@ def import_user_module(name: str) -> ModuleType:
         raise UserModuleError(f"{name!r} is not a module name (expected e.g. my_envs or mypkg.envs)")
     folder = Path.cwd()
     if str(folder) not in sys.path and "" not in sys.path:
-        sys.path.append(str(folder))  # after site-packages: the user's trainer/ never shadows ours
+        _import_ours()
+        sys.path.append(str(folder))  # for the module's own imports of its neighbours
     try:
         if top not in sys.modules and top not in _OURS:
             _load_from(folder, top)
@@ -97,6 +100,15 @@ def import_user_module(name: str) -> ModuleType:
     except Exception as exc:
         where = _where(exc)
         raise UserModuleError(f"importing {name!r} raised {type(exc).__name__}: {exc}{where}") from exc
+
+
+def _import_ours() -> None:
+    """Import our packages before the current folder joins ``sys.path``: an editable install's
+    finder comes after every ``sys.path`` entry, so a ``trainer/`` there would otherwise win (each
+    package is cheap to import: no torch, no docker)."""
+    for name in _OURS:
+        if name not in sys.modules:
+            importlib.import_module(name)
 
 
 def _load_from(folder: Path, top: str) -> None:

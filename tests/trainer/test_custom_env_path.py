@@ -57,26 +57,40 @@ def test_the_readme_custom_env_commands_run_verbatim_from_the_users_folder(tmp_p
     assert summary["env"] == "my_envs:my_envs/Multiply-v0" and summary["samples"] == n * samples
 
 
+USES_OURS = """
+import gymnasium
+import trainer.errors  # trainer is not imported yet by `envs show`: it must be ours, not the folder's
+from grpo_envs.envs.digits import Digits
+
+gymnasium.register("mine/Digits-v0", entry_point=Digits)
+"""
+
+
 @pytest.mark.slow
 def test_a_users_trainer_or_verifiers_folder_does_not_shadow_ours(tmp_path: Path) -> None:
     (tmp_path / "my_envs.py").write_text(readme_block("custom-env", "python"))
+    (tmp_path / "uses_ours.py").write_text(USES_OURS)
     for name in ("trainer", "verifiers", "grpo_envs"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "__init__.py").write_text(f"raise ImportError('the user folder {name}/ was imported')\n")
-    show = subprocess.run(
-        ["grpo-envs", "envs", "show", "my_envs:my_envs/Multiply-v0"],
-        cwd=tmp_path,
-        env=user_shell(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert show.returncode == 0 and "Multiply two numbers" in show.stdout, show.stderr[-2000:]
+
+    def run(*args: str, timeout: int = 120) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            list(args), cwd=tmp_path, env=user_shell(), capture_output=True, text=True, timeout=timeout
+        )
+
+    show = run("grpo-envs", "envs", "show", "uses_ours:mine/Digits-v0")
+    assert show.returncode == 0 and "--- sampled prompt (seed 0) ---" in show.stdout, show.stderr[-2000:]
     evaluate = ["grpo-envs", "eval", "--env", "my_envs:my_envs/Multiply-v0", "--model", "demo", "-n", "1"]
-    evaluate += ["--samples", "1", "--max-new-tokens", "2", "--device", "cpu", "--no-progress"]
-    done = subprocess.run(evaluate, cwd=tmp_path, env=user_shell(), capture_output=True, text=True, timeout=300)
+    done = run(*evaluate, "--samples", "1", "--max-new-tokens", "2", "--device", "cpu", "--no-progress", timeout=300)
     assert done.returncode == 0 and "(1 tasks, 1 samples)" in done.stdout, done.stderr[-2000:]
     assert "user folder" not in done.stderr
+    # `python -m grpo_envs` imports grpo_envs and verifiers before it runs: only trainer/ is kept out there
+    for name in ("verifiers", "grpo_envs"):
+        (tmp_path / name / "__init__.py").unlink()
+        (tmp_path / name).rmdir()
+    helped = run(sys.executable, "-m", "grpo_envs", "train", "--help")
+    assert helped.returncode == 0 and "--max-new-tokens" in helped.stdout, helped.stderr[-2000:]
 
 
 @pytest.mark.slow

@@ -19,10 +19,10 @@ def user_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     """An empty current folder; the modules a test imports from it are forgotten afterwards."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
-    before = set(sys.modules)
     yield tmp_path
-    for name in set(sys.modules) - before:
-        del sys.modules[name]
+    for name, module in list(sys.modules.items()):
+        if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path)):
+            del sys.modules[name]
 
 
 def test_a_module_in_the_current_folder_is_imported_and_can_import_its_neighbours(user_folder: Path) -> None:
