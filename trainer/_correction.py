@@ -45,13 +45,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import torch
 
 from trainer.errors import TrainerError
 
-__all__ = ["IS_MODES", "ISWeights", "importance_weights"]
+__all__ = ["IS_MODES", "ISWeights", "configured_weights", "importance_weights"]
 
 
 class ISWeights(NamedTuple):
@@ -154,3 +154,21 @@ def importance_weights(
     d = (old_logps.detach().float() - sampler_logps.detach().float()) * m
     weights, bounded = action(level(d, m), clip_min, clip_max)
     return ISWeights(weights.detach(), bounded & (m > 0))
+
+
+def configured_weights(
+    config: Any, sampler: torch.Tensor | None, before: torch.Tensor, live: torch.Tensor
+) -> ISWeights | None:
+    """`importance_weights` with ``config``'s ``importance_sampling_mode`` and bounds, or None when
+    nothing is corrected: no generator log-probs (the policy sampled itself) or
+    ``importance_sampling_clip_max = 0``."""
+    if sampler is None or config.importance_sampling_clip_max <= 0:
+        return None
+    return importance_weights(
+        before,
+        sampler,
+        live,
+        mode=config.importance_sampling_mode,
+        clip_max=config.importance_sampling_clip_max,
+        clip_min=config.importance_sampling_clip_min,
+    )
