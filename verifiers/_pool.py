@@ -1,8 +1,11 @@
 """Worker processes with hard timeouts: a call that runs too long kills its worker.
 
 Timeouts are enforced from outside (never ``signal.alarm``), so calls may come from any
-thread or from asyncio via ``to_thread``. A killed worker is replaced by a warm spare, so the
-next call does not pay for a process start; a new spare is started in the background.
+thread or from asyncio via ``to_thread``. A call's timeout counts the call alone: a worker
+that is still starting (importing sympy, seconds on a busy machine) is waited for first, so the
+same comparison gets the same verdict in a fresh process as in a warm one. A killed worker is
+replaced by a warm spare, so the next call does not pay for a process start; a new spare is
+started in the background.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ __all__ = ["WorkerPool"]
 log = logging.getLogger("verifiers.pool")
 
 _MEMORY_LIMIT = 4 * 2**30  # a worker that grows past this gets MemoryError, not the host OOM
+STARTUP_S = 120.0  # a worker's start-up (python, sympy) is bounded apart from a call's timeout
 
 
 def _serve(conn: Connection, preload: Sequence[str]) -> None:
@@ -39,6 +43,7 @@ def _serve(conn: Connection, preload: Sequence[str]) -> None:
         pass
     for name in preload:
         importlib.import_module(name)
+    conn.send(("ready", None))  # the caller's timeout starts after this: start-up is not the call's time
     while True:
         try:
             module, func, args = conn.recv()
@@ -72,6 +77,18 @@ class _Worker:
         )
         theirs.close()
         self.conn = Connection(ours.detach())
+        self.ready = False
+
+    def wait_ready(self) -> None:
+        """Wait (up to `STARTUP_S`) for the worker to have imported its preload modules."""
+        if self.ready:
+            return
+        if not self.conn.poll(STARTUP_S):
+            raise WorkerCrashed(f"a verifier worker did not start within {STARTUP_S:g} s")
+        status, _ = self.conn.recv()
+        if status != "ready":
+            raise WorkerCrashed(f"a verifier worker sent {status!r} before it was ready")
+        self.ready = True
 
     def kill(self) -> None:
         self.proc.kill()
@@ -82,7 +99,7 @@ class _Worker:
 class WorkerPool:
     """A pool of worker processes that run ``module.func(*args)`` under a hard timeout.
 
-    Example:
+    Examples:
         >>> pool = WorkerPool(size=1)
         >>> pool.call("math", "factorial", (5,), timeout_s=10)
         120
@@ -150,14 +167,17 @@ class WorkerPool:
         assert worker is not None
         timed_out = False
         try:
+            worker.wait_ready()  # a cold worker's imports are not the call's time
             worker.conn.send((module, func, args))
             if worker.conn.poll(timeout_s):
                 status, value = worker.conn.recv()
             else:
                 timed_out = True
-        except (EOFError, OSError) as exc:
+        except (EOFError, OSError, WorkerCrashed) as exc:
             self._replace(worker)
             worker = None
+            if isinstance(exc, WorkerCrashed):
+                raise
             raise WorkerCrashed(f"a verifier worker died: {exc or type(exc).__name__}") from exc
         finally:
             if worker is not None and not timed_out:
