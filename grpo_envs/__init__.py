@@ -4,7 +4,7 @@ Importing this package is cheap: it imports neither torch nor docker, and enviro
 modules load only when an environment is made. It registers the built-in ids
 (``grpo_envs/Name-v0``) and those of plugins (entry point group ``grpo_envs.envs``).
 
-Example:
+Examples:
     >>> import gymnasium, grpo_envs
     >>> env = gymnasium.make("grpo_envs/Arithmetic-v0")
     >>> prompt, info = env.reset(seed=0)

@@ -35,7 +35,7 @@ def check_env(env: gymnasium.Env[Any, Any], *, seeds: Iterable[int] = range(5)) 
     Raises:
         EnvCheckError: listing every law broken.
 
-    Example:
+    Examples:
         >>> check_env(gymnasium.make("grpo_envs/Arithmetic-v0"))
     """
     base = env.unwrapped
@@ -105,7 +105,7 @@ def check_disjoint(
 
     A small task space repeats whatever the seeds; this reports how much.
 
-    Example:
+    Examples:
         >>> check_disjoint("grpo_envs/Sorting-v0", range(50), range(50))
         []
     """

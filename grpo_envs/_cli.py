@@ -52,7 +52,7 @@ def _resolve(target: str) -> Callable[[list[str]], int]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status.
 
-    Example:
+    Examples:
         >>> main(["--version"])  # doctest: +SKIP
         grpo-envs 0.1.0
     """

@@ -41,7 +41,7 @@ def name_clashes(mapping: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
 
     ``mapping`` is what :func:`importlib.metadata.packages_distributions` returns.
 
-    Example:
+    Examples:
         >>> name_clashes({"verifiers": ["grpo-envs", "verifiers"], "trainer": ["grpo-envs"]})
         {'verifiers': ['verifiers']}
     """

@@ -45,7 +45,7 @@ class ReasoningEnv(gymnasium.Env[str, str]):
     Subclass hooks: `make_task(rng)` (required), `feedback`, `reference_completion`.
     Values passed in: ``verifier`` (default: `verifiers.math`), ``answer_format``, ``rubric``.
 
-    Example:
+    Examples:
         >>> class Double(ReasoningEnv):
         ...     def make_task(self, rng):
         ...         n = rng.randint(1, 99)

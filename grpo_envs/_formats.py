@@ -18,7 +18,7 @@ class AnswerFormat:
     ``extract(completion)`` returns the span the verifier judges (None: the format was not
     followed, which is a "no_answer"); ``well_formed(completion)`` feeds the format reward.
 
-    Example:
+    Examples:
         >>> ANSWER_TAGS.extract("I think... <answer>42</answer>")
         '42'
         >>> BOXED.well_formed("so \\\\boxed{7}"), BOXED.well_formed("7")

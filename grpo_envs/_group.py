@@ -50,7 +50,7 @@ class GroupScore:
 class Group:
     """One task and the ids to score G completions of it.
 
-    Example:
+    Examples:
         >>> group = make_group("grpo_envs/Arithmetic-v0", seed=11, num_generations=4)
         >>> score = group.score([group.env.reference_completion(group.task), "no idea"] * 2)
         >>> score.rewards

@@ -20,7 +20,7 @@ class Judgement:
     Built once, by the env (`ReasoningEnv.judgements`); carried by `GroupScore`, the trainer's
     rollouts and the adapters; rendered into Gymnasium's ``info`` only by `info`.
 
-    Example:
+    Examples:
         >>> import grpo_envs
         >>> group = grpo_envs.make_group("grpo_envs/Arithmetic-v0", seed=3, num_generations=2)
         >>> j = group.score([group.env.reference_completion(group.task), "no idea"]).judgements[0]

@@ -79,7 +79,7 @@ def resolve_env_id(env_id: str) -> str:
     ``trainer/`` never replaces ours). Returns ``env_id`` unchanged; an id without a module is
     returned as is. A module that cannot be imported is one `GrpoEnvsError` saying why.
 
-    Example:
+    Examples:
         >>> resolve_env_id("grpo_envs/Arithmetic-v0")
         'grpo_envs/Arithmetic-v0'
     """

@@ -49,7 +49,7 @@ class Rubric:
     The reward is the weighted mean over the terms that apply (a term returning None is left
     out and the weights are renormalised). ``correct`` always comes from the verifier alone.
 
-    Example:
+    Examples:
         >>> from grpo_envs import BOXED, Rubric, format_reward
         >>> from verifiers import VerifyResult
         >>> rubric = Rubric(terms=(format_reward(BOXED, weight=1.0),))

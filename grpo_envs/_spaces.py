@@ -20,7 +20,7 @@ class TextSpace(Space[str]):
     ~160 MB with an all-unicode charset; this one is a length check. ``sample()`` gives short
     printable strings (for smoke tests and ``check_env``).
 
-    Example:
+    Examples:
         >>> space = TextSpace(max_chars=10)
         >>> space.contains("héllo ∑"), space.contains("x" * 11), space.contains(3)
         (True, False, False)

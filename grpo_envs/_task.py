@@ -17,7 +17,7 @@ def stable_digest(*parts: Any) -> str:
 
     (Python's ``hash()`` of a str changes per process; never use it for seeds.)
 
-    Example:
+    Examples:
         >>> stable_digest("grpo_envs/Arithmetic-v0", "train", 7) == stable_digest(
         ...     "grpo_envs/Arithmetic-v0", "train", 7)
         True
@@ -55,7 +55,7 @@ class Task:
     ``answer`` is the reference: an answer string for math-like tasks, a tests dict for code.
     ``solution`` is an optional reference completion (used by `check_env` and examples).
 
-    Example:
+    Examples:
         >>> Task("arith-1", "What is 2 + 3?", "5").answer
         '5'
     """

@@ -46,7 +46,7 @@ class Verifier:
     is the verifier an env uses when its answer format hands over the answer itself (``<answer>``
     tags): the math verifier's judges it without looking for an answer inside it again.
 
-    Example:
+    Examples:
         >>> v = Verifier("exact", lambda ref, ans: ans.strip() == ref)
         >>> [r.status for r in v.verify_all("4", [" 4 ", "5"])]
         ['correct', 'incorrect']

@@ -29,7 +29,7 @@ class EnvConfigError(GrpoEnvsError, ValueError):
     """An environment was made with a bad argument: the message names the argument, what it
     accepts and what it got.
 
-    Example:
+    Examples:
         >>> str(EnvConfigError("Arithmetic", "difficulty", "1, 2 or 3", 7))
         'Arithmetic: difficulty must be 1, 2 or 3, got 7'
     """

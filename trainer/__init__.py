@@ -4,7 +4,7 @@ The math lives in small pure functions (`group_advantages`, `grpo_loss`, `pass_a
 loop in `GRPOTrainer` only wires them. Importing ``trainer`` (or ``trainer.eval``) does not import
 torch: each name is loaded when first used.
 
-Example:
+Examples:
     >>> import trainer
     >>> trainer.group_advantages([[1.0, 0.0, 0.0, 1.0]])
     tensor([[ 0.8660, -0.8660, -0.8660,  0.8660]])

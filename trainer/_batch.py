@@ -24,7 +24,7 @@ def loss_rows(
     normaliser and its KL term). A group with fewer than 2 judged rollouts is dropped, and with
     ``skip_zero_variance`` so is a group whose judged rewards are all equal.
 
-    Example:
+    Examples:
         >>> g = [Rollout([1], reward=1.0, status="correct"), Rollout([1], reward=0.0, status="incorrect"),
         ...      Rollout([1], reward=0.0, status="timeout")]
         >>> rows, adv = loss_rows([g])
@@ -95,7 +95,7 @@ def sequence_logps(
     (whose forwards are collectives) all run the same forwards; they must then also agree on
     the completion width of ``batch``.
 
-    Example:
+    Examples:
         >>> from trainer._model import demo_model
         >>> from trainer._rollout import Rollout
         >>> lm = demo_model(12)

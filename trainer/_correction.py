@@ -134,7 +134,7 @@ def importance_weights(
     correction", which the caller decides by passing no weights); ``clip_min = 0`` is no lower
     bound.
 
-    Example:
+    Examples:
         >>> old = torch.tensor([[-1.0, -2.0, -0.5]])
         >>> sampler = torch.tensor([[-1.0, -3.0, -0.1]])
         >>> importance_weights(old, sampler, torch.ones(1, 3), clip_max=2.0).weights

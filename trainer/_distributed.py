@@ -135,7 +135,7 @@ def pad_ranks(
 ) -> RankBatch:
     """Cut ``rows`` into micro-batches, padded for the other ranks (a no-op in one process).
 
-    Example:
+    Examples:
         >>> share = pad_ranks(Dist(), ["a", "b", "c"], [1.0, 0.0, -1.0], "a", 2)
         >>> share.chunks, share.counted, share.live
         ([slice(0, 2, None), slice(2, 3, None)], [True, True], True)

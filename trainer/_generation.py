@@ -102,7 +102,7 @@ class TransformersGenerator:
     the same number of contexts make the same number of forwards (under ``no_grad``, not
     ``inference_mode``: FSDP reuses the buffers it all-gathers into, and training needs them).
 
-    Example:
+    Examples:
         >>> from trainer._model import demo_model, demo_tokenizer
         >>> tok = demo_tokenizer("0123456789")
         >>> gen = TransformersGenerator(demo_model(len(tok)), tok, torch.device("cpu"))

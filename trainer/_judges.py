@@ -21,7 +21,7 @@ __all__ = ["open_executor"]
 def open_executor(name: str, dist: Dist) -> Executor | None:
     """The executor ``name`` names for this rank (None: judge in this process).
 
-    Example:
+    Examples:
         >>> open_executor("local", Dist()) is None
         True
     """

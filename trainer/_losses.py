@@ -55,7 +55,7 @@ def clipped_surrogate(
 ) -> Surrogate:
     """PPO's clipped surrogate per token (GRPO, DAPO, Dr. GRPO): ``min(r A, clip(r) A)``.
 
-    Example:
+    Examples:
         >>> s = clipped_surrogate(torch.tensor([[0.5, 0.0]]), torch.zeros(1, 2), torch.ones(1, 1), torch.ones(1, 2),
         ...                       0.2, 0.2)
         >>> s.objective, s.clip_high
@@ -70,7 +70,7 @@ def gspo_surrogate(
     """GSPO: the clipped surrogate on the sequence ratio ``exp(mean_t log r_t)``, on every token
     of the completion (so each completion's token mean is its one term).
 
-    Example:
+    Examples:
         >>> lp = torch.tensor([[0.2, -0.2, 5.0]])  # the third token is padding
         >>> s = gspo_surrogate(lp, torch.zeros(1, 3), torch.ones(1, 1), torch.tensor([[1, 1, 0]]), 3e-4, 4e-4)
         >>> s.ratio, s.objective
@@ -86,7 +86,7 @@ def cispo_surrogate(
 ) -> Surrogate:
     """CISPO: ``sg(clip(r, 1 - eps_low, 1 + eps_high)) * A * log pi`` per token.
 
-    Example:
+    Examples:
         >>> s = cispo_surrogate(torch.tensor([[-1.0]]), torch.tensor([[-3.0]]), torch.ones(1, 1), torch.ones(1, 1),
         ...                     1.0, 4.0)
         >>> s.objective, s.clip_high  # r = e^2 = 7.39, capped at 5: 5 * 1 * -1

@@ -42,7 +42,7 @@ def group_advantages(rewards: Any, *, scale: str = "group", eps: float = 1e-8) -
     "batch" (std over every valid reward of the batch), "none" (Dr. GRPO: ``r - mean``).
     A group of equal rewards gives exact zeros, never NaN.
 
-    Example:
+    Examples:
         >>> group_advantages([[1.0, 0.0, 0.0, 1.0]])
         tensor([[ 0.8660, -0.8660, -0.8660,  0.8660]])
     """
@@ -76,7 +76,7 @@ def group_advantages(rewards: Any, *, scale: str = "group", eps: float = 1e-8) -
 def k3_kl(logps: torch.Tensor, ref_logps: torch.Tensor) -> torch.Tensor:
     """Per-token KL estimate k3: ``exp(ref - logp) - (ref - logp) - 1`` (>= 0, unbiased).
 
-    Example:
+    Examples:
         >>> round(float(k3_kl(torch.tensor(-1.0), torch.tensor(-2.0))), 6)
         0.367879
     """
@@ -97,7 +97,7 @@ def truncated_is_weights(train_logps: torch.Tensor, sampler_logps: torch.Tensor,
     also hold the nucleus's mass (``< 1`` on every kept token): they correct towards the full
     softmax the trainer trains, not towards the truncated distribution actually sampled.
 
-    Example:
+    Examples:
         >>> train = torch.tensor([[-1.0, -2.0, -0.5]])
         >>> sampler = torch.tensor([[-1.0, -3.0, -0.1]])
         >>> truncated_is_weights(train, sampler, cap=2.0)
@@ -112,7 +112,7 @@ def sampler_mismatch(train_logps: torch.Tensor, sampler_logps: torch.Tensor, mas
     """How far the generator's log-probs of the sampled tokens are from the trainer's: the masked
     mean ``|train - sampler|`` and the k3 KL(sampler || train) estimate, per token.
 
-    Example:
+    Examples:
         >>> m = sampler_mismatch(torch.tensor([[-1.0, -2.0]]), torch.tensor([[-1.0, -1.0]]), torch.tensor([[1, 1]]))
         >>> round(m["logp_abs_diff"], 4), round(m["k3_kl"], 4)
         (0.5, 0.1839)
@@ -159,7 +159,7 @@ def grpo_loss(
     metrics: ``kl`` (masked mean), ``clip_low``/``clip_high`` (fractions of tokens whose term was
     clipped), ``ratio`` (masked mean of the ratio the loss clipped).
 
-    Example:
+    Examples:
         >>> lp = torch.tensor([[-1.0, -1.0, 0.0, 0.0], [-1.0, -1.0, -1.0, -1.0]])
         >>> mask = torch.tensor([[1, 1, 0, 0], [1, 1, 1, 1]])
         >>> loss, _ = grpo_loss(lp, lp, None, torch.tensor([1.0, -1.0]), mask, beta=0.0, loss_type="dapo")
@@ -248,7 +248,7 @@ def lr_factor(step: int, *, warmup: int, total: int, kind: str) -> float:
     """The learning-rate multiplier at ``step``: linear warm-up over ``warmup`` steps, then
     "constant", "linear" decay or "cosine" decay to 0 at ``total``.
 
-    Example:
+    Examples:
         >>> [lr_factor(s, warmup=1, total=3, kind="cosine") for s in range(4)]
         [1.0, 1.0, 0.5, 0.0]
     """

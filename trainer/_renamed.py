@@ -58,7 +58,7 @@ def upgrade(values: Mapping[str, Any]) -> dict[str, Any]:
     """``values`` (config fields: from a file, flags or keyword arguments) with old names
     replaced by the new ones; a removed field set to anything but its default is an error.
 
-    Example:
+    Examples:
         >>> import warnings
         >>> with warnings.catch_warnings():
         ...     warnings.simplefilter("ignore")

@@ -62,7 +62,7 @@ class LoggedGenerator(Generator, Protocol):
 def cut_at_eos(row: Sequence[int], eos: frozenset[int]) -> Sample:
     """``row`` up to and including its first EOS (not truncated), or all of it (truncated).
 
-    Example:
+    Examples:
         >>> cut_at_eos([5, 1, 0, 0], frozenset({1})), cut_at_eos([5, 6], frozenset({1}))
         (([5, 1], False), ([5, 6], True))
     """
@@ -99,7 +99,7 @@ class _TimedLogged(Timed):
 def timed(inner: Generator) -> Timed:
     """``inner`` behind a `Timed` (a `LoggedGenerator` stays one).
 
-    Example:
+    Examples:
         >>> class Echo:
         ...     def generate(self, contexts, **sampling):
         ...         return [(c[-1:], False) for c in contexts]

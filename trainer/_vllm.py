@@ -121,7 +121,7 @@ class ColocatedVLLM:
     weights in and returns the seconds it took. Building the engine leaves this process's random
     streams (``random``, numpy, torch) as they were: vLLM seeds them in process.
 
-    Example:
+    Examples:
         >>> engine = ColocatedVLLM(model, tok, seed=0)  # doctest: +SKIP
         >>> samples, logps = engine.generate_with_logps([[5, 6]], max_new_tokens=4, temperature=1.0,
         ...                                             top_p=1.0, seeds=[7])  # doctest: +SKIP

@@ -37,7 +37,7 @@ def _f(default: Any, help: str) -> Any:
 class GRPOConfig:
     """Everything a GRPO run needs (35 fields). Defaults are the paper's GRPO (preset "grpo").
 
-    Example:
+    Examples:
         >>> cfg = GRPOConfig(steps=10, num_generations=4)
         >>> cfg.replace(learning_rate=1e-5).learning_rate
         1e-05
@@ -259,7 +259,7 @@ def load_config(
 ) -> GRPOConfig:
     """Build a config: ``preset`` defaults, then the TOML/YAML file at ``path``, then ``overrides``.
 
-    Example:
+    Examples:
         >>> load_config(preset="dapo", overrides={"steps": "5"}).loss_type
         'dapo'
     """

@@ -87,7 +87,7 @@ class GRPOTrainer:
     the old run aside to ``NAME.old-<timestamp>`` first). Launched by ``torchrun``, every rank
     builds a trainer with the same config; rank 0 writes the run directory.
 
-    Example:
+    Examples:
         >>> from trainer.config import GRPOConfig
         >>> cfg = GRPOConfig(steps=2, prompts_per_step=2, num_generations=2, max_new_tokens=1,
         ...                  output_dir="/tmp/grpo-doc", save_every=0)

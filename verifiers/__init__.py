@@ -4,7 +4,7 @@ Every verifier is a plain function ``verify(reference, completion, ...) -> Verif
 that never raises on model output. Importing this package is cheap: it never imports torch,
 and sympy or Docker only when a verifier needs them.
 
-Example:
+Examples:
     >>> from verifiers import math
     >>> math.verify("42", "6 * 7 = 42, so the answer is 42.").correct
     True

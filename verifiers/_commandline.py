@@ -73,7 +73,7 @@ def import_user_module(name: str) -> ModuleType:
     finder runs after every ``sys.path`` entry). Raises `UserModuleError` with one line naming the
     problem.
 
-    Example:
+    Examples:
         >>> import_user_module("json").__name__
         'json'
     """
@@ -144,7 +144,7 @@ def load_user_object(target: str, what: str) -> Any:
     """``module:attribute`` (``pkg.mod:obj.attr``) -> the object, the module imported by
     `import_user_module`; a `UserModuleError` names what is wrong.
 
-    Example:
+    Examples:
         >>> load_user_object("json:dumps", "the function").__name__
         'dumps'
     """

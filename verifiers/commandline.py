@@ -10,7 +10,7 @@ current folder.
   it, but behind the installed packages: a folder of the user's named ``trainer/`` or
   ``verifiers/`` never replaces ours.
 
-Example:
+Examples:
     >>> p = CommandParser(prog="demo")
     >>> _ = p.add_argument("--max-new-tokens", type=int, default=8)
     >>> p.parse_args(["--max_new_tokens", "3"]).max_new_tokens

@@ -30,7 +30,7 @@ class VerifyResult:
     "correct", False with "incorrect", "no_answer" and "unparseable" (the model's fault), and
     None with "timeout" and "error" (we could not judge).
 
-    Example:
+    Examples:
         >>> r = VerifyResult.judged("correct", "3/6 equals 1/2.", extracted="3/6")
         >>> (r.reward, r.correct, r.status)
         (1.0, True, 'correct')

@@ -39,7 +39,7 @@ class OpenEnvSessionError(GrpoEnvsError):
     ``SESSION_CLOSED`` (the server's idle reaper closed it), ``CONNECTION`` (no server answers),
     ``CONNECTION_CLOSED``, ``TIMEOUT``.
 
-    Example:
+    Examples:
         >>> error = OpenEnvSessionError("CAPACITY_REACHED", "Server at capacity: 2/2 sessions active.")
         >>> error.code, str(error)
         ('CAPACITY_REACHED', 'Server at capacity: 2/2 sessions active. [CAPACITY_REACHED]')
@@ -138,7 +138,7 @@ class OpenEnvEnv(ReasoningEnv):
             observation of an OpenEnv environment that is not ours.
         connect_timeout_s, message_timeout_s: OpenEnv's client timeouts.
 
-    Example:
+    Examples:
         >>> env = gymnasium.make("grpo_envs/OpenEnv-v0", base_url=server.url)  # doctest: +SKIP
         >>> prompt, info = env.reset(seed=0)  # doctest: +SKIP
         >>> _, reward, terminated, truncated, info = env.step("\\boxed{4}")  # doctest: +SKIP

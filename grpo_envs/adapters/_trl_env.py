@@ -255,7 +255,7 @@ def environment_factory(env_id: str, **env_kwargs: Any) -> type[ToolEnvironment]
     note on the tools, which TRL appends to the prompt. The chat template must support tool
     calling (Qwen2.5/Qwen3, Llama 3.1, ... in TRL).
 
-    Example:
+    Examples:
         >>> Env = environment_factory("grpo_envs/PythonTool-v0", difficulty=1)
         >>> env = Env()
         >>> "submit_answer" in env.reset(task_seed=0)

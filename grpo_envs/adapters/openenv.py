@@ -32,7 +32,7 @@ the tools of a served PythonTool or CodeRepair env. TRL's experimental async Ope
 (``trl.experimental.async_grpo.openenv_harness``) does not import with openenv-core 0.3.0
 (it needs ``openenv.core.harness.TraceEntry``): it is not used here.
 
-Example:
+Examples:
     >>> from grpo_envs.adapters.openenv import OpenEnvEnv, OpenEnvServer  # doctest: +SKIP
     >>> server = OpenEnvServer("grpo_envs/Arithmetic-v0").start()  # doctest: +SKIP
     >>> env = OpenEnvEnv(server.url)  # doctest: +SKIP
@@ -90,7 +90,7 @@ class OpenEnvServer:
         reveal_reference: also send each task's reference and a correct completion on reset
             (for `check_env` and tests: never when a model reads the observations).
 
-    Example:
+    Examples:
         >>> with OpenEnvServer("grpo_envs/Arithmetic-v0", max_sessions=4) as server:  # doctest: +SKIP
         ...     env = OpenEnvEnv(server.url)
         ...     print(env.reset(seed=0)[0][:40])
@@ -225,7 +225,7 @@ def environment_factory(base_url: str, **client_kwargs: Any) -> type[ToolEnviron
     CodeRepair env served at ``base_url`` (one OpenEnv session per instance TRL makes; see
     `grpo_envs.adapters.trl.environment_factory` for the tools and the reward).
 
-    Example:
+    Examples:
         >>> Env = environment_factory(server.url)  # doctest: +SKIP
         >>> trainer = trl.GRPOTrainer(model=..., train_dataset=dataset(server.url, 1000),  # doctest: +SKIP
         ...                           environment_factory=Env, args=trl.GRPOConfig(...))
@@ -256,7 +256,7 @@ def dataset(
     """A `datasets.Dataset` of ``n`` tasks of the env served at ``base_url``: ``prompt``,
     ``task_seed``, ``split``, ``task_id`` (the seeds of `grpo_envs.adapters.trl.dataset`).
 
-    Example:
+    Examples:
         >>> rows = dataset(server.url, n=100, seed=0)  # doctest: +SKIP
     """
     import datasets

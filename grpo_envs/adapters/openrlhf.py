@@ -12,7 +12,7 @@ it is the gold answer (a JSON test suite) of the user's own dataset, and no env 
 Loopback by default, optional bearer token, bounded request size and item count, 4xx with a
 reason for malformed requests.
 
-Example:
+Examples:
     >>> server = RewardServer("grpo_envs/Arithmetic-v0", port=0)  # doctest: +SKIP
     >>> server.start(); server.url  # doctest: +SKIP
     'http://127.0.0.1:54321'

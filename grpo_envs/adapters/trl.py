@@ -4,7 +4,7 @@ Single-turn envs: `reward_function` + `dataset`. Multi-turn tool envs (PythonToo
 `environment_factory` + ``dataset(..., conversational=True)``. Judging on a Ray cluster:
 ``reward_function(env_id, executor="ray")``.
 
-Example:
+Examples:
     >>> from grpo_envs.adapters import trl as adapter  # doctest: +SKIP
     >>> from trl import GRPOConfig, GRPOTrainer  # doctest: +SKIP
     >>> trainer = GRPOTrainer(  # doctest: +SKIP

@@ -43,7 +43,7 @@ class Arithmetic(ReasoningEnv):
     ## Version history
     v0: initial version.
 
-    Example:
+    Examples:
         >>> import gymnasium
         >>> env = gymnasium.make("grpo_envs/Arithmetic-v0", n_ops=2, fractions=False)
         >>> prompt, info = env.reset(seed=0)

@@ -49,7 +49,7 @@ class CodeRepair(ReasoningEnv):
     ## Version history
     v0: initial version.
 
-    Example:
+    Examples:
         >>> env = CodeRepair()
         >>> "```python" in env.reset(seed=0)[0]
         True

@@ -46,7 +46,7 @@ class CodeTests(ReasoningEnv):
     ## Version history
     v0: initial version.
 
-    Example:
+    Examples:
         >>> env = CodeTests()  # no container starts until a step is judged
         >>> env.reset(seed=0)[1]["task_id"].startswith("code-")
         True

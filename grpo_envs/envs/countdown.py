@@ -141,7 +141,7 @@ class Countdown(ReasoningEnv):
     ## Version history
     v0: initial version.
 
-    Example:
+    Examples:
         >>> env = Countdown()
         >>> env.reset(seed=2)[0].startswith("Using the numbers")
         True

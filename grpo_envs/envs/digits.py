@@ -65,7 +65,7 @@ class Digits(ReasoningEnv):
     ## Version history
     v0: initial version.
 
-    Example:
+    Examples:
         >>> env = Digits(ops="m")
         >>> prompt, _ = env.reset(seed=1)
         >>> prompt[0], prompt[-1]

@@ -37,7 +37,7 @@ class LinearEquations(ReasoningEnv):
     ## Version history
     v0: initial version.
 
-    Example:
+    Examples:
         >>> env = LinearEquations(unknowns=2)
         >>> env.reset(seed=5)[0].startswith("Solve the system")
         True

@@ -43,7 +43,7 @@ class MathDataset(ReasoningEnv):
     ## Version history
     v0: initial version.
 
-    Example:
+    Examples:
         >>> env = MathDataset()
         >>> prompt, info = env.reset(seed=0)
         >>> env.task.metadata["source"] in ("gsm8k-style", "math-style")

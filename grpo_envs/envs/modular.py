@@ -38,7 +38,7 @@ class ModularArithmetic(ReasoningEnv):
     ## Version history
     v0: initial version.
 
-    Example:
+    Examples:
         >>> env = ModularArithmetic()
         >>> "mod" in env.reset(seed=1)[0]
         True

@@ -55,7 +55,7 @@ class PythonTool(ReasoningEnv):
     ## Version history
     v0: initial version.
 
-    Example:
+    Examples:
         >>> env = PythonTool()
         >>> "```python" in env.reset(seed=0)[0]
         True

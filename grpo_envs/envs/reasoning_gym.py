@@ -47,7 +47,7 @@ class ReasoningGym(ReasoningEnv):
     ## Version history
     v0: initial version.
 
-    Example:
+    Examples:
         >>> env = ReasoningGym(dataset="leg_counting", size=10)  # doctest: +SKIP
         >>> env.reset(seed=0)[0][:20]  # doctest: +SKIP
         'Your task is to coun'

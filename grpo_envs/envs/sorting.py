@@ -37,7 +37,7 @@ class Sorting(ReasoningEnv):
     ## Version history
     v0: initial version.
 
-    Example:
+    Examples:
         >>> env = Sorting(length=3)
         >>> env.reset(seed=0)[0].startswith("Sort these numbers")
         True

@@ -3,7 +3,7 @@ transformers, vLLM or an OpenAI-compatible server (the trainer's `Generator` sea
 same chat template, same multi-turn loop), writes ``samples.jsonl`` and ``summary.json`` and
 resumes; pass@k, maj@k and their 95% intervals are pure functions (`summarize`).
 
-Example:
+Examples:
     >>> from trainer.eval import Sample, summarize
     >>> s = summarize([Sample("t1", True, "correct", "4"), Sample("t1", False, "incorrect", "5")], ks=[1, 2])
     >>> s["pass@1"]["value"], s["pass@2"]["value"], s["maj@2"]["value"]

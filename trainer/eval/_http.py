@@ -33,7 +33,7 @@ RETRIED_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 class Client:
     """POSTs to an OpenAI-compatible server at ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``).
 
-    Example:
+    Examples:
         >>> Client("127.0.0.1:8000/v1", model="m")
         Traceback (most recent call last):
         ...

@@ -65,7 +65,7 @@ class Sample:
 def pass_at_k(n: int, c: int, k: int) -> float:
     """The unbiased pass@k estimator ``1 - C(n - c, k) / C(n, k)`` (Chen et al., 2021).
 
-    Example:
+    Examples:
         >>> pass_at_k(n=8, c=2, k=1), round(pass_at_k(n=8, c=2, k=4), 4)
         (0.25, 0.7857)
     """
@@ -82,7 +82,7 @@ def pass_at_k_over_tasks(tasks: Mapping[str, Sequence[Sample]], k: int) -> tuple
     """Each task's pass@k over its judged samples, and how many tasks were left out (fewer
     judged samples than k).
 
-    Example:
+    Examples:
         >>> t = {"a": [Sample("a", True, "correct"), Sample("a", False, "incorrect")],
         ...      "b": [Sample("b", None, "timeout"), Sample("b", False, "incorrect")]}
         >>> pass_at_k_over_tasks(t, 1), pass_at_k_over_tasks(t, 2)
@@ -111,7 +111,7 @@ def _per_task(
 def majority_correct(samples: Sequence[Sample], equivalent: Equivalent | None = None) -> bool:
     """Whether the majority answer of ``samples`` (in their order) was judged correct.
 
-    Example:
+    Examples:
         >>> votes = [Sample("t", False, "incorrect", "3"), Sample("t", True, "correct", "4"),
         ...          Sample("t", True, "correct", "4.0"), Sample("t", False, "no_answer")]
         >>> majority_correct(votes), majority_correct(votes, lambda a, b: float(a) == float(b))
@@ -180,7 +180,7 @@ def bootstrap_interval(values: Sequence[float], *, resamples: int = 1000, seed: 
     """The 95% percentile bootstrap interval of the mean of ``values`` (tasks resampled with
     replacement, seeded).
 
-    Example:
+    Examples:
         >>> bootstrap_interval([1.0] * 10), bootstrap_interval([])
         ((1.0, 1.0), (0.0, 0.0))
     """

@@ -96,7 +96,7 @@ def evaluate(
     local one; made for this call and closed at its end); multi-turn envs judge here.
     ``show_progress=False``: no progress bar.
 
-    Example:
+    Examples:
         >>> s = evaluate("grpo_envs/Digits-v0", "demo", n=2, samples=2, max_new_tokens=1)  # doctest: +SKIP
         >>> s["pass@1"]["value"]  # doctest: +SKIP
         0.0

@@ -51,7 +51,7 @@ class FileTokenizer:
     ``huggingface_hub`` (online). It offers the part of a transformers tokenizer that rollouts use:
     calling it, ``decode``, ``apply_chat_template``, ``chat_template``, ``eos_token_id``.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from trainer._model import demo_tokenizer
         >>> folder = tempfile.mkdtemp()

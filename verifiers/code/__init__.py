@@ -23,7 +23,7 @@ the caller's frame reach only the program's own process. Judged tests may also u
 program's classes, exceptions, printed output and in-place changes, and the dataset's own
 ``ListNode``/``TreeNode`` classes (a ``"preamble"`` both sides run; see the README).
 
-Example:
+Examples:
     >>> from verifiers import code
     >>> tests = {"stdin_stdout": [{"input": "2 3\\n", "output": "5\\n"}]}
     >>> code.verify(tests, "```python\\na, b = map(int, input().split())\\nprint(a + b)\\n```")

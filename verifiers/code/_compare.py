@@ -37,7 +37,7 @@ def first_difference(expected: str, actual: str) -> str | None:
     float tokens equal within ``1e-6 * max(1, |expected|)``; everything else is exact and
     case-sensitive. No order or set leniency.
 
-    Example:
+    Examples:
         >>> first_difference("1 2.0\\n", "1 2.0000001  \\r\\n\\n") is None
         True
         >>> first_difference("3\\n", "3.0\\n")

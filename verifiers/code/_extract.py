@@ -48,7 +48,7 @@ def extract_code(completion: object, *, think_end: str | None = "</think>") -> s
     Python (or untagged) wins; with no fence, the whole final section is the program.
     ``think_end`` adds a closing delimiter of your own; None reads the whole completion.
 
-    Example:
+    Examples:
         >>> extract_code("Here:\\n```python\\nprint(1)\\n```\\nDone.")
         'print(1)\\n'
         >>> extract_code("<think>```python\\nprint(1)\\n```") is None

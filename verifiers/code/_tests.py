@@ -245,7 +245,7 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
     store expected values as JSON, so a returned tuple is compared as a list; TACO/APPS wrap
     call-based outputs in a one-element list, so ``[x]`` also accepts ``x``.
 
-    Example:
+    Examples:
         >>> tests_from_row({"test_list": ["assert add(1, 2) == 3"], "test_setup_code": ""},
         ...                style="mbpp")["entry_point"]
         'add'

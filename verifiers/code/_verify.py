@@ -261,7 +261,7 @@ def verify_many(
     ``executor`` judges elsewhere, e.g. ``RayExecutor()`` on the Ray nodes that have Docker
     (see `verifiers.executors`; it brings its own sandboxes, so pass no ``sandbox``).
 
-    Example:
+    Examples:
         >>> verify_many({"fn_name": "f", "inputs": [[2]], "outputs": [4]},
         ...             ["def f(x): return 2 * x", "def f(x): return x"])  # doctest: +SKIP
         [VerifyResult(reward=1.0, ...), VerifyResult(reward=0.0, ...)]
@@ -342,7 +342,7 @@ def verify(
     names the first one), "unparseable" (no code), "error" (the sandbox failed after a retry).
     Raises `VerifierInputError` for malformed ``tests``.
 
-    Example:
+    Examples:
         >>> verify({"asserts": "assert inc(1) == 2", "entry_point": "inc"},
         ...        "def inc(x):\\n    return x + 1")  # doctest: +SKIP
         VerifyResult(reward=1.0, correct=True, status='correct', ...)

@@ -10,7 +10,7 @@ node is a verdict, not a crash: its items are retried once on another actor, the
 
 Importing this package never imports Ray: `RayExecutor` imports it on first use.
 
-Example:
+Examples:
     >>> from verifiers import math
     >>> from verifiers.executors import LocalExecutor
     >>> [r.correct for r in math.verify_many(["2"], ["1 + 1 = 2"], executor=LocalExecutor())]

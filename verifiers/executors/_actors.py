@@ -34,7 +34,7 @@ def _where() -> dict[str, Any]:
 class MathJudge:
     """Judges math chunks with a pool of ``workers`` sympy processes (one per CPU it holds).
 
-    Example:
+    Examples:
         >>> judge = MathJudge(workers=1)
         >>> [r.status for r in judge.judge(["4"], ["\\\\boxed{4}"], {"timeout_s": 5.0})]
         ['correct']

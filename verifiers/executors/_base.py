@@ -61,7 +61,7 @@ class LocalExecutor:
     """Judge in this process (math in the local worker pool, code in ``sandbox`` or the
     process-wide Docker pool): what ``verify_many`` does without an executor.
 
-    Example:
+    Examples:
         >>> from verifiers.math import verify_many
         >>> [r.status for r in verify_many(["4"], ["2 + 2 = 4"], executor=LocalExecutor())]
         ['correct']

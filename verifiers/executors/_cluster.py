@@ -34,7 +34,7 @@ class NodeInfo:
 class ClusterInfo:
     """What `describe_cluster` found.
 
-    Example:
+    Examples:
         >>> info = ClusterInfo("auto", (NodeInfo("a1", "10.0.0.1", 8.0, True), NodeInfo("b2", "10.0.0.2", 8.0, False)))
         >>> info.summary()
         '2 nodes, 16 CPUs; Docker on 1: 10.0.0.1'

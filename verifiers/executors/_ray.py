@@ -119,7 +119,7 @@ class RayExecutor:
             actor (0: never).
         init_kwargs: more keyword arguments for ``ray.init`` (e.g. ``num_cpus`` of a local one).
 
-    Example:
+    Examples:
         >>> from verifiers import math
         >>> with RayExecutor("auto", timeout_s=60) as ray_judges:  # doctest: +SKIP
         ...     results = math.verify_many(golds, completions, executor=ray_judges)
@@ -174,7 +174,7 @@ class RayExecutor:
         """Connect now (else the first call does) and return the cluster's address, which
         another process passes as ``address`` to judge on the same cluster and share the actors.
 
-        Example:
+        Examples:
             >>> ex = RayExecutor(init_kwargs={"num_cpus": 2})  # doctest: +SKIP
             >>> RayExecutor(ex.connect())  # doctest: +SKIP
             RayExecutor(address='127.0.0.1:6379', timeout_s=300)
@@ -290,7 +290,7 @@ def executor_named(name: str, *, address: str | None = None, timeout_s: float = 
     """The executor a config names: ``"local"`` or ``"ray"`` (at ``address``, default
     ``RAY_ADDRESS`` or a new local cluster).
 
-    Example:
+    Examples:
         >>> executor_named("local")
         LocalExecutor()
     """

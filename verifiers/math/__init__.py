@@ -51,7 +51,7 @@ Safety: model text is parsed by our own recursive-descent parser; no string ever
 ``sympify``/``parse_expr``/``eval``. Plain numeric answers are judged in-process (the fast
 path); anything needing sympy runs in a worker process killed at ``timeout_s``.
 
-Example:
+Examples:
     >>> from verifiers import math as vm
     >>> r = vm.verify("\\\\frac{1}{2}", "Half of them, so the answer is $0.5$.")
     >>> r.correct, r.status, r.extracted

@@ -51,7 +51,7 @@ def _check(gold: object, config: object, timeout_s: object) -> None:
 def extract_answer(completion: str, *, config: MathConfig = _DEFAULT) -> str | None:
     """The answer ``completion`` commits to (the last one), or None.
 
-    Example:
+    Examples:
         >>> extract_answer("2 + 2 = 4, so the answer is 4.")
         '4'
     """
@@ -65,7 +65,7 @@ def final_answers(completion: str, *, config: MathConfig = _DEFAULT) -> tuple[st
     """Every answer of the final commitment (a run of boxes gives several; none: ``()``), or
     None when the completion sprays answers (more boxes or statements than anyone writes).
 
-    Example:
+    Examples:
         >>> final_answers(r"It is $\\boxed{2}$ or $\\boxed{3}$."), final_answers("")
         (('2', '3'), ())
     """
@@ -93,7 +93,7 @@ def verify(
     ``completion`` is an answer an answer format already found (an ``<answer>`` tag's content):
     judged as that answer, never searched for one again, whatever its length or lines.
 
-    Example:
+    Examples:
         >>> verify("72", "48 + 24 = 72\\n#### 72").correct
         True
         >>> verify("3", "The answer is 3 or 4.").status
@@ -130,7 +130,7 @@ def equivalent(a: str, b: str, *, config: MathConfig = _DEFAULT, timeout_s: floa
     False when either does not parse. Raises `VerifyTimeout` when the comparison does not
     finish within ``timeout_s``.
 
-    Example:
+    Examples:
         >>> equivalent("\\\\frac{1}{2}", "0.5"), equivalent("(1, 2)", "[1, 2]")
         (True, False)
     """
@@ -169,7 +169,7 @@ def verify_many(
     `verifiers.executors`); results are in input order either way, and a gold that is not a
     valid gold raises here, before anything is sent.
 
-    Example:
+    Examples:
         >>> [r.correct for r in verify_many(["1", "2"], ["\\\\boxed{1}", "\\\\boxed{3}"])]
         [True, False]
     """

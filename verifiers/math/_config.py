@@ -15,7 +15,7 @@ __all__ = ["MathConfig"]
 class MathConfig:
     """How `verifiers.math` extracts and compares answers. Defaults are a careful MATH grader's.
 
-    Example:
+    Examples:
         >>> from verifiers.math import MathConfig
         >>> gsm8k = MathConfig(last_number_fallback=True)
         >>> gsm8k.boxed, gsm8k.last_number_fallback
@@ -110,7 +110,7 @@ class MathConfig:
         """The thinking formats this config detects, ``think_start``/``think_end`` first when
         they are not the default pair; none when ``think_end`` is None.
 
-        Example:
+        Examples:
             >>> MathConfig(think_end=None).formats(), MathConfig().formats()[0].name
             ((), 'think')
         """

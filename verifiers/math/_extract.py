@@ -128,7 +128,7 @@ def _runs(
 def commitments(completion: str, config: MathConfig) -> Commitments:
     """Find the final answer ``completion`` commits to under ``config``.
 
-    Example:
+    Examples:
         >>> commitments(r"so it is \\boxed{4}. Wait: \\boxed{5}", MathConfig()).answers
         ('5',)
         >>> commitments(r"The roots are $\\boxed{2}$ and $\\boxed{3}$.", MathConfig()).answers
@@ -197,7 +197,7 @@ def reduce_gold(gold: str) -> str:
     several boxes side by side (or apart by a short label: ``\\boxed{1} cat and \\boxed{2} dogs``)
     are one list.
 
-    Example:
+    Examples:
         >>> reduce_gold("48 + 24 = 72 clips.\\n#### 72"), reduce_gold(r"So $x = \\boxed{\\frac{1}{2}}$.")
         ('72', '\\\\frac{1}{2}')
     """

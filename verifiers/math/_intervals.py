@@ -20,7 +20,7 @@ def intervals(node: Node) -> list[Interval] | None:
     """An interval, a union of intervals or a one-variable inequality, as intervals; None for
     anything else.
 
-    Example:
+    Examples:
         >>> from verifiers.math._parser import parse
         >>> [(i.left_closed, i.right_closed) for i in intervals(parse("x >= 2"))]
         [(True, False)]

@@ -178,7 +178,7 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
     The rules, in order: text, matrices, values named on both sides, equations (reduced to
     their values), ratios, intervals and other comparisons, tuples, collections, one value.
 
-    Example:
+    Examples:
         >>> from verifiers.math._parser import parse
         >>> judge(parse("(1, 2)"), parse("(1, 3)"), Scalars(MathConfig()))
         (False, 'the tuples differ')

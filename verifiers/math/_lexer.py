@@ -81,7 +81,7 @@ def number_value(tok: Token) -> tuple[Fraction, int | None]:
 def tokenize(text: str) -> list[Token]:
     """Split normalized math text into tokens.
 
-    Example:
+    Examples:
         >>> [t.kind for t in tokenize(r"2x + \\frac{1}{2}")]
         ['num', 'letter', 'op', 'cmd', 'op', 'num', 'op', 'op', 'num', 'op', 'end']
     """
@@ -171,7 +171,7 @@ def _backslash_token(text: str, i: int, space: bool) -> tuple[Token, int]:
 class Tokens:
     """A cursor over the tokens: look at the current one, take it, bound the nesting.
 
-    Example:
+    Examples:
         >>> ts = Tokens(tokenize("x + 1"))
         >>> ts.take().value, ts.is_op("+"), ts.is_op("-")
         ('x', True, False)

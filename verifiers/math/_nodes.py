@@ -3,7 +3,7 @@
 Nodes compare by class and fields (``Neg(x) != Abs(x)``), are hashable, and hold nothing but
 numbers, names and other nodes; nothing here evaluates anything.
 
-Example:
+Examples:
     >>> Div(Num(Fraction(1)), Num(Fraction(2))).num
     Num(value=Fraction(1, 1), places=None)
     >>> Tup((Num(Fraction(1)),)).noun, Num(Fraction(1)).scalar
@@ -309,7 +309,7 @@ def children(node: Node) -> Iterator[Node]:
 def walk(node: Node) -> Iterator[Node]:
     """``node`` and every node inside it, depth first.
 
-    Example:
+    Examples:
         >>> [type(n).__name__ for n in walk(Neg(Sym("x")))]
         ['Neg', 'Sym']
     """

@@ -88,7 +88,7 @@ def _strip_delimiters(text: str) -> str:
 def normalize(text: str, *, thousands: bool = True, decimal_comma: bool = False) -> str:
     """Return ``text`` with formatting that never matters removed.
 
-    Example:
+    Examples:
         >>> normalize(r"$\\left( \\dfrac{1}{2}, 1{,}000 \\right)$")
         '( \\\\frac{1}{2}, 1000 )'
     """

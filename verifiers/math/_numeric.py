@@ -56,7 +56,7 @@ def log10_size(node: Node) -> float:
 def rational(node: Node) -> Fraction | None:
     """The exact value of a node built from numbers and arithmetic, else None.
 
-    Example:
+    Examples:
         >>> from verifiers.math._parser import parse
         >>> rational(parse(r"\\frac{3}{8} + 0.125"))
         Fraction(1, 2)

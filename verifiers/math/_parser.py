@@ -379,7 +379,7 @@ def parse(text: str, config: MathConfig = _DEFAULT) -> Node:
     """Parse normalized answer text into a node tree, reading letters and mixed numbers as
     ``config`` says; raises ParseError.
 
-    Example:
+    Examples:
         >>> parse(r"\\frac{1}{2}")
         Div(num=Num(value=Fraction(1, 1), places=None), den=Num(value=Fraction(2, 1), places=None))
     """

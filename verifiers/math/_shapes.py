@@ -59,7 +59,7 @@ def value_of_equation(node: Node, config: MathConfig) -> Node | None:
     ``|AB| = 2\\sqrt{3}`` -> 2\\sqrt{3}; ``(p, q) = (3, 2)`` -> (3, 2); ``S_1 : S_2 = 7 : 32`` -> 7:32;
     a chain ``2 + 2 = 4`` -> 4; anything else None.
 
-    Example:
+    Examples:
         >>> from verifiers.math._parser import parse
         >>> value_of_equation(parse("y = 2 + 2 = 4"), MathConfig())
         Num(value=Fraction(4, 1), places=None)

@@ -7,7 +7,7 @@ runs nothing. There is no host fallback: without an engine you get `EngineUnavai
 
 Importing this module is cheap: the `docker` SDK is imported only when an engine is used.
 
-Example:
+Examples:
     >>> from verifiers import sandbox
     >>> sandbox.image_tag().startswith(sandbox.IMAGE_REPOSITORY + ":")
     True

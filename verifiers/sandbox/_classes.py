@@ -80,7 +80,7 @@ def shared_classes(setup: str, program: str) -> dict[str, Any] | None:
     """The test code's classes the program lacks, as ``{"imports": [...], "classes": [[name,
     source], ...]}`` (in the test's order), or None when there are none.
 
-    Example:
+    Examples:
         >>> shared = shared_classes("class ListNode:\\n    X = 1\\n    def __init__(self, v):\\n"
         ...                         "        self.v = v\\n", "def f(head): return head")
         >>> print(shared["classes"][0][1])

@@ -51,7 +51,7 @@ class DockerSandbox:
         stuck_after_s: how long past a job's own limit a silent container is declared stuck
             (it is then replaced and the job retried once).
 
-    Example:
+    Examples:
         >>> with DockerSandbox(size=2) as box:  # doctest: +SKIP
         ...     box.run("print(input()[::-1])", stdin="abc").stdout
         'cba\\n'

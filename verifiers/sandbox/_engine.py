@@ -58,7 +58,7 @@ def engine_client(*, timeout_s: float = 10.0, url: str | None = None) -> docker.
     Raises:
         EngineUnavailableError: no engine answers; the message says how to start one.
 
-    Example:
+    Examples:
         >>> client = engine_client()  # doctest: +SKIP
         >>> client.ping()  # doctest: +SKIP
         True

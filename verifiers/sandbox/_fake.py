@@ -21,7 +21,7 @@ class FakeSandbox:
     ``on_call(code, fn_name, args)`` per call; ``judge`` one ``on_judge(code, test)`` per test.
     Every request is recorded in ``requests`` for assertions.
 
-    Example:
+    Examples:
         >>> box = FakeSandbox(on_run=lambda code, stdin: ExecResult(stdout=stdin, exit_code=0))
         >>> box.run("print(input())", stdin="hi\\n").stdout
         'hi\\n'

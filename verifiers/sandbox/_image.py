@@ -89,7 +89,7 @@ def recipe() -> dict[str, Any]:
 def image_tag() -> str:
     """The full ``repository:tag`` of the sandbox image this version of the SDK uses.
 
-    Example:
+    Examples:
         >>> image_tag().startswith("grpo-envs-sandbox:py3.11-")
         True
     """
@@ -138,7 +138,7 @@ def build_image(
         EngineUnavailableError: no engine answers.
         ImageBuildError: a build step failed; the message names it.
 
-    Example:
+    Examples:
         >>> build_image(offline=True)  # doctest: +SKIP
         'grpo-envs-sandbox:py3.11-0123456789ab'
     """

@@ -18,7 +18,7 @@ class ExecResult:
     ``truncated`` (output over the cap, which counts as a failure). ``duration_s`` is the job's
     own time, as its time limit counts it: wall time minus its waits for a CPU.
 
-    Example:
+    Examples:
         >>> r = ExecResult(stdout="4\\n", exit_code=0)
         >>> r.ok
         True

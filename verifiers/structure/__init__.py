@@ -22,7 +22,7 @@ trainer and eval decode with them kept (`trainer`'s generators keep every delimi
 table); with another engine, decode with ``skip_special_tokens=False`` or keep them yourself.
 gpt-oss decoded with its special tokens dropped (``analysis...assistantfinal...``) is read too.
 
-Example:
+Examples:
     >>> from verifiers.structure import read_completion
     >>> read_completion("<|channel|>analysis<|message|>11?<|end|><|start|>assistant"
     ...                 "<|channel|>final<|message|>It is 12.<|return|>").final

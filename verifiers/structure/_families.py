@@ -22,7 +22,7 @@ class ThinkingFormat:
     A format with only ``end`` in a completion is the common case where the chat template
     opened the thinking section in the prompt (R1, QwQ, Qwen3-2507, MiniMax-M2, ...).
 
-    Example:
+    Examples:
         >>> mine = ThinkingFormat("scratch", start=("<scratch>",), end=("</scratch>",))
         >>> mine.delimiters
         ('<scratch>', '</scratch>')

@@ -22,7 +22,7 @@ class Completion:
     None when no thinking format was found, ``format`` names the one that was.
     ``residue`` is what followed the end of the turn (or of the final section): never read.
 
-    Example:
+    Examples:
         >>> c = read_completion("<think>maybe 3</think>The answer is 4.<|im_end|>")
         >>> c.format, c.thinking, c.final, c.residue
         ('think', 'maybe 3', 'The answer is 4.', '<|im_end|>')
@@ -209,7 +209,7 @@ def read_completion(
     separators), and a format's closing delimiter of the final section ends it too. Section
     delimiters never end a completion. ``formats=()`` switches thinking detection off.
 
-    Example:
+    Examples:
         >>> read_completion("<|begin_of_thought|>11?<|end_of_thought|><|begin_of_solution|>12<|end_of_solution|>").final
         '12'
         >>> read_completion("◁think▷So the answer is 11. Wait").note

@@ -13,7 +13,7 @@ learning; one that accepts any superset teaches the model to spray answers. The 
   thinking section, in any reasoning-model family's format, with a wrong or no final answer or
   cut off, never scores correct), consistency (``correct`` agrees with ``status``).
 
-Example:
+Examples:
     >>> from verifiers import math as vm
     >>> from verifiers.testing import check_verifier
     >>> report = check_verifier(vm.verify, "math", max_examples=5)  # doctest: +SKIP

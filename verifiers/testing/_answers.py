@@ -55,7 +55,7 @@ def answer_statements(answer: str) -> st.SearchStrategy[str]:
     quantity, a Minerva-style statement with its courtesy sentence, boxed intermediate results
     then a final statement, an ``<answer>`` tag; then maybe courtesy text or chat-template residue.
 
-    Example:
+    Examples:
         >>> from hypothesis import find
         >>> "42" in find(answer_statements("42"), lambda text: "A:" in text)
         True

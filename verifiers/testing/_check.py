@@ -140,7 +140,7 @@ def check_verifier(
     calls, inputs at least as long as the shortest that timed out are skipped, after four the
     remaining laws make no call; laws that lost calls say "not checked".
 
-    Example:
+    Examples:
         >>> from verifiers import math as vm
         >>> report = check_verifier(vm.verify, "math", max_examples=10)  # doctest: +SKIP
         >>> report.ok  # doctest: +SKIP

@@ -6,7 +6,7 @@ under a watchdog thread that abandons it after ``latency_s``, and raises `LawBro
 ``AssertionError``) when the law does not hold. A call that times out breaks `latency` only; the
 other laws ``hypothesis.reject()`` that example (inside ``@given``, Hypothesis draws another).
 
-Example:
+Examples:
     >>> from hypothesis import given, settings, strategies as st
     >>> from verifiers import math as vm
     >>> from verifiers.testing import laws, math_problems
