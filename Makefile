@@ -32,17 +32,20 @@ VENV_STAMP := $(VENV)/.grpo-envs-venv
 STAMP := $(VENV)/.grpo-envs-installed
 OPENRLHF_DIR := $(VENV)/peers/openrlhf-0.11.2
 DEMO_STAMP := $(VENV)/.grpo-envs-demo
+DOCS_STAMP := $(VENV)/.grpo-envs-docs
 # `make test demo` in one go: the demo's install waits for the whole set-up (it must not reinstall into
 # .venv while the image build runs from it); `make demo` alone never starts the set-up.
 DEMO_AFTER := $(if $(filter test setup lint,$(MAKECMDGOALS)),setup)
+DOCS_AFTER := $(DEMO_AFTER)
 
-.PHONY: help setup docker image vllm verl lint test demo clean
+.PHONY: help setup docker image vllm verl lint test demo docs clean
 
 help:
 	@echo "make test    set up everything (venv, packages, Docker engine, sandbox image), lint, run tests"
 	@echo "make setup   only the set-up (with the vLLM and verl virtualenvs; VLLM=0 / VERL=0 leave them out)"
 	@echo "make lint    ruff + mypy on grpo_envs, verifiers, trainer"
 	@echo "make demo    only the demo's set-up (venv, torch, the project), then train a tiny model with GRPO on CPU"
+	@echo "make docs    build the documentation site into site/ (mkdocs build --strict, offline)"
 
 # The virtualenv and torch, first (so pip keeps the torch build chosen here): what test and demo share.
 $(VENV_STAMP):
@@ -108,5 +111,14 @@ demo: $(DEMO_STAMP)
 	@echo "    --env-kwargs '{\"ops\": \"cs\"}' --model runs/demo/final -n 32 --max-new-tokens 1 --device cpu"
 	@echo "make test sets up the rest (Docker engine, sandbox image, the vLLM and verl virtualenvs) and runs the tests."
 
+# The docs extra (MkDocs, Material, mkdocstrings) beside what .venv already has; like demo's extra it
+# waits for the whole set-up when both are asked for in one go.
+$(DOCS_STAMP): pyproject.toml | $(VENV_STAMP) $(DOCS_AFTER)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache *.egg-info
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache *.egg-info site

@@ -256,11 +256,11 @@ def test_serve_verifier_math_from_the_console_script() -> None:
     assert elsewhere.returncode == 2 and "invalid choice: 'dask'" in elsewhere.stderr
 
 
-def test_readme_s_openrlhf_flags_are_openrlhf_s(peer: Any) -> None:
+def test_the_docs_openrlhf_flags_are_openrlhf_s(peer: Any) -> None:
     import re
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    block = readme[readme.index("OpenRLHF 0.11.2 (or any HTTP client)") :].split("```bash", 1)[1].split("```", 1)[0]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "other-trainers.md").read_text()
+    block = page[page.index("OpenRLHF 0.11.2 (or any HTTP client)") :].split("```bash", 1)[1].split("```", 1)[0]
     flags = re.findall(r"(--[a-z_]+\.[a-z_.]+)", block)
     assert len(flags) >= 4, block
     source = (PEER / "openrlhf" / "cli" / "train_ppo_ray.py").read_text()

@@ -18,6 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 
 
+def test_the_docs_environments_page_shows_the_readmes_blocks() -> None:
+    """docs/environments.md repeats the README's custom env and commands (this test runs them)."""
+    page = (ROOT / "docs" / "environments.md").read_text()
+    assert readme_block("custom-env", "python") in page
+    assert readme_block("custom-env-train", "bash") in page
+
+
 def readme_block(marker: str, language: str) -> str:
     block = README.split(f"<!-- {marker} -->")[1].split(f"<!-- /{marker} -->")[0]
     return block.split(f"```{language}\n")[1].split("```")[0]
