@@ -16,20 +16,22 @@ from verifiers.math import MathConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
 import math_table  # noqa: E402
+import math_table_equal  # noqa: E402
 import math_table_golds  # noqa: E402
 import math_table_more  # noqa: E402
 import math_table_realistic  # noqa: E402
 import math_table_statements  # noqa: E402
 
-# Five hand-written tables: the first from a brief of the policy, the next two written blind
+# Six hand-written tables: the first from a brief of the policy, the next two written blind
 # from the policy text alone (the third in MATH / GSM8K style), then the grammar of final-answer
-# statements and runs of boxes, and golds as datasets store them.
+# statements and runs of boxes, golds as datasets store them, and what equals what (issue #36).
 CASES = [
     *math_table.CASES,
     *math_table_more.CASES,
     *math_table_realistic.CASES,
     *math_table_statements.CASES,
     *math_table_golds.CASES,
+    *math_table_equal.CASES,
 ]
 
 
@@ -104,7 +106,7 @@ FORMATS = [
     (r"\frac{\sqrt{3}}{2}", r"\boxed{\frac{1}{2}\sqrt{3}}", True),
     (r"k=3", r"\boxed{3}", True),
     (r"\begin{pmatrix} 1 \\ -2 \end{pmatrix}", r"\boxed{\begin{pmatrix}1\\-2\end{pmatrix}}", True),
-    (r"\begin{pmatrix} 1 \\ -2 \end{pmatrix}", r"\boxed{(1,-2)}", False),
+    (r"\begin{pmatrix} 1 \\ -2 \end{pmatrix}", r"\boxed{(1,-2)}", True),  # a vector is the tuple of its entries
     (r"x^3 - 2x^2 + 4", r"\boxed{4 - 2x^2 + x^3}", True),
     (r"x^2+7x+10", r"\boxed{(x+2)(x+5)}", True),
     (r"\{-1, 4\}", r"\boxed{\{4,-1\}}", True),

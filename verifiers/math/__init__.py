@@ -5,29 +5,40 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
 - **Which answer.** The *final* answer statement or the *final run* of boxes (grammar in
   `verifiers.math._statements`): ``\\boxed{}``/``\\fbox{}``; "the answer is", "The final
   answer is", ``A: 42``, ``**Answer:** 42``, "Answer (in digits): 42", a ``**Final Answer**``
-  heading, ``####``; else a whole completion that is one short line; else the value the last
-  complete sentence asserts ("..., so the probability is 2/3."); with ``last_number_fallback``
-  the last number. Only text after ``</think>`` and before chat-template tokens counts;
-  courtesy sentences ("I hope it is correct.") are ignored. Earlier answers are reasoning and
-  the last one stands (self-correction). Boxes side by side (``\\boxed{1}, \\boxed{2}``) are
-  one collection answer, correct only for a gold collection (in a *gold*, boxes apart by a short
-  label are one list too: ``\\boxed{3} apples and \\boxed{7} pears``; in a completion the last
-  box stands); several values where the gold
-  has one ("3 or 4", ``\\boxed{3, 4}``, ``\\boxed{3} \\boxed{4}``) are incorrect. An explicit
-  answer that does not parse is "unparseable"; nothing committed (or a cut-off output) is
-  "no_answer".
+  heading, ``####`` (also inside math: ``\\(#### 42\\)``), a label then display math on its
+  line (``Answer \\[ 9 \\]``); else the value the last complete sentence asserts ("..., so the
+  probability is 2/3."); else a whole completion that is one short line (``bare_max_chars``);
+  else a whole completion that is nothing but math, read whole and never picked apart: one
+  display block over any lines (``\\[ ... \\]``, ``$$ ... $$``, a ``pmatrix``) or one longer
+  line with no word of prose; with ``last_number_fallback`` the last number. Only text after
+  ``</think>`` and before chat-template tokens counts; courtesy sentences ("I hope it is
+  correct.") are ignored. Earlier answers are reasoning and the last one stands
+  (self-correction). Boxes side by side (``\\boxed{1}, \\boxed{2}``) are one collection answer,
+  correct only for a gold collection (in a *gold*, boxes apart by a short label are one list
+  too: ``\\boxed{3} apples and \\boxed{7} pears``; in a completion the last box stands);
+  several values where the gold has one ("3 or 4", ``\\boxed{3, 4}``, ``\\boxed{3} \\boxed{4}``)
+  are incorrect. An explicit answer that does not parse is "unparseable"; nothing committed
+  (or a cut-off output) is "no_answer".
 - **Formatting never matters**: ``$``, ``\\(\\)``, ``\\left``, ``\\dfrac``, ``\\text{}``, ``\\quad``
   (also glued: ``x_1=4,\\quadx_2=9``), thousands separators (``11,\\! 111``), unicode minus,
-  trailing units, case of text and choice letters. "$5$ is the answer" states 5.
+  trailing units, case of text and choice letters, ordinals (``7^{\\text{th}}`` and "21st" are 7
+  and 21; ``2th`` is not an ordinal). "$5$ is the answer" states 5.
 - **Numbers**: exact. Integers are never approximate; an exact gold equals a decimal only if
   it is the same number (``0.375 = 3/8``, ``0.\\overline{3} = 1/3``, but ``3.14 != \\pi``); a
   decimal gold equals a more precise prediction that rounds to it (``decimal_rounding``).
   ``25\\%`` equals ``25`` (and ``0.25`` only with ``percent_as_fraction``); degrees are
   dropped. An exact value followed by its approximation is the exact value (``x = 2/7 \\approx
-  0.29`` is 2/7, whatever the approximation); ``x \\approx 0.29`` states 0.29. Mixed numbers,
+  0.29`` is 2/7, whatever the approximation), in a gold too (``\\frac{3+\\sqrt{5}}{2} \\approx
+  2.62`` and "4\\pi (about 12.57)" are golds 3+sqrt5/2 and 4pi: 2.62 does not equal them);
+  ``x \\approx 0.29`` states 0.29. Mixed numbers,
   scientific notation, ``i``, ``e`` and principal roots are read. A decimal comma (``3,5`` =
   3.5) is read only with ``decimal_comma`` (off: it conflicts with thousands separators and
-  with lists written without spaces).
+  with lists written without spaces). Inside brackets whose commas are all unspaced
+  (``(101,202,303)``, ``(2,1004),(4,251)``) a ``d,ddd`` group takes the other side's reading:
+  separate elements against a tuple, one number against a number; written so on both sides it is
+  compared element by element. A bracketed ``1,000`` is always one number when a spaced comma
+  stands beside it (``(1,000, 2)`` is (1000, 2), never (1, 0, 2)) or a group starts with 0
+  (``(3,000)``: no one writes the element 000).
 - **Reflexivity**: the gold, stated as the answer, is always correct, read or not (an answer
   written exactly as the gold, up to formatting and spacing, equals it).
 - **Structures**: ordered tuples (``(0;-2;6)`` too); unordered sets and lists by ``,``, ``;``,
@@ -35,13 +46,19 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   ``\\pm``; intervals with their ends, unions and one-variable inequalities (either way round:
   ``-x > -1`` is ``x < 1``; ``x \\neq 1``; ``1 \\le |z| \\le 2`` is two intervals; a finite set
   among intervals is its points; the variable may be a function's value: ``0 < f(x) < 1`` is
-  ``(0, 1)``); matrices in any bracket; ``x = v`` equals ``v`` (``equation_as_value``; also a
+  ``(0, 1)``); matrices in any bracket; a column or row vector (and ``\\langle 2, -3 \\rangle``)
+  equals the tuple of its entries in order (never an unbracketed list, and a matrix of more rows
+  and columns never a tuple); ``x = v`` equals ``v`` (``equation_as_value``; also a
   quantity of names equal to a constant, ``AB = 4``, ``|AB| = 2\\sqrt{3}``, ``S_{ABC} = 12``,
   ``\\frac{AM}{MB} = \\frac{2}{3}``, but not ``2x = 4``; and ``(p, q) = (3, 2)``;
   two or more values named on both sides must match by name: ``q = 2, p = 3`` is ``(p, q) = (3, 2)``,
   ``k = 2, n = 45`` is not ``k = 45, n = 2``);
-  equations equal up to a factor; ratios ``7:32`` (also ``S_1:S_2 = 7:32``) equal proportional ratios
-  with the terms in order, never a number.
+  equations equal up to a factor; a function definition ``h(t) = t^2+1`` equals the same
+  definition with its arguments renamed (``h(s) = s^2+1``; also ``f^{-1}(x)``, ``g(s, t)``), never
+  one of another name (``g(t) = t^2+1``) nor ``y = t^2+1``, and with ``equation_as_value`` its
+  right side alone, in its own variable (``t^2+1``, not ``s^2+1``), either way round; ratios
+  ``7:32`` (also ``S_1:S_2 = 7:32``) equal proportional ratios with the terms in order, never a
+  number.
   Other comparisons are compared term by term (``f(2) < f(1) < f(4)`` = ``f(4) > f(1) > f(2)``);
   ``AB \\perp CD`` and ``AB \\parallel CD`` either way round.
 - **Symbolic**: expansion, factoring, trig identities (sympy, then random-point sampling);

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from verifiers._pool import cpu_count, default_pool
 from verifiers.errors import VerifierInputError, VerifyTimeout, WorkerCrashed
 from verifiers.math._config import MathConfig
-from verifiers.math._core import MAX_PARSED, Outcome, parse_answer, verify_core
+from verifiers.math._core import MAX_PARSED, Outcome, judge_texts, parse_answer, verify_core
 from verifiers.math._extract import commitments
-from verifiers.math._judge import NeedSympy, Scalars, judge
+from verifiers.math._judge import NeedSympy, Scalars
 from verifiers.result import VerifyResult
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def equivalent(a: str, b: str, *, config: MathConfig = _DEFAULT, timeout_s: floa
     if na is None or nb is None:
         return False
     try:
-        return judge(na, nb, Scalars(config))[0]
+        return judge_texts(a, na, b, nb, Scalars(config))[0]
     except NeedSympy:
         pass
     try:

@@ -43,7 +43,12 @@ class MathConfig:
     (`verifiers.structure`): only a completion's final section is read, and a thinking section
     that never closed is no answer. Add your own `ThinkingFormat` here."""
     bare_max_chars: int = 100
-    """A whole completion this short (one line) may itself be the answer."""
+    """A whole completion of one line this short may itself be the answer, and when it does not
+    read whole as math, its one value is (``She has 18 apples``: 18). A longer one-line completion,
+    or one display-math block over several lines, is the answer only when all of it reads as
+    math (no word of prose outside a math block, nothing picked out of it), up to 4,000
+    characters. The default stays 100: a longer prose line has more room for a stray number
+    (a plan, a restated question) to be taken for the answer; raising it admits those too."""
     last_number_fallback: bool = False
     """With no explicit answer at all, use the last number in the text (GSM8K style)."""
     spray_limit: int | None = None
@@ -57,7 +62,8 @@ class MathConfig:
     percent_as_fraction: bool = False
     """Whether ``25\\%`` may equal ``0.25`` (it always equals ``25``)."""
     equation_as_value: bool = True
-    """Whether ``x = 2`` equals ``2`` (and vice versa)."""
+    """Whether ``x = 2`` equals ``2`` (and vice versa), and a function definition
+    ``h(t) = t^2 + 1`` equals its right side ``t^2 + 1`` written alone (and vice versa)."""
     ignore_degrees: bool = True
     """A bare number equals the same number of degrees."""
     thousands_separators: bool = True

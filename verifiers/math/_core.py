@@ -11,15 +11,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from verifiers.math._config import MathConfig
-from verifiers.math._extract import Commitments, bare_candidates, commitments, last_number, reduce_gold
-from verifiers.math._judge import Scalars, judge
+from verifiers.math._extract import MATH_BLOCK, Commitments, bare_candidates, commitments, last_number, reduce_gold
+from verifiers.math._judge import Scalars, Verdict, judge
 from verifiers.math._lexer import ParseError
 from verifiers.math._nodes import Interval, List, Matrix, Node, Relation, Text, Tup, Union
 from verifiers.math._normalize import normalize
 from verifiers.math._parser import parse
 from verifiers.math._statements import value_in_sentence
 
-__all__ = ["Outcome", "parse_answer", "verify_core"]
+__all__ = ["Outcome", "judge_texts", "parse_answer", "verify_core"]
 
 Outcome = tuple[str, str, "str | None"]  # status, reason, extracted
 MAX_PARSED = 4000  # longer answers are not read as math (they cannot parse anyway)
@@ -72,13 +72,14 @@ def _as_written(text: str, config: MathConfig) -> str:
     ).rstrip(".")
 
 
-def parse_answer(text: str, config: MathConfig) -> Node | None:
+def parse_answer(text: str, config: MathConfig, elements: bool = False) -> Node | None:
     """Parse an extracted answer; a text answer becomes `Text`; None if unreadable (and for an
     answer over `MAX_PARSED` characters: no math answer is that long, and the answer itself is
-    still extracted whole for a verifier of another kind)."""
+    still extracted whole for a verifier of another kind). ``elements``: read a bracketed
+    ``d,ddd`` with unspaced commas as separate elements (`normalize`)."""
     if len(text) > MAX_PARSED:
         return None
-    norm = normalize(text, thousands=config.thousands_separators, decimal_comma=config.decimal_comma)
+    norm = normalize(text, thousands=config.thousands_separators, decimal_comma=config.decimal_comma, elements=elements)
     if not norm:
         return None
     if _is_text(norm):
@@ -89,6 +90,33 @@ def parse_answer(text: str, config: MathConfig) -> Node | None:
         if _WORDY.match(norm):
             return _text_node(norm, config)
         return None
+
+
+def _elements_reading(text: str, config: MathConfig) -> Node | None:
+    """The other reading of an answer with a bracketed ``d,ddd`` (``(4,251)``: the pair, not
+    4251), or None when it has one reading only."""
+    if "," not in text or not config.thousands_separators or config.decimal_comma:
+        return None
+    kw = {"thousands": True, "decimal_comma": False}
+    if normalize(text, elements=True, **kw) == normalize(text, **kw):
+        return None
+    return parse_answer(text, config, elements=True)
+
+
+def judge_texts(gold_text: str, gold: Node, pred_text: str, pred: Node, scalars: Scalars) -> Verdict:
+    """`judge` with the readings of a bracketed ``d,ddd``: written so on both sides, it is
+    compared element by element; on one side, it takes the other side's reading (a number, or
+    separate elements)."""
+    config = scalars.config
+    gold_alt, pred_alt = _elements_reading(gold_text, config), _elements_reading(pred_text, config)
+    if gold_alt is not None and pred_alt is not None:
+        return judge(gold_alt, pred_alt, scalars)
+    verdict = judge(gold, pred, scalars)
+    for g, p in ((gold_alt, pred), (gold, pred_alt)):
+        if not verdict[0] and g is not None and p is not None:
+            other = judge(g, p, scalars)
+            verdict = other if other[0] else verdict
+    return verdict
 
 
 def _same_answer(a: Node | None, b: Node | None, scalars: Scalars) -> bool:
@@ -134,6 +162,8 @@ def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars
         return "no_answer", f"No answer: {found.note}.", None
     if found.source == "bare":
         outcome, final, final_text = _bare(found.answers[0], gold_text, config)
+    elif found.source == "whole":
+        outcome, final, final_text = _whole(found.answers[0], gold_text, config)
     elif len(found.answers) == 1:
         outcome, final, final_text = _stated(found.answers[0], found.source, gold_text, config)
     else:
@@ -149,7 +179,7 @@ def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars
     if chosen is not None:
         return chosen
     gold_node = parse_answer(gold_text, config) or _text_node(normalize(gold_text), config)
-    ok, why = judge(gold_node, final, scalars)
+    ok, why = judge_texts(gold_text, gold_node, final_text, final, scalars)
     return ("correct" if ok else "incorrect"), why[0].upper() + why[1:] + ".", final_text
 
 
@@ -171,6 +201,18 @@ def _bare(answer: str, gold_text: str, config: MathConfig) -> Read:
     if node is None and _as_written(answer, config) != _as_written(gold_text, config):
         return ("no_answer", "No answer: the completion states no answer we can read.", None), None, answer
     return None, node, final_text if node is not None else answer
+
+
+def _whole(answer: str, gold_text: str, config: MathConfig) -> Read:
+    """A completion that is one display-math block, or one line longer than `bare_max_chars`:
+    the answer when all of it reads as math, else no answer (no value is picked out of it)."""
+    words = [] if MATH_BLOCK.fullmatch(answer) else re.findall(r"[A-Za-z]{3,}", re.sub(r"\\[A-Za-z]+", " ", answer))
+    prose = any(w.lower() not in _MATH_WORDS for w in words)  # a line outside math delimiters: no prose, no units
+    node = None if prose else parse_answer(answer, config)
+    if (node is None or isinstance(node, Text)) and _as_written(answer, config) != _as_written(gold_text, config):
+        why = "No answer: the completion is neither one answer nor a statement of one."
+        return ("no_answer", why, None), None, answer
+    return None, node, answer
 
 
 def _stated(answer: str, source: str, gold_text: str, config: MathConfig) -> Read:
@@ -233,4 +275,4 @@ def run_equivalent(a: str, b: str, config: MathConfig) -> bool:
     na, nb = parse_answer(a, config), parse_answer(b, config)
     if na is None or nb is None:
         return False
-    return judge(na, nb, SympyScalars(config))[0]
+    return judge_texts(a, na, b, nb, SympyScalars(config))[0]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from verifiers.math._config import MathConfig
 from verifiers.math._statements import final_sentence, mask_math, only_value, prepare, statements
 
-__all__ = ["Commitments", "bare_candidates", "commitments", "last_number", "reduce_gold"]
+__all__ = ["MATH_BLOCK", "Commitments", "bare_candidates", "commitments", "last_number", "reduce_gold"]
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*(\{)|\\boxed\s+([^\s${}\\]+)")
 _SENTENCE_END = re.compile(r"\n|(?<!\d)[.!?](?=\s|$)|(?<=\d)[.!?](?=\s+[A-Z(]|\s*$)|\.\s+(?=[A-Z])")
@@ -33,6 +33,12 @@ _RUN_GAP = re.compile(
 # Between a gold's boxes, a short label is allowed too: "\boxed{1} papers and \boxed{2} bins".
 _GOLD_GAP = re.compile(r"[^.!?\n]{0,40}?(?:\band\b|,|;)[\s}]*|" + _RUN_GAP.pattern)
 _NEGATED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
+# One display-math block (or one math environment) that is the whole completion, over any lines.
+MATH_BLOCK = re.compile(
+    r"\\\[(?:(?!\\\]).)*\\\]|\$\$(?:(?!\$\$).)*\$\$|\\\((?:(?!\\\)).)*\\\)"
+    r"|\\begin\{([a-zA-Z]+\*?)\}(?:(?!\\begin\{|\\end\{\1\}).)*\\end\{\1\}",
+    re.DOTALL,
+)
 _NEW_QUESTION = re.compile(r"\n[ \t]*(?:(?:Q|Question)[ \t]*\d*|User|Human)[ \t]*:")
 
 
@@ -43,7 +49,7 @@ class Commitments:
     ``answers`` has one entry, or one per box of a final run of boxes (a collection answer)."""
 
     answers: tuple[str, ...]
-    source: str  # boxed | tagged | stated | bare | sentence | last_number | none
+    source: str  # boxed | tagged | stated | bare | whole | sentence | last_number | none
     note: str = ""
     spray: bool = False  # more answers than anyone commits to: spraying whatever they say
     earlier: int = 0  # answers committed to before the final one (self-corrections)
@@ -166,6 +172,9 @@ def commitments(completion: str, config: MathConfig) -> Commitments:
     if value is not None:
         return Commitments((value,), "sentence")
     bare = text.strip().strip("*").strip()
+    short_line = "\n" not in bare and len(bare) <= config.bare_max_chars
+    if bare and not short_line and ("\n" not in bare or MATH_BLOCK.fullmatch(bare)):
+        return Commitments((bare,), "whole")  # all of it is the answer, or none of it is
     if bare and "\n" not in bare and len(bare) <= config.bare_max_chars and not _NEGATED.search(bare):
         if bare.endswith("?"):
             return Commitments((), "none", "the completion asks a question instead of answering")

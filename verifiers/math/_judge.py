@@ -18,6 +18,7 @@ from verifiers.math._nodes import (
     NEG_OO,
     OO,
     Const,
+    Def,
     Deg,
     Div,
     InBase,
@@ -38,9 +39,10 @@ from verifiers.math._nodes import (
     Tup,
     Union,
     num,
+    substitute,
 )
 from verifiers.math._numeric import decimal_places, rational
-from verifiers.math._shapes import elements, named_values, value_of_equation
+from verifiers.math._shapes import elements, exact, named_values, value_of_equation
 
 __all__ = ["NeedSympy", "Scalars", "Verdict", "judge", "rational_equal"]
 
@@ -131,6 +133,8 @@ def _match_ordered(eq: ScalarEq, gold: Sequence[Node], pred: Sequence[Node]) -> 
 def _scalar_or_structure(eq: ScalarEq, g: Node, p: Node) -> bool:
     if g.scalar and p.scalar:
         return _same(eq, g, p)
+    if isinstance(g, Def) and isinstance(p, Def):
+        return _same_definition(eq, g, p)
     if isinstance(g, Tup) and isinstance(p, Tup):
         return _match_ordered(eq, g.items, p.items)
     return g == p
@@ -184,7 +188,8 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
         (False, 'the tuples differ')
     """
     eq: ScalarEq = lambda a, b: _scalar(scalars, a, b)  # noqa: E731
-    verdict = _text(gold, pred) or _matrix(eq, gold, pred) or _named(eq, gold, pred)
+    verdict = _text(gold, pred) or _matrix(eq, gold, pred) or _definition(eq, gold, pred, scalars.config)
+    verdict = verdict or _named(eq, gold, pred)
     if verdict is not None:
         return verdict
     verdict, gold, pred = _equations(gold, pred, scalars)
@@ -215,15 +220,54 @@ def _text(gold: Node, pred: Node) -> Verdict | None:
 
 
 def _matrix(eq: ScalarEq, gold: Node, pred: Node) -> Verdict | None:
-    """Matrices match entry by entry, shapes first."""
+    """Matrices match entry by entry, shapes first; a column or row vector matches a tuple
+    with the same entries in the same order."""
     if not isinstance(gold, Matrix) and not isinstance(pred, Matrix):
         return None
     if not (isinstance(gold, Matrix) and isinstance(pred, Matrix)):
+        matrix, other = (gold, pred) if isinstance(gold, Matrix) else (pred, gold)
+        assert isinstance(matrix, Matrix)
+        if isinstance(other, Interval) and other.left_closed and other.right_closed:
+            other = Tup((other.low, other.high))  # [1, -2]: a pair in square brackets
+        if isinstance(other, Tup) and (len(matrix.rows) == 1 or len(matrix.rows[0]) == 1):
+            entries = [cell for row in matrix.rows for cell in row]
+            g, p = (entries, other.items) if matrix is gold else (other.items, entries)
+            same = _match_ordered(eq, g, p)
+            return same, "the vector and the tuple " + ("have equal entries" if same else "differ")
         return False, "a matrix and a non-matrix differ"
     if len(gold.rows) != len(pred.rows) or len(gold.rows[0]) != len(pred.rows[0]):
         return False, "the matrices have different shapes"
     same = all(_match_ordered(eq, g, p) for g, p in zip(gold.rows, pred.rows, strict=True))
     return same, "the matrices " + ("have equal entries" if same else "differ in an entry")
+
+
+def _definition(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict | None:
+    """A function definition matches the same function under the same name, its arguments
+    renamed or not (``h(s) = s^2`` is ``h(t) = t^2``, never ``g(t) = t^2``); with
+    ``equation_as_value``, its right side is the value an expression alone gives (``t^2``)."""
+    if not isinstance(gold, Def) and not isinstance(pred, Def):
+        return None
+    if isinstance(gold, Def) and isinstance(pred, Def):
+        if (gold.name, len(gold.args)) != (pred.name, len(pred.args)):
+            return False, f"the functions {gold.name} and {pred.name} differ"
+        same = _same_definition(eq, gold, pred)
+        return same, "the function definitions " + ("match" if same else "differ")
+    defined, other = (gold, pred) if isinstance(gold, Def) else (pred, gold)
+    assert isinstance(defined, Def)
+    if not (config.equation_as_value and other.scalar and defined.body.scalar):
+        return False, f"a function definition and a {other.noun} differ"
+    same = eq(defined.body, other) if defined is gold else eq(other, defined.body)
+    return same, "the expression " + ("is" if same else "is not") + " the right side of the definition"
+
+
+def _same_definition(eq: ScalarEq, gold: Def, pred: Def) -> bool:
+    """Same name, and the same body once both argument lists are renamed to fresh names."""
+    if (gold.name, len(gold.args)) != (pred.name, len(pred.args)):
+        return False
+    fresh = [Sym(f"#{k}") for k in range(len(gold.args))]  # no answer can write these names
+    g = substitute(gold.body, dict(zip(gold.args, fresh, strict=True)))
+    p = substitute(pred.body, dict(zip(pred.args, fresh, strict=True)))
+    return _scalar_or_structure(eq, g, p)
 
 
 def _named(eq: ScalarEq, gold: Node, pred: Node) -> Verdict | None:
@@ -238,6 +282,8 @@ def _named(eq: ScalarEq, gold: Node, pred: Node) -> Verdict | None:
 def _equations(gold: Node, pred: Node, scalars: Scalars) -> tuple[Verdict | None, Node, Node]:
     """Equations judged as equations, or reduced to their values (``x = 2`` -> 2)."""
     config = scalars.config
+    if isinstance(gold, Relation) and "~" in gold.ops:  # a gold's note: 2.62 in ``\frac{3+\sqrt{5}}{2} \approx 2.62``
+        gold = exact(gold)
     if isinstance(gold, Relation) and "=" in gold.ops:
         gval = value_of_equation(gold, config)
         if isinstance(pred, Relation) and pred.is_equation and gold.is_equation:

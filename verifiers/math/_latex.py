@@ -17,6 +17,7 @@ from verifiers.math._nodes import (
     Div,
     Fn,
     Interval,
+    List,
     Log,
     Matrix,
     Mul,
@@ -26,6 +27,7 @@ from verifiers.math._nodes import (
     Root,
     Set,
     Sym,
+    Tup,
     num,
 )
 
@@ -62,6 +64,9 @@ class Grammar(Protocol):
     def subscript(self, name: str) -> Node:
         """A name with an optional ``_`` subscript."""
 
+    def items(self, closers: tuple[str, ...]) -> Node:
+        """A comma list (a `List`) or one item."""
+
 
 ONE = num(1)
 GREEK = frozenset(
@@ -73,7 +78,7 @@ FUNCTIONS = frozenset("sin cos tan cot sec csc arcsin arccos arctan sinh cosh ta
 _INVERSE = {"sin": "arcsin", "cos": "arccos", "tan": "arctan"}
 _VALUE_COMMANDS = frozenset(
     "\\frac \\sqrt \\pi \\infty \\binom \\begin \\lfloor \\lceil \\emptyset \\varnothing "
-    "\\mathbb \\imath \\overline \\e".split()
+    "\\mathbb \\imath \\overline \\e \\langle".split()
 )
 _MATRIX_ENVS = frozenset("matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix array".split())
 
@@ -126,6 +131,12 @@ def command(p: Grammar) -> Node:
         return Fn("floor" if name == "lfloor" else "ceiling", inner)
     if name == "begin":
         return matrix(p)
+    if name == "langle":  # a vector written <2, -3, 4>
+        items = p.items(closers=())
+        if not p.is_cmd("\\rangle"):
+            raise ParseError("expected \\rangle")
+        p.take()
+        return Tup(items.items if isinstance(items, List) else (items,))
     raise ParseError(f"unsupported command \\{name}")
 
 

@@ -13,7 +13,7 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from typing import ClassVar
 
@@ -24,6 +24,7 @@ __all__ = [
     "Add",
     "Binom",
     "Const",
+    "Def",
     "Deg",
     "Div",
     "Fact",
@@ -53,6 +54,7 @@ __all__ = [
     "Union",
     "children",
     "num",
+    "substitute",
     "walk",
 ]
 
@@ -280,6 +282,18 @@ class Matrix(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Def(Node):
+    """A function definition ``f(x) = body`` (``name`` ``f``, ``args`` ``("x",)``): the
+    arguments are bound names, so ``f(t) = t^2`` is the same function."""
+
+    scalar: ClassVar[bool] = False
+    noun: ClassVar[str] = "function definition"
+    name: str
+    args: tuple[str, ...]
+    body: Node
+
+
+@dataclass(frozen=True, slots=True)
 class Text(Node):
     """An answer in words (``yes``, ``irrational``), compared as normalized text."""
 
@@ -318,3 +332,24 @@ def walk(node: Node) -> Iterator[Node]:
         current = stack.pop()
         yield current
         stack.extend(reversed(list(children(current))))
+
+
+def substitute(node: Node, names: dict[str, Node]) -> Node:
+    """``node`` with each symbol named in ``names`` replaced (a function's argument renamed).
+
+    Example:
+        >>> substitute(Neg(Sym("t")), {"t": Sym("x")})
+        Neg(arg=Sym(name='x'))
+    """
+    if isinstance(node, Sym):
+        return names.get(node.name, node)
+    changes: dict[str, object] = {}
+    for field in fields(node):
+        value = getattr(node, field.name)
+        if isinstance(value, Node):
+            changes[field.name] = substitute(value, names)
+        elif isinstance(value, tuple) and value and not isinstance(value[0], str):
+            changes[field.name] = tuple(
+                substitute(v, names) if isinstance(v, Node) else tuple(substitute(c, names) for c in v) for v in value
+            )
+    return replace(node, **changes) if changes else node

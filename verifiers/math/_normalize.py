@@ -9,7 +9,9 @@ import re
 
 __all__ = ["normalize"]
 
-_DELIMS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
+_DELIMS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")) + tuple(
+    (f"\\begin{{{env}}}", f"\\end{{{env}}}") for env in ("equation", "equation*", "displaymath", "math")
+)
 _UNICODE = {
     "\u2212": "-",  # minus sign
     "\u2013": "-",
@@ -24,6 +26,7 @@ _UNICODE = {
     "\u2260": "\\ne ",
     "\u221a": "\\sqrt",
     "\u00b1": "\\pm ",
+    "\u2248": "\\approx ",
     "\u222a": "\\cup ",
     "\u00b2": "^2",
     "\u00b3": "^3",
@@ -48,11 +51,25 @@ _THOUSANDS_SPACE_DECIMAL = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?=\.\d|(?!
 _NEG_SPACE = re.compile(r"(?<!\\)\\!")
 _COMMA_NEG_SPACE = re.compile(r"(?<=\d),\\!\s+(?=\d{3}(?!\d))")  # MATH's 11,\! 111: the spacing is source layout
 _THOUSANDS_THIN = re.compile(r"(?<=\d)(?:\\,|\\ |\\;|\\!|\u2009|\u202f)(?=\d{3}(?!\d))")
-_THOUSANDS_COMMA = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])(?!\.\d*,)")
+# ``1,000`` (and ``1,000, 2``: a group followed by ", " is a list's separator, not ``1,000,2``)
+_THOUSANDS_COMMA = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?!\d)(?!,\d)(?!\.\d*,)")
+_OPENERS = {"(": ")", "[": "]", "\\{": "\\}"}
 _DECIMAL_COMMA = re.compile(r"(?<=\d)(?:\{,\}|,)(?=\d)")
 _DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ|\u00b0|\\degree(?![a-zA-Z])|\^\{\s*o\s*\}")
 _PERCENT = re.compile(r"\\%|\\percent(?![a-zA-Z])")
 _AND_OR = re.compile(r"\s*\band\s*/\s*or\b\s*", re.IGNORECASE)
+_LOGIC = {"lor": " or ", "vee": " or ", "land": " and ", "wedge": " and "}
+_LOGIC_WORDS = re.compile(r"\\(lor|vee|land|wedge)(?![a-zA-Z])")
+# Ordinals: 7^{th}, 21st, 2^{\text{nd}} (the suffix must be the number's own: 2nd, never 2th).
+_ORDINAL = re.compile(
+    r"(?<![\d.])(\d+)\s*(?:\^\s*\{\s*(st|nd|rd|th)\s*\}|\^\s*(st|nd|rd|th)\b|(st|nd|rd|th)\b)", re.IGNORECASE
+)
+# A note on an approximation: "(about 2.62)", "(approximately 2.6)", "(\approx 2.62)".
+_NOTE = re.compile(
+    r"\s*\(\s*(?:(?:about|approximately|approx\.?|roughly|around|nearly)\b|\\approx(?![a-zA-Z])|~)[^()]*\)",
+    re.IGNORECASE,
+)
+_MARKER = re.compile(r"^#{2,}\s*")  # GSM8K's ``####`` written inside the answer
 _FRAC_VARIANTS = re.compile(r"\\[dtc]frac(?![a-zA-Z])")
 _BINOM_VARIANTS = re.compile(r"\\[dt]binom(?![a-zA-Z])")
 
@@ -72,6 +89,56 @@ def _unwrap(text: str) -> str:
     return text
 
 
+def _ordinal(m: re.Match[str]) -> str:
+    """``21st`` -> ``21`` when the suffix is the number's own (``2th`` stays as written)."""
+    digits, suffix = m.group(1), (m.group(2) or m.group(3) or m.group(4)).lower()
+    n = int(digits[-2:])
+    own = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return digits if suffix == own else m.group(0)
+
+
+def _separator_levels(text: str) -> dict[int, int]:
+    """For each character inside brackets (``(``, ``[``, ``\\{``) whose commas are all unspaced
+    (``(101,202,303)``: the writer separates elements that way), the index of that bracket.
+    Characters inside a nested bracket belong to the nested one."""
+    owner: dict[int, int] = {}
+    spaced: set[int] = set()
+    stack: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        two = text[i : i + 2]
+        if text[i] in "([" or two == "\\{":
+            stack.append(i)
+            i += 2 if two == "\\{" else 1
+            continue
+        if text[i] in ")]" or two == "\\}":
+            if stack:
+                stack.pop()
+            i += 2 if two == "\\}" else 1
+            continue
+        if stack:
+            owner[i] = stack[-1]
+            if text[i] == "," and i + 1 < n and text[i + 1].isspace():
+                spaced.add(stack[-1])
+        i += 1
+    return {k: v for k, v in owner.items() if v not in spaced}
+
+
+def _thousands_commas(text: str, elements: bool) -> str:
+    """``1,000`` -> ``1000``; with ``elements``, a group inside brackets whose commas are all
+    unspaced stays separate elements (``(101,202,303)``), unless a group has a leading zero
+    (``(1,000)``: no one writes the element 000)."""
+    levels = _separator_levels(text) if elements else {}
+
+    def one(m: re.Match[str]) -> str:
+        groups = m.group(0).split(",")
+        if m.start() in levels and all(g[0] != "0" for g in groups[1:]):
+            return m.group(0)
+        return "".join(groups)
+
+    return _THOUSANDS_COMMA.sub(one, text)
+
+
 def _strip_delimiters(text: str) -> str:
     changed = True
     while changed:
@@ -85,8 +152,10 @@ def _strip_delimiters(text: str) -> str:
     return text
 
 
-def normalize(text: str, *, thousands: bool = True, decimal_comma: bool = False) -> str:
-    """Return ``text`` with formatting that never matters removed.
+def normalize(text: str, *, thousands: bool = True, decimal_comma: bool = False, elements: bool = False) -> str:
+    """Return ``text`` with formatting that never matters removed. With ``elements``, a
+    ``d,ddd`` group inside brackets whose commas are all unspaced is read as separate elements
+    (``(4,251)`` is the pair), not as a number (the default reading: 4251).
 
     Examples:
         >>> normalize(r"$\\left( \\dfrac{1}{2}, 1{,}000 \\right)$")
@@ -95,9 +164,12 @@ def normalize(text: str, *, thousands: bool = True, decimal_comma: bool = False)
     for bad, good in _UNICODE.items():
         if bad in text:
             text = text.replace(bad, good)
-    text = _strip_delimiters(text)
+    text = _MARKER.sub("", _strip_delimiters(text))
     text = _AND_OR.sub(" or ", text)
+    text = _LOGIC_WORDS.sub(lambda m: _LOGIC[m.group(1)], text)
     text = _unwrap(text)
+    text = _ORDINAL.sub(_ordinal, text)
+    text = _NOTE.sub("", text)
     text = text.replace("$", " ").replace("\\$", " ")
     text = _COMMA_NEG_SPACE.sub(",", text)
     text = _NEG_SPACE.sub("", text)
@@ -108,7 +180,7 @@ def normalize(text: str, *, thousands: bool = True, decimal_comma: bool = False)
             text = _THOUSANDS_BRACE.sub("", text)
         text = _THOUSANDS_THIN.sub("", text)
         if not decimal_comma:
-            text = _THOUSANDS_COMMA.sub(lambda m: m.group(0).replace(",", ""), text)
+            text = _thousands_commas(text, elements)
         spaces = _THOUSANDS_SPACE_DECIMAL if decimal_comma else _THOUSANDS_SPACE
         text = spaces.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _DEGREE.sub(" \u00b0 ", text)

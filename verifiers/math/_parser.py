@@ -10,12 +10,14 @@ without bound. The node kinds are the classes of `_nodes`.
 from __future__ import annotations
 
 from verifiers.math._config import MathConfig
+from verifiers.math._definitions import function_head
 from verifiers.math._latex import FUNCTIONS, command, function, starts_value
 from verifiers.math._lexer import UNIT_STOP, ParseError, Token, Tokens, number_value, tokenize
 from verifiers.math._nodes import (
     Abs,
     Add,
     Const,
+    Def,
     Deg,
     Div,
     Fact,
@@ -103,6 +105,9 @@ class _Parser(Tokens):
         return Union(tuple(parts))
 
     def relation(self) -> Node:
+        defined = self.definition()
+        if defined is not None:
+            return defined
         exprs = [self.ratio()]
         ops: list[str] = []
         while self.tok.kind == "rel" or self.is_cmd("\\in", "\\perp", "\\parallel"):
@@ -115,6 +120,19 @@ class _Parser(Tokens):
         if ops == ["in"]:
             return exprs[1]  # x \in [0, 1): the set is the answer
         return Relation(tuple(ops), tuple(exprs))
+
+    def definition(self) -> Def | None:
+        """``f(x) = x^2 + 1``, ``h(s, t) = st``, ``f^{-1}(x) = 2x``, ``g_1(x) = 3``: a function
+        of named arguments defined by one expression; None (nothing taken) for anything else."""
+        start = self.i
+        head = function_head(self)
+        if head is not None and self.tok.kind == "rel" and self.tok.value == "=":
+            self.take()
+            body = self.additive()
+            if self.tok.kind != "rel" and not self.is_cmd("\\in", "\\perp", "\\parallel"):
+                return Def(head[0], head[1], body)
+        self.i = start
+        return None
 
     def ratio(self) -> Node:
         """``7:32``, ``S_1 : S_2``, ``1:2:3``; a single expression stands alone."""

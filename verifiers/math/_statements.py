@@ -15,10 +15,11 @@ Statements (`statements`), each with the answer that follows it:
   ``Answer (in digits): 42.``, ``### Answer: 42``;
 - a heading line alone (``**Final Answer**``, ``## Final Answer``, ``Answer:``), the answer
   on the next lines;
+- a label followed by display math on its line (``Answer \\[ 9 \\]``): the block;
 - an answer phrase in a sentence: "the answer is 42", "the final answer is $5$", "the answer
-  (with units) is 42 dollars", "the answer to the question is ...", "answer: ...", ``####``,
-  and any of `MathConfig.anchors`; not when negated ("the answer is not 5") or hypothetical
-  ("if the answer is 5");
+  (with units) is 42 dollars", "the answer to the question is ...", "answer: ...", ``####``
+  (also written inside math: ``\\(#### 42\\)``), and any of `MathConfig.anchors`; not when
+  negated ("the answer is not 5") or hypothetical ("if the answer is 5");
 - the last complete sentence, when nothing else commits (`final_sentence`): it must end the
   text with terminal punctuation (then only courtesy or template residue may follow; a
   cut-off output commits to nothing) and assert its value: "..., so the probability that
@@ -71,9 +72,13 @@ _HEDGE = re.compile(
 
 _LABEL = re.compile(
     r"^[ \t>#*_-]*(?:(?:final[ \t]+answer|final[ \t]+result|answer)[ \t]*(?:\([^()\n]{0,40}\))?[ \t*_]*"
-    r"(?:[:：][ \t*_]*|$)|(?:ans\.?|a)[ \t]*[:：][ \t*_]*)",
+    r"(?:[:：][ \t*_]*|$|(?=\\\[|\$\$))|(?:ans\.?|a)[ \t]*[:：][ \t*_]*)",
     re.IGNORECASE | re.MULTILINE,
 )
+# A display block right after a label ("Answer \[ 9 \]"): the whole block is the answer.
+_DISPLAY_AT = re.compile(r"\\\[(?:(?!\\\]).){0,600}?\\\]|\$\$(?:(?!\$\$).){0,600}?\$\$", re.DOTALL)
+# GSM8K's marker written inside math (``\(#### 42\)``) is the marker: moved out of the math.
+_MARKER_IN_MATH = re.compile(r"(\\\(|\\\[|\$\$|\$)[ \t]*####[ \t]*")
 _PHRASE = re.compile(
     r"(?<![A-Za-z])(?:(?:final|correct|right)\s+)?answer(?:\s+to\s+(?:the|this|our)\s+(?:question|problem))?"
     r"\s*(?:\([^()\n]{0,40}\))?\s*(?:is|was|would\s+be|will\s+be|should\s+be|must\s+be|=|:|：)",
@@ -99,7 +104,7 @@ def prepare(text: str, formats: Sequence[ThinkingFormat]) -> tuple[str | None, s
     read = read_completion(text, formats)
     if read.final is None:
         return None, read.note
-    text = read.final
+    text = _MARKER_IN_MATH.sub(r"#### \1", read.final)
     closes = [m.start() for m in _ANSWER_CLOSE.finditer(text, max(0, len(text) - 400))]
     floor = closes[-1] if closes else 0  # the inside of the last <answer> tag is the answer's own
     for _ in range(4):
@@ -188,6 +193,9 @@ def _answer_after(text: str, masked: str, start: int) -> tuple[str, int]:
     rest of the line is empty (a heading), the answer is the next paragraph."""
     skip = re.compile(r"[ \t:*=_：]*(?:(?:is|was|of)\b)?[ \t:*=_：]*").match(text, start)
     begin = skip.end() if skip else start
+    display = _DISPLAY_AT.match(text, begin)
+    if display:
+        return _clean(display.group(0)), display.end()
     if text[begin : begin + 1] == "\n" or begin >= len(text):
         following = re.compile(r"\s*").match(text, begin)
         begin = following.end() if following else begin
