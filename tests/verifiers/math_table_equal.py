@@ -96,6 +96,47 @@ CASES: list[Case] = [
     Case("answer-only", r"36", "Answer \\[\n 36\n\\]", "correct"),
     Case("answer-only", r"36", "Answer $$ 35 $$", "incorrect"),
 
+    # --- labelled values: labels match labels in any order; bare values follow the gold's order ---
+    Case("labels", r"Minimum: -2, Maximum: 7", r"\boxed{-2, 7}", "correct"),
+    Case("labels", r"Minimum: -2, Maximum: 7", r"\boxed{7, -2}", "incorrect"),
+    Case("labels", r"-2, 7", r"Minimum: -2, Maximum: 7", "correct"),
+    Case("labels", r"-2, 7", r"$\boxed{\text{Minimum: } -2,\ \text{Maximum: } 7}$", "correct"),
+    Case("labels", r"Minimum: -2, Maximum: 7", r"\boxed{\text{Max: } 7, \text{ Min: } -2}", "correct"),
+    Case("labels", r"Minimum: -2, Maximum: 7", r"\boxed{\text{Max: } -2, \text{ Min: } 7}", "incorrect"),
+    Case("labels", r"Minimum: -2, Maximum: 7", r"\boxed{\text{Minimum: } -2, \text{ Maximum: } 7}", "correct"),
+    Case("labels", r"-2, 7", r"Comparing the endpoints, the minimum value is $-2$ and the maximum value is $7$.", "correct"),
+    Case("labels", r"Minimum: -2, Maximum: 7", r"So the maximum is 7, and the minimum is -2.", "correct"),
+    Case("labels", r"Minimum: -2, Maximum: 7", r"So the maximum is -2, and the minimum is 7.", "incorrect"),
+    Case("labels", r"Width: 6, Height: 9", r"Hence the width is 6 and the height is 8.", "incorrect"),
+    # a gold that names its values takes bare values in its own order
+    Case("labels", r"s = 4, t = 11", r"\boxed{4, 11}", "correct"),
+    Case("labels", r"s = 4, t = 11", r"\boxed{11, 4}", "incorrect"),
+    # code in a box is not a label
+    Case("labels", r"7", r"Define it as code: $\boxed{return: 7}$", "unparseable"),
+
+    # --- sets written by a condition ---
+    Case("set-builder", r"(-3, 5)", r"The solution set is $\boxed{\{x \mid -3 < x < 5\}}$.", "correct"),
+    Case("set-builder", r"(-3, 5)", r"\boxed{\{x : -3 < x < 5\}}", "correct"),
+    Case("set-builder", r"(-3, 5)", r"\boxed{\{x \in \mathbb{R} \mid -3 < x < 5\}}", "correct"),
+    Case("set-builder", r"\{x \mid -3 < x < 5\}", r"\boxed{(-3, 5)}", "correct"),
+    Case("set-builder", r"\{x \mid -3 < x < 5\}", r"\boxed{\{x \mid -3 < x < 5\}}", "correct"),
+    Case("set-builder", r"\{x \mid x \neq 2\}", r"\boxed{(-\infty, 2) \cup (2, \infty)}", "correct"),
+    Case("set-builder", r"(-3, 5)", r"\boxed{\{x \mid -3 \le x < 5\}}", "incorrect"),
+    Case("set-builder", r"(-3, 5)", r"\boxed{\{x \mid x > -3, x < 5\}}", "correct"),
+    Case("set-builder", r"(-3, 5)", r"\boxed{\{x \in \mathbb{Z} \mid -3 < x < 5\}}", "unparseable"),
+
+    # --- inequalities joined by "or" (a union) and by "and" (both at once) ---
+    Case("or-inequalities", r"x \le -1 \text{ or } x > 6", r"The solution is $\boxed{(-\infty, -1] \cup (6, \infty)}$.", "correct"),
+    Case("or-inequalities", r"x \le -1 \text{ or } x > 6", r"\boxed{(6, \infty) \cup (-\infty, -1]}", "correct"),
+    Case("or-inequalities", r"x \le -1 \text{ or } x > 6", r"\boxed{x > 6 \text{ or } x \le -1}", "correct"),
+    Case("or-inequalities", r"x \le -1 \text{ or } x > 6", r"\boxed{x \le -1 \text{ or } x > 6}", "correct"),
+    Case("or-inequalities", r"(-\infty, -1] \cup (6, \infty)", r"\boxed{x \le -1 \lor x > 6}", "correct"),
+    Case("or-inequalities", r"x \le -1 \text{ or } x > 6", r"\boxed{(-\infty, -1) \cup (6, \infty)}", "incorrect"),
+    Case("or-inequalities", r"x \le -1 \text{ or } x > 6", r"\boxed{-1, 6}", "incorrect"),
+    Case("or-inequalities", r"(-\infty, -1] \cup (6, \infty)", r"\boxed{x \le -1 \text{ and } x > 6}", "incorrect"),
+    Case("or-inequalities", r"(2, 9]", r"\boxed{x > 2 \text{ and } x \le 9}", "correct"),
+    Case("or-inequalities", r"(2, 9]", r"\boxed{x > 2 \text{ or } x \le 9}", "incorrect"),
+
     # --- GSM8K's marker written inside math delimiters ---
     Case("marker", r"56", r"Adding the two weeks, the total is \(#### 56\)", "correct"),
     Case("marker", r"56", r"So Tom saved $#### 56$", "correct"),

@@ -52,7 +52,17 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   quantity of names equal to a constant, ``AB = 4``, ``|AB| = 2\\sqrt{3}``, ``S_{ABC} = 12``,
   ``\\frac{AM}{MB} = \\frac{2}{3}``, but not ``2x = 4``; and ``(p, q) = (3, 2)``;
   two or more values named on both sides must match by name: ``q = 2, p = 3`` is ``(p, q) = (3, 2)``,
-  ``k = 2, n = 45`` is not ``k = 45, n = 2``);
+  ``k = 2, n = 45`` is not ``k = 45, n = 2``; values without names take a named gold's names
+  in order: ``k = 2, n = 45`` is ``2, 45``, not ``45, 2``); labelled values are named values
+  (``Minimum: 0, Maximum: 4``, ``\\text{Max: } 4``, and a last sentence "the minimum is 0 and
+  the maximum is 4"; a label is prose of up to four words, "the" and "value" aside and
+  min/max for minimum/maximum: never a letter, a Greek letter, a function or a keyword, so
+  ``x: 3`` stays a ratio); a set-builder set is its condition (``\\{x \\mid 1 < x < 2\\}`` is
+  ``(1, 2)``; over ``\\mathbb{R}`` only: ``\\{x \\in \\mathbb{Z} \\mid ...\\}`` is not read);
+  inequalities joined by "or" (``\\lor``) are the union of their sets, on either side
+  (``x < 1 \\text{ or } x \\ge 4`` is ``(-\\infty, 1) \\cup [4, \\infty)``), and joined by
+  "and" (``\\land``, or by commas in a set-builder) their intersection (``x > 2 \\text{ and }
+  x \\le 9`` is ``(2, 9]``);
   equations equal up to a factor; a function definition ``h(t) = t^2+1`` equals the same
   definition with its arguments renamed (``h(s) = s^2+1``; also ``f^{-1}(x)``, ``g(s, t)``), never
   one of another name (``g(t) = t^2+1``) nor ``y = t^2+1``, and with ``equation_as_value`` its

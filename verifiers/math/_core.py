@@ -13,6 +13,7 @@ from typing import Any
 from verifiers.math._config import MathConfig
 from verifiers.math._extract import MATH_BLOCK, Commitments, bare_candidates, commitments, last_number, reduce_gold
 from verifiers.math._judge import Scalars, Verdict, judge
+from verifiers.math._labels import labelled_values
 from verifiers.math._lexer import ParseError
 from verifiers.math._nodes import Interval, List, Matrix, Node, Relation, Text, Tup, Union
 from verifiers.math._normalize import normalize
@@ -82,6 +83,9 @@ def parse_answer(text: str, config: MathConfig, elements: bool = False) -> Node 
     norm = normalize(text, thousands=config.thousands_separators, decimal_comma=config.decimal_comma, elements=elements)
     if not norm:
         return None
+    labelled = labelled_values(norm, lambda value: parse(value, config))
+    if labelled is not None:
+        return labelled
     if _is_text(norm):
         return _text_node(norm, config)
     try:

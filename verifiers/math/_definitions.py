@@ -4,10 +4,27 @@ whose arguments are bound names) and a set defined by a condition (``\\{x \\mid 
 
 from __future__ import annotations
 
-from verifiers.math._latex import GREEK
-from verifiers.math._lexer import Tokens, number_value
+from collections.abc import Callable
 
-__all__ = ["function_head"]
+from verifiers.math._latex import GREEK
+from verifiers.math._lexer import ParseError, Tokens, number_value
+from verifiers.math._nodes import Def, Node
+
+__all__ = ["definition", "function_head", "set_builder"]
+
+
+def definition(ts: Tokens, expression: Callable[[], Node]) -> Def | None:
+    """``f(x) = x^2 + 1``, ``h(s, t) = st``, ``f^{-1}(x) = 2x``, ``g_1(x) = 3``: a function of
+    named arguments defined by one ``expression``; None (nothing taken) for anything else."""
+    start = ts.i
+    head = function_head(ts)
+    if head is not None and ts.tok.kind == "rel" and ts.tok.value == "=":
+        ts.take()
+        body = expression()
+        if ts.tok.kind != "rel" and not ts.is_cmd("\\in", "\\perp", "\\parallel"):
+            return Def(head[0], head[1], body)
+    ts.i = start
+    return None
 
 
 def function_head(ts: Tokens) -> tuple[str, tuple[str, ...]] | None:
@@ -55,3 +72,25 @@ def function_head(ts: Tokens) -> tuple[str, tuple[str, ...]] | None:
     if len(set(args)) != len(args) or name in args:
         return None
     return name, tuple(args)
+
+
+def set_builder(ts: Tokens) -> bool:
+    """After ``\\{``: whether a set-builder head follows (``x \\mid``, ``x :``, ``x \\in \\mathbb{R} |``),
+    taken, so that the condition comes next; nothing is taken when it does not. A set of
+    integers (``x \\in \\mathbb{Z}``) is not an interval: unsupported."""
+    start = ts.i
+    tok = ts.take()
+    if not (tok.kind == "letter" or (tok.kind == "cmd" and str(tok.value)[1:] in GREEK)):
+        ts.i = start
+        return False
+    if ts.is_cmd("\\in") and ts.peek().kind == "cmd" and ts.peek().value == "\\mathbb":
+        ts.take()
+        ts.take()
+        domain = [ts.take().value for _ in range(3)] if ts.is_op("{") else ["{", ts.take().value, "}"]
+        if domain != ["{", "R", "}"]:
+            raise ParseError(f"a set of \\mathbb{{{domain[1]}}} defined by a condition is not supported")
+    if ts.is_cmd("\\mid", "\\colon") or ts.is_op("|", ":"):
+        ts.take()
+        return True
+    ts.i = start
+    return False

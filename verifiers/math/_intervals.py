@@ -6,8 +6,9 @@ nodes. The variable may be a name written as a product (``0 < f(x) < 1``, ``AB >
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
-from verifiers.math._nodes import NEG_OO, OO, Abs, Interval, Neg, Node, Or, Relation, Set, Tup, Union
+from verifiers.math._nodes import NEG_OO, OO, Abs, And, Interval, Neg, Node, Or, Relation, Set, Tup, Union
 from verifiers.math._numeric import rational
 from verifiers.math._shapes import is_name
 
@@ -30,6 +31,8 @@ def intervals(node: Node) -> list[Interval] | None:
             return [node]
         case Tup((low, high)):
             return [Interval(False, low, high, False)]  # (a, b) read as an open interval
+        case And(parts):  # x > 1 and x < 4: both at once
+            return _intersection(parts)
         case Union(parts) | Or(parts):  # x < -2 or x > 3 is a union too
             return _union(parts)
         case Relation(("!=",), (left, right)):  # x != 1: all but one point
@@ -48,6 +51,50 @@ def _union(parts: tuple[Node, ...]) -> list[Interval] | None:
             return None
         out.extend(sub)
     return out
+
+
+def _intersection(parts: tuple[Node, ...]) -> list[Interval] | None:
+    """The intervals every part holds (ends must be numbers or infinities to be compared)."""
+    result: list[Interval] | None = None
+    for part in parts:
+        sub = intervals(part)
+        if sub is None:
+            return None
+        if result is None:
+            result = sub
+            continue
+        meets = [_meet(a, b) for a in result for b in sub]
+        if any(m is False for m in meets):
+            return None
+        result = [m for m in meets if isinstance(m, Interval)]
+    return result
+
+
+def _end(node: Node) -> Fraction | float | None:
+    if node == OO or node == NEG_OO:
+        return float("inf") if node == OO else float("-inf")
+    return rational(node)
+
+
+def _meet(a: Interval, b: Interval) -> Interval | bool | None:
+    """``a`` and ``b`` both: an interval, None when empty, False when the ends cannot be compared."""
+    ends = [_end(a.low), _end(b.low), _end(a.high), _end(b.high)]
+    if any(e is None for e in ends):
+        return False
+    a_low, b_low, a_high, b_high = ends
+    assert a_low is not None and b_low is not None and a_high is not None and b_high is not None
+    if a_low != b_low:
+        low, low_closed = (a.low, a.left_closed) if a_low > b_low else (b.low, b.left_closed)
+    else:
+        low, low_closed = a.low, a.left_closed and b.left_closed
+    if a_high != b_high:
+        high, high_closed = (a.high, a.right_closed) if a_high < b_high else (b.high, b.right_closed)
+    else:
+        high, high_closed = a.high, a.right_closed and b.right_closed
+    lo, hi = max(a_low, b_low), min(a_high, b_high)
+    if lo > hi or (lo == hi and not (low_closed and high_closed)):
+        return None
+    return Interval(low_closed, low, high, high_closed)
 
 
 def _all_but(left: Node, right: Node) -> list[Interval] | None:

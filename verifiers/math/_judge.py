@@ -198,7 +198,7 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
     config = scalars.config
     if isinstance(gold, Ratio) or isinstance(pred, Ratio):
         return _ratio(eq, gold, pred)
-    if isinstance(gold, _RANGES) or (isinstance(gold, Tup) and isinstance(pred, _RANGES)):
+    if isinstance(gold, _RANGES) or _conditions(gold) or (isinstance(gold, Tup) and _a_range(pred)):
         return _ranges(eq, gold, pred)
     if isinstance(gold, Tup):
         return _tuple(eq, gold, pred, config)
@@ -208,6 +208,17 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
 
 
 _RANGES = (Interval, Union, Relation)
+
+
+def _a_range(node: Node) -> bool:
+    return isinstance(node, _RANGES) or _conditions(node)
+
+
+def _conditions(node: Node) -> bool:
+    """Inequalities joined by "or" / "and" (``x < 1 \\text{ or } x \\ge 4``): a set of numbers."""
+    if not isinstance(node, Or) or not any(isinstance(i, Relation) and not i.is_equation for i in node.items):
+        return False
+    return intervals(node) is not None
 
 
 def _text(gold: Node, pred: Node) -> Verdict | None:
@@ -271,8 +282,14 @@ def _same_definition(eq: ScalarEq, gold: Def, pred: Def) -> bool:
 
 
 def _named(eq: ScalarEq, gold: Node, pred: Node) -> Verdict | None:
-    """Names given on both sides must match (``q = 2, p = 3`` is ``(p, q) = (3, 2)``)."""
+    """Names given on both sides must match (``q = 2, p = 3`` is ``(p, q) = (3, 2)``); values
+    without names take the gold's names in order (``m = 12, k = 3`` is ``12, 3``, not ``3, 12``)."""
     named_gold, named_pred = named_values(gold), named_values(pred)
+    if named_gold is not None and named_pred is None and isinstance(pred, List | Tup):
+        if len(pred.items) != len(named_gold) or any(isinstance(i, Relation | Def) for i in pred.items):
+            return None
+        same = _match_ordered(eq, list(named_gold.values()), pred.items)
+        return same, "the values " + ("match" if same else "differ from") + " the gold's named values in order"
     if named_gold is None or named_pred is None:
         return None
     same = named_gold.keys() == named_pred.keys() and all(eq(v, named_pred[k]) for k, v in named_gold.items())

@@ -22,6 +22,7 @@ __all__ = [
     "OO",
     "Abs",
     "Add",
+    "And",
     "Binom",
     "Const",
     "Def",
@@ -233,6 +234,12 @@ class Or(Items):
     """``a or b``: a collection."""
 
     noun: ClassVar[str] = "list"
+
+
+@dataclass(frozen=True, slots=True)
+class And(Or):
+    """``a and b``: a collection of values, and of conditions their intersection
+    (``x > 1 and x < 4`` is ``(1, 4)``)."""
 
 
 @dataclass(frozen=True, slots=True)

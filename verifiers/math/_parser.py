@@ -10,14 +10,14 @@ without bound. The node kinds are the classes of `_nodes`.
 from __future__ import annotations
 
 from verifiers.math._config import MathConfig
-from verifiers.math._definitions import function_head
+from verifiers.math._definitions import definition, set_builder
 from verifiers.math._latex import FUNCTIONS, command, function, starts_value
 from verifiers.math._lexer import UNIT_STOP, ParseError, Token, Tokens, number_value, tokenize
 from verifiers.math._nodes import (
     Abs,
     Add,
+    And,
     Const,
-    Def,
     Deg,
     Div,
     Fact,
@@ -75,7 +75,7 @@ class _Parser(Tokens):
     def items(self, closers: tuple[str, ...]) -> Node:
         """A comma list, or alternatives joined by 'or' / 'and'; a single item stands alone."""
         first = self.item()
-        items, alternatives = [first], False
+        items, words = [first], set()
         while True:
             self.skip_units()
             if self.is_op(",") or (self.is_op(";") and ";" not in closers):  # (0;-2;6): ; inside brackets
@@ -83,8 +83,7 @@ class _Parser(Tokens):
                 if self.is_word("or", "and"):
                     self.take()
             elif self.is_word("or", "and"):
-                self.take()
-                alternatives = True  # a bare "or" / "and" anywhere makes alternatives
+                words.add(str(self.take().value).lower())  # a bare "or" / "and" anywhere makes alternatives
             else:
                 break
             if self.at_end() or (self.tok.kind == "op" and self.tok.value in closers):
@@ -92,7 +91,9 @@ class _Parser(Tokens):
             items.append(self.item())
         if len(items) == 1:
             return first
-        return Or(tuple(items)) if alternatives else List(tuple(items))
+        if not words:
+            return List(tuple(items))
+        return Or(tuple(items)) if "or" in words else And(tuple(items))
 
     def item(self) -> Node:
         node = self.relation()
@@ -105,7 +106,7 @@ class _Parser(Tokens):
         return Union(tuple(parts))
 
     def relation(self) -> Node:
-        defined = self.definition()
+        defined = definition(self, self.additive)  # f(x) = x^2 + 1
         if defined is not None:
             return defined
         exprs = [self.ratio()]
@@ -120,19 +121,6 @@ class _Parser(Tokens):
         if ops == ["in"]:
             return exprs[1]  # x \in [0, 1): the set is the answer
         return Relation(tuple(ops), tuple(exprs))
-
-    def definition(self) -> Def | None:
-        """``f(x) = x^2 + 1``, ``h(s, t) = st``, ``f^{-1}(x) = 2x``, ``g_1(x) = 3``: a function
-        of named arguments defined by one expression; None (nothing taken) for anything else."""
-        start = self.i
-        head = function_head(self)
-        if head is not None and self.tok.kind == "rel" and self.tok.value == "=":
-            self.take()
-            body = self.additive()
-            if self.tok.kind != "rel" and not self.is_cmd("\\in", "\\perp", "\\parallel"):
-                return Def(head[0], head[1], body)
-        self.i = start
-        return None
 
     def ratio(self) -> Node:
         """``7:32``, ``S_1 : S_2``, ``1:2:3``; a single expression stands alone."""
@@ -322,11 +310,15 @@ class _Parser(Tokens):
         raise ParseError(f"unexpected {tok.value!r}")
 
     def braced_set(self) -> Node:
-        """``\\{1, 2\\}``, ``\\{\\}``."""
+        """``\\{1, 2\\}``, ``\\{\\}``, and a set-builder set ``\\{x \\mid 1 < x < 2\\}`` (its condition)."""
         self.take()
         if self.is_op("\\}"):
             self.take()
             return Set(())
+        if set_builder(self):
+            condition = self.items(closers=("\\}",))
+            self.expect_op("\\}")
+            return And(condition.items) if isinstance(condition, List) else condition
         node = self.items(closers=("\\}",))
         self.expect_op("\\}")
         return Set(node.items if isinstance(node, List | Or) else (node,))

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from verifiers.math._labels import labelled_sentence
 from verifiers.structure import ThinkingFormat, read_completion
 
 __all__ = ["Statement", "final_sentence", "mask_math", "only_value", "prepare", "statements", "value_in_sentence"]
@@ -306,6 +307,9 @@ def value_in_sentence(sentence: str, *, final: bool = False) -> str | None:
     strong = _STRONG_CLAUSE.search(body)
     if strong:
         body = body[: strong.start()]
+    labelled = labelled_sentence(body, mask_math(body))  # "the minimum is 0 and the maximum is 4"
+    if labelled is not None:
+        return labelled
     parts = _ASSERT.split(body)
     if len(parts) > 1 and _SELF_REFERENCE.match(parts[-1].strip(" *")):  # "$5$ is the answer"
         return only_value(parts[-2])
