@@ -137,6 +137,25 @@ CASES: list[Case] = [
     Case("or-inequalities", r"(2, 9]", r"\boxed{x > 2 \text{ and } x \le 9}", "correct"),
     Case("or-inequalities", r"(2, 9]", r"\boxed{x > 2 \text{ or } x \le 9}", "incorrect"),
 
+    # --- percents and fractions: a percent is its number; a fraction only with percent_as_fraction ---
+    Case("percent", r"37.5\%", r"The share that voted yes is $\boxed{37.5\%}$.", "correct"),
+    Case("percent", r"37.5\%", r"\boxed{37.5}", "correct"),
+    Case("percent", r"37.5\%", r"\boxed{\frac{3}{8}}", "incorrect"),
+    Case("percent", r"\frac{3}{8}", r"\boxed{37.5\%}", "incorrect"),
+    Case("percent", r"37.5\%", r"\boxed{38\%}", "incorrect"),
+
+    # --- golds stored with more than their answer equal themselves, stated in any form ---
+    Case("stored golds", r"\boxed{4} red and \boxed{9} blue", r"\boxed{4} red and \boxed{9} blue", "correct"),
+    Case("stored golds", r"\boxed{4} red and \boxed{9} blue", r"So the bag holds $\boxed{4} red and \boxed{9} blue$.", "correct"),
+    Case("stored golds", r"\boxed{4} red and \boxed{9} blue", r"The answer is \boxed{\boxed{4} red and \boxed{9} blue}.", "correct"),
+    Case("stored golds", r"\boxed{4} red and \boxed{9} blue", r"Counting each colour: \boxed{4, 9}", "correct"),
+    Case("stored golds", r"\boxed{4} red and \boxed{9} blue", r"\boxed{4} red and \boxed{8} blue", "incorrect"),
+    Case("stored golds", r"\boxed{4} red and \boxed{9} blue", r"It is either \boxed{4} red and \boxed{9} blue or 5 of each.", "incorrect"),
+    Case("stored golds", r"Let the price be $p$. A 20\% rise gives $1.2p$ and a 20\% fall then gives $0.96p$, so the price fell by $4\%$. Final Answer: The final answer is $4\%$. I hope it is correct.", r"Let the price be $p$. A 20\% rise gives $1.2p$ and a 20\% fall then gives $0.96p$, so the price fell by $4\%$. Final Answer: The final answer is $4\%$. I hope it is correct.", "correct"),
+    Case("stored golds", r"Let the price be $p$. A 20\% rise gives $1.2p$ and a 20\% fall then gives $0.96p$, so the price fell by $4\%$. Final Answer: The final answer is $4\%$. I hope it is correct.", r"Overall the price drops by $\boxed{4\%}$.", "correct"),
+    Case("stored golds", r"Let the price be $p$. A 20\% rise gives $1.2p$ and a 20\% fall then gives $0.96p$, so the price fell by $4\%$. Final Answer: The final answer is $4\%$. I hope it is correct.", r"Overall the price drops by $\boxed{0\%}$.", "incorrect"),
+    Case("stored golds", r"Let the price be $p$. A 20\% rise gives $1.2p$ and a 20\% fall then gives $0.96p$, so the price fell by $4\%$. Final Answer: The final answer is $4\%$. I hope it is correct.", r"The answer is 96\%.", "incorrect"),
+
     # --- GSM8K's marker written inside math delimiters ---
     Case("marker", r"56", r"Adding the two weeks, the total is \(#### 56\)", "correct"),
     Case("marker", r"56", r"So Tom saved $#### 56$", "correct"),

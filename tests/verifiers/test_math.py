@@ -244,6 +244,13 @@ def test_last_number_fallback_is_an_option_and_never_rescues_an_explicit_answer(
     [
         (MathConfig(percent_as_fraction=True), r"25\%", r"\boxed{0.25}", "correct"),
         (MathConfig(), r"25\%", r"\boxed{0.25}", "incorrect"),
+        (MathConfig(percent_as_fraction=True), r"62.5\%", r"\boxed{\frac{5}{8}}", "correct"),
+        (MathConfig(percent_as_fraction=True), r"\frac{5}{8}", r"\boxed{62.5\%}", "correct"),
+        (MathConfig(), r"62.5\%", r"\boxed{\frac{5}{8}}", "incorrect"),
+        (MathConfig(equation_as_value=False), r"h(t) = t^2 + 1", r"\boxed{t^2 + 1}", "incorrect"),
+        (MathConfig(equation_as_value=False), r"h(t) = t^2 + 1", r"\boxed{h(s) = s^2 + 1}", "correct"),
+        (MathConfig(bare_max_chars=20), "42", "Counting them all gives 42", "no_answer"),
+        (MathConfig(bare_max_chars=20), r"x^2+2x+1", r"(x+1)^2 + 0 \cdot x + 0 \cdot x^2 + 0", "correct"),
         (MathConfig(equation_as_value=False), "2", r"\boxed{x = 2}", "incorrect"),
         (MathConfig(decimal_rounding=False), "12.57", r"\boxed{4\pi}", "incorrect"),
         (MathConfig(), "12.57", r"\boxed{4\pi}", "correct"),

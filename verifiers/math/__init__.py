@@ -26,8 +26,10 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
 - **Numbers**: exact. Integers are never approximate; an exact gold equals a decimal only if
   it is the same number (``0.375 = 3/8``, ``0.\\overline{3} = 1/3``, but ``3.14 != \\pi``); a
   decimal gold equals a more precise prediction that rounds to it (``decimal_rounding``).
-  ``25\\%`` equals ``25`` (and ``0.25`` only with ``percent_as_fraction``); degrees are
-  dropped. An exact value followed by its approximation is the exact value (``x = 2/7 \\approx
+  ``25\\%`` equals ``25`` (and ``0.25`` or ``62.5\\%`` = ``5/8`` only with
+  ``percent_as_fraction``, off: none of the real golds we measure on is a percent, and a
+  fraction where a percent was asked is another number); degrees are dropped. An exact value
+  followed by its approximation is the exact value (``x = 2/7 \\approx
   0.29`` is 2/7, whatever the approximation), in a gold too (``\\frac{3+\\sqrt{5}}{2} \\approx
   2.62`` and "4\\pi (about 12.57)" are golds 3+sqrt5/2 and 4pi: 2.62 does not equal them);
   ``x \\approx 0.29`` states 0.29. Mixed numbers,
@@ -40,7 +42,12 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   stands beside it (``(1,000, 2)`` is (1000, 2), never (1, 0, 2)) or a group starts with 0
   (``(3,000)``: no one writes the element 000).
 - **Reflexivity**: the gold, stated as the answer, is always correct, read or not (an answer
-  written exactly as the gold, up to formatting and spacing, equals it).
+  written exactly as the gold, up to formatting and spacing, equals it). A gold stored with more
+  than its answer (boxes apart by prose, ``\\boxed{1} papers and \\boxed{2} bins``; a whole
+  worked solution) is correct when the completion commits to it exactly as stored, in any form
+  that states an answer; otherwise it stands for its answer: its final run of boxes, its
+  ``####``, or, for a worked solution that does not read as an answer, the answer its last
+  statement states ("The final answer is $28\\%$": 28%).
 - **Structures**: ordered tuples (``(0;-2;6)`` too); unordered sets and lists by ``,``, ``;``,
   "or", "and" (complete matches only; ``p=5, q=2; p=7, q=2`` is two solutions, equal to ``(5, 2), (7, 2)``);
   ``\\pm``; intervals with their ends, unions and one-variable inequalities (either way round:

@@ -60,7 +60,9 @@ class MathConfig:
     """A decimal gold equals a prediction with no finite decimal form that rounds to it
     (12.57 ~ 4\\pi, 0.33 ~ 1/3); any other prediction must equal it exactly (2.54 != 2.5)."""
     percent_as_fraction: bool = False
-    """Whether ``25\\%`` may equal ``0.25`` (it always equals ``25``)."""
+    """Whether ``25\\%`` may equal ``0.25`` and ``62.5\\%`` equal ``5/8`` (a percent always equals
+    its number, ``25``). Off by default: no real gold we measure on (GSM8K, AIME, AMC) is a
+    percent, and where a percent is asked, the fraction is a different answer."""
     equation_as_value: bool = True
     """Whether ``x = 2`` equals ``2`` (and vice versa), and a function definition
     ``h(t) = t^2 + 1`` equals its right side ``t^2 + 1`` written alone (and vice versa)."""

@@ -11,7 +11,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from verifiers.math._config import MathConfig
-from verifiers.math._extract import MATH_BLOCK, Commitments, bare_candidates, commitments, last_number, reduce_gold
+from verifiers.math._extract import (
+    MATH_BLOCK,
+    Commitments,
+    bare_candidates,
+    commitments,
+    commits_to_stored_gold,
+    last_number,
+    reduce_gold,
+)
 from verifiers.math._judge import Scalars, Verdict, judge
 from verifiers.math._labels import labelled_values
 from verifiers.math._lexer import ParseError
@@ -158,7 +166,9 @@ def _span(answer: str) -> Commitments:
 def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars, answer_only: bool = False) -> Outcome:
     """Judge ``completion`` (or, with ``answer_only``, an answer span) against ``gold``;
     returns (status, reason, extracted)."""
-    gold_text = reduce_gold(gold)
+    gold_text = gold_answer(gold, config)
+    if gold_text.strip() != gold.strip() and commits_to_stored_gold(gold, completion, config, answer_only):
+        return "correct", "The answer is the gold answer as stored.", gold_text
     found = _span(completion) if answer_only else commitments(completion, config)
     if found.spray:
         return "incorrect", f"Answer spraying: {found.note} were committed to.", None
@@ -185,6 +195,19 @@ def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars
     gold_node = parse_answer(gold_text, config) or _text_node(normalize(gold_text), config)
     ok, why = judge_texts(gold_text, gold_node, final_text, final, scalars)
     return ("correct" if ok else "incorrect"), why[0].upper() + why[1:] + ".", final_text
+
+
+def gold_answer(gold: str, config: MathConfig) -> str:
+    """The answer a stored gold states: `reduce_gold`'s (its final run of boxes, its ``####``);
+    a gold that does not read as an answer but states one (a whole worked solution ending
+    "The final answer is $28\\%$") is that statement's answer."""
+    text = reduce_gold(gold)
+    if text != gold or len(text) > MAX_PARSED or parse_answer(text, config) is not None:
+        return text
+    found = commitments(text, config)
+    if found.source in ("stated", "sentence", "tagged") and len(found.answers) == 1:
+        return found.answers[0]
+    return text
 
 
 Read = tuple[Outcome | None, Node | None, str]

@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from verifiers.math._config import MathConfig
 from verifiers.math._statements import final_sentence, mask_math, only_value, prepare, statements
 
-__all__ = ["MATH_BLOCK", "Commitments", "bare_candidates", "commitments", "last_number", "reduce_gold"]
+__all__ = [
+    "MATH_BLOCK",
+    "Commitments",
+    "bare_candidates",
+    "commitments",
+    "commits_to_stored_gold",
+    "last_number",
+    "reduce_gold",
+]
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*(\{)|\\boxed\s+([^\s${}\\]+)")
 _SENTENCE_END = re.compile(r"\n|(?<!\d)[.!?](?=\s|$)|(?<=\d)[.!?](?=\s+[A-Z(]|\s*$)|\.\s+(?=[A-Z])")
@@ -217,3 +225,31 @@ def reduce_gold(gold: str) -> str:
     if "####" in gold:
         return gold.rsplit("####", 1)[1].strip()
     return gold
+
+
+_STAND_IN = "Qstoredgoldq"  # letters only: read as one word wherever the gold stood
+
+
+def commits_to_stored_gold(gold: str, completion: str, config: MathConfig, answer_only: bool = False) -> bool:
+    """Whether ``completion`` commits to ``gold`` exactly as stored: every occurrence of the
+    stored gold is replaced by a stand-in word, and the answer found is that word alone.
+    Reflexivity for golds stored with more than their answer (``\\boxed{1} papers and
+    \\boxed{2} bins``, a whole worked solution), whatever the form that states them.
+
+    Example:
+        >>> gold = r"\\boxed{1} cat and \\boxed{2} dogs"
+        >>> commits_to_stored_gold(gold, "The answer is " + gold + ".", MathConfig())
+        True
+        >>> commits_to_stored_gold(gold, gold + " or 3", MathConfig())
+        False
+    """
+    stored = gold.strip()
+    if not stored or stored not in completion or _STAND_IN.lower() in completion.lower():
+        return False
+    swapped = completion.replace(stored, _STAND_IN)
+    if answer_only:
+        return swapped.strip() == _STAND_IN
+    found = commitments(swapped, config)
+    if len(found.answers) != 1 or found.spray:
+        return False
+    return re.sub(r"[\s$.]|\\[()\[\]]", "", found.answers[0]) == _STAND_IN

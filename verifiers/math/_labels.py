@@ -94,12 +94,13 @@ def labelled_sentence(body: str, masked: str) -> str | None:
 
 
 def labelled_values(norm: str, read: Callable[[str], Node | None]) -> Node | None:
-    """``Minimum: 0, Maximum: 4`` (normalized text) as ``minimum = 0, maximum = 4``; None when
-    ``norm`` is not labelled values. ``read`` parses one value.
+    """``Minimum: 0, Maximum: 4`` (normalized text) as ``minimum = 0, maximum = 4``, one
+    labelled value as its value; None when ``norm`` is not labelled values. ``read`` parses one
+    value.
 
     Example:
         >>> from verifiers.math._parser import parse
-        >>> labelled_values("Max: 4", parse)
+        >>> labelled_values("Min: 0, Max: 4", parse).items[1]
         Relation(ops=('=',), exprs=(Sym(name='maximum'), Num(value=Fraction(4, 1), places=None)))
     """
     if ":" not in norm:
@@ -114,7 +115,7 @@ def labelled_values(norm: str, read: Callable[[str], Node | None]) -> Node | Non
             pairs[-1][1] += ", " + part.strip()  # a value with a comma inside: "Roots: 1, 2"
         else:
             return None
-    items: list[Node] = []
+    items: list[Relation] = []
     for key, text in pairs:
         try:
             value = read(text)
@@ -125,4 +126,6 @@ def labelled_values(norm: str, read: Callable[[str], Node | None]) -> Node | Non
         items.append(Relation(("=",), (Sym(key), value)))
     if len({key for key, _ in pairs}) != len(pairs):
         return None
-    return items[0] if len(items) == 1 else List(tuple(items))
+    if len(items) == 1:  # one labelled value is its value, as ``x = 3`` is 3
+        return items[0].exprs[1]
+    return List(tuple(items))
