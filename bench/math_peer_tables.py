@@ -8,8 +8,9 @@ table, printed apart: it encodes the peer's own choices, such as 6-digit float r
 script fetches that sdist from PyPI with ``pip download`` (or reads ``--tests``), reads each table's
 ``parametrize`` rows without importing them, judges every row with `verifiers.math.verify`
 (default config) and prints, per table, the rows where our verdict equals the peer's label, and
-Math-Verify's own score on the same rows as the baseline (when it is installed). No row here is
-copied into our tests: they measure the project, they do not tune it.
+Math-Verify's own score on the same rows as the baseline (when it is installed), then how many of
+the tables' distinct golds each judges equal to themselves. No row here is copied into our
+tests: they measure the project, they do not tune it.
 """
 
 from __future__ import annotations
@@ -96,6 +97,17 @@ def main() -> None:
                 for g, p, e in table:
                     if ours(g, p) != e:
                         print(f"    {'FN' if e else 'FP'}  gold={g[:60]!r}  pred={p[-60:]!r}")
+        reflexive(sorted({g for name in TABLES for g, _, _ in rows(tests / name)}), args.show)
+
+
+def reflexive(golds: list[str], show: bool) -> None:
+    """Every distinct gold of the tables judged against itself (the gold as the completion)."""
+    mine = [g for g in golds if not ours(g, g)]
+    peer = [theirs(g, g) for g in golds]
+    peer_text = "n/a" if None in peer else f"{len(golds) - peer.count(False)}"
+    print(f"\ngolds equal to themselves (of {len(golds)}): grpo-envs {len(golds) - len(mine)}, math-verify {peer_text}")
+    for g in mine if show else []:
+        print(f"    not reflexive: {g[:100]!r}")
 
 
 if __name__ == "__main__":

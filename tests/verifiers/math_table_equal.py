@@ -156,6 +156,15 @@ CASES: list[Case] = [
     Case("stored golds", r"Let the price be $p$. A 20\% rise gives $1.2p$ and a 20\% fall then gives $0.96p$, so the price fell by $4\%$. Final Answer: The final answer is $4\%$. I hope it is correct.", r"Overall the price drops by $\boxed{0\%}$.", "incorrect"),
     Case("stored golds", r"Let the price be $p$. A 20\% rise gives $1.2p$ and a 20\% fall then gives $0.96p$, so the price fell by $4\%$. Final Answer: The final answer is $4\%$. I hope it is correct.", r"The answer is 96\%.", "incorrect"),
 
+    # --- formatting: quotes around an answer, a doubled escape, a number inside a word ---
+    Case("formatting", r"5\text{ and }6", r'Final Answer: The final answer is "$5$ and $6$". I hope it is correct.', "correct"),
+    Case("formatting", r"\frac{2}{9}", r"The answer is “$\frac{2}{9}$”.", "correct"),
+    Case("formatting", r"\\frac{2}{9}", r"\boxed{\frac{2}{9}}", "correct"),
+    Case("formatting", r"1 \\le y \\le 8", r"\boxed{y \in [1, 8]}", "correct"),
+    Case("formatting", r"1 \\le y \\le 8", r"\boxed{y \in [1, 9]}", "incorrect"),
+    Case("formatting", r"3", r"WXYZ3B", "no_answer"),
+    Case("formatting", r"3", r"It is 3", "correct"),
+
     # --- GSM8K's marker written inside math delimiters ---
     Case("marker", r"56", r"Adding the two weeks, the total is \(#### 56\)", "correct"),
     Case("marker", r"56", r"So Tom saved $#### 56$", "correct"),

@@ -22,7 +22,9 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
 - **Formatting never matters**: ``$``, ``\\(\\)``, ``\\left``, ``\\dfrac``, ``\\text{}``, ``\\quad``
   (also glued: ``x_1=4,\\quadx_2=9``), thousands separators (``11,\\! 111``), unicode minus,
   trailing units, case of text and choice letters, ordinals (``7^{\\text{th}}`` and "21st" are 7
-  and 21; ``2th`` is not an ordinal). "$5$ is the answer" states 5.
+  and 21; ``2th`` is not an ordinal), quotes around an answer, a doubled escape (``\\\\frac``,
+  ``\\\\le``: a stored gold escaped twice; never inside a matrix, where ``\\\\`` ends a row).
+  "$5$ is the answer" states 5; a number inside a word (``H2O``, ``AZ3B``) is none.
 - **Numbers**: exact. Integers are never approximate; an exact gold equals a decimal only if
   it is the same number (``0.375 = 3/8``, ``0.\\overline{3} = 1/3``, but ``3.14 != \\pi``); a
   decimal gold equals a more precise prediction that rounds to it (``decimal_rounding``).

@@ -9,8 +9,11 @@ import re
 
 __all__ = ["normalize"]
 
-_DELIMS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")) + tuple(
-    (f"\\begin{{{env}}}", f"\\end{{{env}}}") for env in ("equation", "equation*", "displaymath", "math")
+_QUOTES = (('\\"', '\\"'), ('"', '"'), ("\u201c", "\u201d"))  # "12 and 13": quotes are not math
+_DELIMS = (
+    _QUOTES
+    + (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
+    + tuple((f"\\begin{{{env}}}", f"\\end{{{env}}}") for env in ("equation", "equation*", "displaymath", "math"))
 )
 _UNICODE = {
     "\u2212": "-",  # minus sign
@@ -69,6 +72,7 @@ _NOTE = re.compile(
     r"\s*\(\s*(?:(?:about|approximately|approx\.?|roughly|around|nearly)\b|\\approx(?![a-zA-Z])|~)[^()]*\)",
     re.IGNORECASE,
 )
+_DOUBLED = re.compile(r"\\\\(?=[a-zA-Z])")
 _MARKER = re.compile(r"^#{2,}\s*")  # GSM8K's ``####`` written inside the answer
 _FRAC_VARIANTS = re.compile(r"\\[dtc]frac(?![a-zA-Z])")
 _BINOM_VARIANTS = re.compile(r"\\[dt]binom(?![a-zA-Z])")
@@ -164,6 +168,8 @@ def normalize(text: str, *, thousands: bool = True, decimal_comma: bool = False,
     for bad, good in _UNICODE.items():
         if bad in text:
             text = text.replace(bad, good)
+    if "\\begin" not in text:  # a doubled escape (``\\\\frac``, ``\\\\le``) is the command, outside rows
+        text = _DOUBLED.sub(r"\\", text)
     text = _MARKER.sub("", _strip_delimiters(text))
     text = _AND_OR.sub(" or ", text)
     text = _LOGIC_WORDS.sub(lambda m: _LOGIC[m.group(1)], text)

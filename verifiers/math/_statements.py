@@ -274,7 +274,7 @@ _SELF_REFERENCE = re.compile(
 )
 _ORDINAL = re.compile(r"\b(?:step|part|case|day|week|round)\s+\d+\b", re.IGNORECASE)
 _STRONG_CLAUSE = re.compile(r",\s*(?:which|since|because|so that)\s|\s(?:because|since)\s", re.IGNORECASE)
-_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?")
+_NUMBER = re.compile(r"(?<![A-Za-z\d])-?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?")  # not inside a word: H2O, AZ2B
 _MATH_SEGMENT = re.compile(
     r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$((?:\\.|[^$\\])+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL
 )
