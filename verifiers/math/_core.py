@@ -56,6 +56,8 @@ _MATH_WORDS = {
     "arccos",
     "arctan",
 }
+_PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}")  # two words: a gold that may be a solution
+_BRACKETED_GROUP = re.compile(r"[(\[{][^)\]}]*?\d,\d{3}")  # a d,ddd group after an opening bracket
 _GOLD_CHOICE = re.compile(r"^\(?([A-J])\)?$")
 _PRED_CHOICES = re.compile(r"\(([A-Ja-j])\)|(?<![A-Za-z\\])([A-J])(?![A-Za-z])")
 
@@ -107,7 +109,7 @@ def parse_answer(text: str, config: MathConfig, elements: bool = False) -> Node 
 def _elements_reading(text: str, config: MathConfig) -> Node | None:
     """The other reading of an answer with a bracketed ``d,ddd`` (``(4,251)``: the pair, not
     4251), or None when it has one reading only."""
-    if "," not in text or not config.thousands_separators or config.decimal_comma:
+    if not _BRACKETED_GROUP.search(text) or not config.thousands_separators or config.decimal_comma:
         return None
     kw = {"thousands": True, "decimal_comma": False}
     if normalize(text, elements=True, **kw) == normalize(text, **kw):
@@ -202,7 +204,7 @@ def gold_answer(gold: str, config: MathConfig) -> str:
     a gold that does not read as an answer but states one (a whole worked solution ending
     "The final answer is $28\\%$") is that statement's answer."""
     text = reduce_gold(gold)
-    if text != gold or len(text) > MAX_PARSED or parse_answer(text, config) is not None:
+    if text != gold or len(text) > MAX_PARSED or not _PROSE.search(text) or parse_answer(text, config) is not None:
         return text
     found = commitments(text, config)
     if found.source in ("stated", "sentence", "tagged") and len(found.answers) == 1:
