@@ -69,7 +69,10 @@ class MathConfig:
     ignore_degrees: bool = True
     """A bare number equals the same number of degrees."""
     thousands_separators: bool = True
-    """``1,000``, ``1{,}000``, ``1\\,000`` and ``1 000`` are one number, 1000."""
+    """``1,000``, ``1{,}000``, ``1\\,000`` and ``1 000`` are one number, 1000. Inside brackets whose
+    commas are all unspaced, ``(4,251)`` is the pair (4, 251) against a tuple and 4251 against a
+    number; ``(1,000, 2)`` (a spaced comma beside it) and ``(3,000)`` (a group starting with 0)
+    hold the number."""
     decimal_comma: bool = False
     """``3,5`` and ``3{,}5`` are 3.5, as many non-English datasets write them. Off by default:
     it conflicts with thousands separators (with it on, a comma never separates thousands;
