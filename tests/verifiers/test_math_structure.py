@@ -32,10 +32,12 @@ def test_no_module_in_verifiers_math_is_over_about_400_lines() -> None:
 
 def _golds() -> list[str]:
     import math_table
+    import math_table_equal
     import math_table_golds
     import math_table_more
 
-    return [c.gold for table in (math_table, math_table_more, math_table_golds) for c in table.CASES]
+    tables = (math_table, math_table_more, math_table_golds, math_table_equal)
+    return [c.gold for table in tables for c in table.CASES]
 
 
 def test_parse_trees_are_typed_nodes_all_the_way_down() -> None:
@@ -65,6 +67,7 @@ def test_parse_trees_are_typed_nodes_all_the_way_down() -> None:
     # the tables exercise most kinds (a kind the tables never build would be dead code)
     expected = {"Num", "Sym", "Const", "Add", "Mul", "Div", "Pow", "Neg", "Fn", "Root", "Tup", "Set", "List"}
     expected |= {"Interval", "Union", "Relation", "Matrix", "Text", "Ratio", "PlusMinus", "Pct", "Deg", "Abs"}
+    expected |= {"Def", "And", "Or"}
     assert expected <= kinds, expected - kinds
 
 

@@ -1,5 +1,6 @@
-"""Structural judgement: one rule per kind of answer (text, matrices, named values, equations,
-ratios, intervals and statements, tuples, collections, one value).
+"""Structural judgement: one rule per kind of answer (text, matrices and vectors, function
+definitions, named values, equations, ratios, intervals and statements, tuples, collections,
+one value).
 
 `judge(gold, pred, scalars)` compares two parsed answers; the scalar comparison is a parameter:
 the in-process fast path uses exact rationals and raises `NeedSympy` for anything else, and the
@@ -179,8 +180,9 @@ def _scalar(scalars: Scalars, gold: Node, pred: Node) -> bool:
 def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
     """Compare a parsed gold answer with a parsed prediction; returns (equal, reason).
 
-    The rules, in order: text, matrices, values named on both sides, equations (reduced to
-    their values), ratios, intervals and other comparisons, tuples, collections, one value.
+    The rules, in order: text, matrices (a vector against a tuple), function definitions,
+    named values, equations (reduced to their values), ratios, intervals, inequalities and other
+    comparisons, tuples, collections, one value.
 
     Examples:
         >>> from verifiers.math._parser import parse
