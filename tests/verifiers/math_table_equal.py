@@ -44,6 +44,8 @@ CASES: list[Case] = [
     Case("notes", r"4\pi \text{ (about } 12.57)", r"\boxed{4\pi \text{ (about } 12.57)}", "correct"),
     Case("notes", r"4\pi \text{ (about } 12.57)", r"\boxed{2\pi}", "incorrect"),
     Case("notes", r"\sqrt{7}", r"The side is $\boxed{\sqrt{7} \text{ (approximately 2.65)}}$.", "correct"),
+    Case("notes", r"\frac{5+\sqrt{5}}{4}, approximately 1.81", r"\boxed{\frac{5+\sqrt{5}}{4}}", "correct"),
+    Case("notes", r"\frac{5+\sqrt{5}}{4} \text{ or about } 1.81", r"\boxed{1.81}", "incorrect"),
 
     # --- vectors: a column or row vector is the tuple of its entries, in order ---
     Case("vectors", r"\begin{pmatrix} 5 \\ 0 \\ -1 \end{pmatrix}", r"The cross product is $\boxed{(5, 0, -1)}$.", "correct"),
@@ -55,6 +57,10 @@ CASES: list[Case] = [
     Case("vectors", r"\begin{pmatrix} 5 \\ 0 \\ -1 \end{pmatrix}", r"$\boxed{(5, 0)}$", "incorrect"),
     Case("vectors", r"\begin{pmatrix} 5 \\ 0 \\ -1 \end{pmatrix}", r"$\boxed{5, 0, -1}$", "incorrect"),
     Case("vectors", r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"$\boxed{(1, 2, 3, 4)}$", "incorrect"),
+    Case("vectors", r"(5, 0, -1)", r"The direction is $\boxed{\vec{d} = (5, 0, -1)}$.", "correct"),
+    Case("vectors", r"\begin{pmatrix} 5 \\ 0 \\ -1 \end{pmatrix}", r"\boxed{\begin{pmatrix} 5 & 0 & -1 \end{pmatrix}^T}", "correct"),
+    Case("vectors", r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"\boxed{\begin{pmatrix} 1 & 3 \\ 2 & 4 \end{pmatrix}^{\top}}", "correct"),
+    Case("vectors", r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"\boxed{\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}^T}", "incorrect"),
 
     # --- ordinals: 7^{th}, 21st and 2^{\text{nd}} are their numbers ---
     Case("ordinals", r"9", r"She finishes in $\boxed{9^{\text{th}}}$ place.", "correct"),
@@ -65,6 +71,7 @@ CASES: list[Case] = [
     Case("ordinals", r"12", r"\boxed{12^{\text{th}}}", "correct"),
     Case("ordinals", r"9", r"\boxed{8^{\text{th}}}", "incorrect"),
     Case("ordinals", r"33", r"The answer is 32nd.", "incorrect"),
+    Case("ordinals", r"4", r"\boxed{4\textsuperscript{th}}", "correct"),
 
     # --- function definitions: the argument is a bound name; the name of the function is not ---
     Case("functions", r"p(x)=3x^2-x", r"Therefore $\boxed{p(u) = 3u^2 - u}$.", "correct"),
@@ -81,6 +88,7 @@ CASES: list[Case] = [
     Case("functions", r"3x^2-x", r"\boxed{p(x) = 3x^2 - x}", "correct"),
     Case("functions", r"p(x)=3x^2-x", r"\boxed{3u^2 - u}", "incorrect"),
     Case("functions", r"p(x)=3x^2-x", r"\boxed{y = 3x^2 - x}", "incorrect"),
+    Case("functions", r"p(x)=3x^2-x", r"\boxed{p(t) := 3t^2 - t}", "correct"),
 
     # --- answer-only completions: one display block over lines, or one long line of math ---
     Case("answer-only", r"x^2-5x+6", "\\[\n  x^2 - 5x + 6\n\\]", "correct"),
@@ -95,6 +103,7 @@ CASES: list[Case] = [
     # a label followed by a display block on its line
     Case("answer-only", r"36", "Answer \\[\n 36\n\\]", "correct"),
     Case("answer-only", r"36", "Answer $$ 35 $$", "incorrect"),
+    Case("answer-only", r"12\sqrt{3} + 4\pi", r"12\sqrt{3} + 4\pi + 0 \cdot \frac{1}{2} + 0 \cdot \frac{1}{3} + 0 \cdot \frac{1}{4} + 0 \cdot \frac{1}{5} square centimeters", "correct"),
 
     # --- labelled values: labels match labels in any order; bare values follow the gold's order ---
     Case("labels", r"Minimum: -2, Maximum: 7", r"\boxed{-2, 7}", "correct"),
@@ -113,6 +122,9 @@ CASES: list[Case] = [
     Case("labels", r"s = 4, t = 11", r"\boxed{11, 4}", "incorrect"),
     # code in a box is not a label
     Case("labels", r"7", r"Define it as code: $\boxed{return: 7}$", "unparseable"),
+    Case("labels", r"-2, 7", r"Min = -2, Max = 7", "correct"),
+    Case("labels", r"Minimum: -2, Maximum: 7", "**Minimum:** -2\n**Maximum:** 7", "correct"),
+    Case("labels", r"Minimum: -2, Maximum: 7", "Maximum: -2\nMinimum: 7", "incorrect"),
 
     # --- sets written by a condition ---
     Case("set-builder", r"(-3, 5)", r"The solution set is $\boxed{\{x \mid -3 < x < 5\}}$.", "correct"),
@@ -136,6 +148,7 @@ CASES: list[Case] = [
     Case("or-inequalities", r"(-\infty, -1] \cup (6, \infty)", r"\boxed{x \le -1 \text{ and } x > 6}", "incorrect"),
     Case("or-inequalities", r"(2, 9]", r"\boxed{x > 2 \text{ and } x \le 9}", "correct"),
     Case("or-inequalities", r"(2, 9]", r"\boxed{x > 2 \text{ or } x \le 9}", "incorrect"),
+    Case("or-inequalities", r"(-\infty, -1] \cup (6, \infty)", r"\boxed{(-\infty, -1] \text{ or } (6, \infty)}", "correct"),
 
     # --- percents and fractions: a percent is its number; a fraction only with percent_as_fraction ---
     Case("percent", r"37.5\%", r"The share that voted yes is $\boxed{37.5\%}$.", "correct"),

@@ -10,7 +10,9 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   probability is 2/3."); else a whole completion that is one short line (``bare_max_chars``);
   else a whole completion that is nothing but math, read whole and never picked apart: one
   display block over any lines (``\\[ ... \\]``, ``$$ ... $$``, a ``pmatrix``) or one longer
-  line with no word of prose; with ``last_number_fallback`` the last number. Only text after
+  line with no word of prose (up to three unit words may end it); a completion of two to eight
+  lines that each label a value (``Minimum: 0`` then ``Maximum: 4``) is those labelled values;
+  with ``last_number_fallback`` the last number. Only text after
   ``</think>`` and before chat-template tokens counts; courtesy sentences ("I hope it is
   correct.") are ignored. Earlier answers are reasoning and the last one stands
   (self-correction). Boxes side by side (``\\boxed{1}, \\boxed{2}``) are one collection answer,
@@ -21,8 +23,9 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   (or a cut-off output) is "no_answer".
 - **Formatting never matters**: ``$``, ``\\(\\)``, ``\\left``, ``\\dfrac``, ``\\text{}``, ``\\quad``
   (also glued: ``x_1=4,\\quadx_2=9``), thousands separators (``11,\\! 111``), unicode minus,
-  trailing units, case of text and choice letters, ordinals (``7^{\\text{th}}`` and "21st" are 7
-  and 21; ``2th`` is not an ordinal), quotes around an answer, a doubled escape (``\\\\frac``,
+  trailing units, case of text and choice letters, ordinals (``7^{\\text{th}}``,
+  ``7\\textsuperscript{th}`` and "21st" are 7 and 21; ``2th`` is not an ordinal), ``\\vec{v}``
+  (the name ``v``), ``:=`` (``=``), quotes around an answer, a doubled escape (``\\\\frac``,
   ``\\\\le``: a stored gold escaped twice; never inside a matrix, where ``\\\\`` ends a row).
   "$5$ is the answer" states 5; a number inside a word (``H2O``, ``AZ3B``) is none.
 - **Numbers**: exact. Integers are never approximate; an exact gold equals a decimal only if
@@ -31,9 +34,9 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   ``25\\%`` equals ``25`` (and ``0.25`` or ``62.5\\%`` = ``5/8`` only with
   ``percent_as_fraction``, off: none of the real golds we measure on is a percent, and a
   fraction where a percent was asked is another number); degrees are dropped. An exact value
-  followed by its approximation is the exact value (``x = 2/7 \\approx
-  0.29`` is 2/7, whatever the approximation), in a gold too (``\\frac{3+\\sqrt{5}}{2} \\approx
-  2.62`` and "4\\pi (about 12.57)" are golds 3+sqrt5/2 and 4pi: 2.62 does not equal them);
+  followed by its approximation is the exact value (``x = 2/7 \\approx 0.29`` is 2/7, whatever
+  the approximation), in a gold too (``\\frac{3+\\sqrt{5}}{2} \\approx 2.62``, "4\\pi (about
+  12.57)", "..., approximately 2.62" are golds 3+sqrt5/2 and 4pi: 2.62 does not equal them);
   ``x \\approx 0.29`` states 0.29. Mixed numbers,
   scientific notation, ``i``, ``e`` and principal roots are read. A decimal comma (``3,5`` =
   3.5) is read only with ``decimal_comma`` (off: it conflicts with thousands separators and
@@ -51,33 +54,34 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   ``####``, or, for a worked solution that does not read as an answer, the answer its last
   statement states ("The final answer is $28\\%$": 28%).
 - **Structures**: ordered tuples (``(0;-2;6)`` too); unordered sets and lists by ``,``, ``;``,
-  "or", "and" (complete matches only; ``p=5, q=2; p=7, q=2`` is two solutions, equal to ``(5, 2), (7, 2)``);
-  ``\\pm``; intervals with their ends, unions and one-variable inequalities (either way round:
-  ``-x > -1`` is ``x < 1``; ``x \\neq 1``; ``1 \\le |z| \\le 2`` is two intervals; a finite set
-  among intervals is its points; the variable may be a function's value: ``0 < f(x) < 1`` is
-  ``(0, 1)``); matrices in any bracket; a column or row vector (and ``\\langle 2, -3 \\rangle``)
-  equals the tuple of its entries in order (never an unbracketed list, and a matrix of more rows
-  and columns never a tuple); ``x = v`` equals ``v`` (``equation_as_value``; also a
-  quantity of names equal to a constant, ``AB = 4``, ``|AB| = 2\\sqrt{3}``, ``S_{ABC} = 12``,
-  ``\\frac{AM}{MB} = \\frac{2}{3}``, but not ``2x = 4``; and ``(p, q) = (3, 2)``;
-  two or more values named on both sides must match by name: ``q = 2, p = 3`` is ``(p, q) = (3, 2)``,
-  ``k = 2, n = 45`` is not ``k = 45, n = 2``; values without names take a named gold's names
-  in order: ``k = 2, n = 45`` is ``2, 45``, not ``45, 2``); labelled values are named values
-  (``Minimum: 0, Maximum: 4``, ``\\text{Max: } 4``, and a last sentence "the minimum is 0 and
-  the maximum is 4"; a label is prose of up to four words, "the" and "value" aside and
-  min/max for minimum/maximum: never a letter, a Greek letter, a function or a keyword, so
-  ``x: 3`` stays a ratio); a set-builder set is its condition (``\\{x \\mid 1 < x < 2\\}`` is
-  ``(1, 2)``; over ``\\mathbb{R}`` only: ``\\{x \\in \\mathbb{Z} \\mid ...\\}`` is not read);
-  inequalities joined by "or" (``\\lor``) are the union of their sets, on either side
-  (``x < 1 \\text{ or } x \\ge 4`` is ``(-\\infty, 1) \\cup [4, \\infty)``), and joined by
-  "and" (``\\land``, or by commas in a set-builder) their intersection (``x > 2 \\text{ and }
-  x \\le 9`` is ``(2, 9]``);
-  equations equal up to a factor; a function definition ``h(t) = t^2+1`` equals the same
-  definition with its arguments renamed (``h(s) = s^2+1``; also ``f^{-1}(x)``, ``g(s, t)``), never
-  one of another name (``g(t) = t^2+1``) nor ``y = t^2+1``, and with ``equation_as_value`` its
-  right side alone, in its own variable (``t^2+1``, not ``s^2+1``), either way round; ratios
-  ``7:32`` (also ``S_1:S_2 = 7:32``) equal proportional ratios with the terms in order, never a
-  number.
+  "or", "and" (complete matches only; ``p=5, q=2; p=7, q=2`` is two solutions, equal to
+  ``(5, 2), (7, 2)``); ``\\pm``; intervals with their ends, unions and one-variable inequalities
+  (either way round: ``-x > -1`` is ``x < 1``; ``x \\neq 1``; ``1 \\le |z| \\le 2`` is two
+  intervals; a finite set among intervals is its points; the variable may be a function's value:
+  ``0 < f(x) < 1`` is ``(0, 1)``); inequalities or intervals joined by "or" (``\\lor``) are the
+  union of their sets, on either side (``x < 1 \\text{ or } x \\ge 4`` is
+  ``(-\\infty, 1) \\cup [4, \\infty)``), and joined by "and" (``\\land``, or by commas in a
+  set-builder) their intersection (``x > 2 \\text{ and } x \\le 9`` is ``(2, 9]``); a set-builder
+  set is its condition (``\\{x \\mid 1 < x < 2\\}`` is ``(1, 2)``; over ``\\mathbb{R}`` only:
+  ``\\{x \\in \\mathbb{Z} \\mid ...\\}`` is not read). Matrices in any bracket; ``A^T``
+  (``A^{\\top}``) is the transposed matrix; a column or row vector (and
+  ``\\langle 2, -3 \\rangle``) equals the tuple of its entries in order (never an unbracketed
+  list; a matrix of more rows and columns never a tuple).
+  ``x = v`` equals ``v`` (``equation_as_value``; also a quantity of names equal to a constant,
+  ``AB = 4``, ``|AB| = 2\\sqrt{3}``, ``S_{ABC} = 12``, ``\\frac{AM}{MB} = \\frac{2}{3}``, but not
+  ``2x = 4``; and ``(p, q) = (3, 2)``); two or more values named on both sides must match by
+  name (``q = 2, p = 3`` is ``(p, q) = (3, 2)``, ``k = 2, n = 45`` is not ``k = 45, n = 2``);
+  values without names take a named gold's names in order (``k = 2, n = 45`` is ``2, 45``, not
+  ``45, 2``). Labelled values are named values: ``Minimum: 0, Maximum: 4``, ``Min = 0, Max = 4``,
+  ``\\text{Max: } 4``, a last sentence "the minimum is 0 and the maximum is 4" (a label is prose
+  of up to four words, "the" and "value" aside, min/max for minimum/maximum; never a letter, a
+  Greek letter, a function or a keyword, so ``x: 3`` stays a ratio; one labelled value is its
+  value). Equations are equal up to a factor. A function definition ``h(t) = t^2+1`` equals the
+  same definition with its arguments renamed (``h(s) = s^2+1``; also ``f^{-1}(x)``,
+  ``g(s, t)``, ``:=``), never one of another name (``g(t) = t^2+1``) nor ``y = t^2+1``; with
+  ``equation_as_value`` its right side alone, in its own variable (``t^2+1``, not ``s^2+1``),
+  either way round. Ratios ``7:32`` (also ``S_1:S_2 = 7:32``) equal proportional ratios with
+  the terms in order, never a number.
   Other comparisons are compared term by term (``f(2) < f(1) < f(4)`` = ``f(4) > f(1) > f(2)``);
   ``AB \\perp CD`` and ``AB \\parallel CD`` either way round.
 - **Symbolic**: expansion, factoring, trig identities (sympy, then random-point sampling);

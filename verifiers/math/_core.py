@@ -56,6 +56,7 @@ _MATH_WORDS = {
     "arccos",
     "arctan",
 }
+_UNITS_AT_END = re.compile(r"(?:\s+[A-Za-z]+){1,3}[\s.]*$")
 _PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}")  # two words: a gold that may be a solution
 _BRACKETED_GROUP = re.compile(r"[(\[{][^)\]}]*?\d,\d{3}")  # a d,ddd group after an opening bracket
 _GOLD_CHOICE = re.compile(r"^\(?([A-J])\)?$")
@@ -235,8 +236,9 @@ def _bare(answer: str, gold_text: str, config: MathConfig) -> Read:
 def _whole(answer: str, gold_text: str, config: MathConfig) -> Read:
     """A completion that is one display-math block, or one line longer than `bare_max_chars`:
     the answer when all of it reads as math, else no answer (no value is picked out of it)."""
-    words = [] if MATH_BLOCK.fullmatch(answer) else re.findall(r"[A-Za-z]{3,}", re.sub(r"\\[A-Za-z]+", " ", answer))
-    prose = any(w.lower() not in _MATH_WORDS for w in words)  # a line outside math delimiters: no prose, no units
+    math = _UNITS_AT_END.sub("", re.sub(r"\\[A-Za-z]+", " ", answer))  # "... + 4\pi square centimeters"
+    words = [] if MATH_BLOCK.fullmatch(answer) else re.findall(r"[A-Za-z]{3,}", math)
+    prose = any(w.lower() not in _MATH_WORDS for w in words)  # a line outside math delimiters: no prose
     node = None if prose else parse_answer(answer, config)
     if (node is None or isinstance(node, Text)) and _as_written(answer, config) != _as_written(gold_text, config):
         why = "No answer: the completion is neither one answer nor a statement of one."

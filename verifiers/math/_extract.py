@@ -47,6 +47,7 @@ MATH_BLOCK = re.compile(
     r"|\\begin\{([a-zA-Z]+\*?)\}(?:(?!\\begin\{|\\end\{\1\}).)*\\end\{\1\}",
     re.DOTALL,
 )
+_LABELLED_LINE = re.compile(r"[A-Za-z][A-Za-z ]{0,40}[*_]*\s*[:=][*_ \t]*[^\s:][^:]{0,200}")
 _NEW_QUESTION = re.compile(r"\n[ \t]*(?:(?:Q|Question)[ \t]*\d*|User|Human)[ \t]*:")
 
 
@@ -180,6 +181,9 @@ def commitments(completion: str, config: MathConfig) -> Commitments:
     if value is not None:
         return Commitments((value,), "sentence")
     bare = text.strip().strip("*").strip()
+    lines = [line.replace("**", "").strip(" \t_-") for line in bare.splitlines() if line.strip()]
+    if 2 <= len(lines) <= 8 and all(_LABELLED_LINE.fullmatch(line) for line in lines):
+        return Commitments((", ".join(lines),), "bare")  # "Minimum: 0" over "Maximum: 4": one answer
     short_line = "\n" not in bare and len(bare) <= config.bare_max_chars
     if bare and not short_line and ("\n" not in bare or MATH_BLOCK.fullmatch(bare)):
         return Commitments((bare,), "whole")  # all of it is the answer, or none of it is

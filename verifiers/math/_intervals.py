@@ -12,7 +12,7 @@ from verifiers.math._nodes import NEG_OO, OO, Abs, And, Interval, Neg, Node, Or,
 from verifiers.math._numeric import rational
 from verifiers.math._shapes import is_name
 
-__all__ = ["FLIP", "intervals"]
+__all__ = ["FLIP", "intervals", "is_range"]
 
 FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
 
@@ -40,6 +40,18 @@ def intervals(node: Node) -> list[Interval] | None:
         case Relation(ops, exprs) if set(ops) <= set(FLIP):
             return _inequality(ops, exprs)
     return None
+
+
+def is_range(node: Node) -> bool:
+    """An interval, a union, a comparison, or inequalities or intervals joined by "or" / "and"
+    (``x < 1 \\text{ or } x \\ge 4``): an answer that is a set of numbers (or a statement)."""
+    if isinstance(node, Interval | Union | Relation):
+        return True
+    if not isinstance(node, Or):
+        return False
+    if not any(isinstance(i, Interval | Union) or (isinstance(i, Relation) and not i.is_equation) for i in node.items):
+        return False
+    return intervals(node) is not None
 
 
 def _union(parts: tuple[Node, ...]) -> list[Interval] | None:

@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import TypeVar
 
 from verifiers.math._config import MathConfig
-from verifiers.math._intervals import FLIP, intervals
+from verifiers.math._intervals import FLIP, intervals, is_range
 from verifiers.math._nodes import (
     NEG_OO,
     OO,
@@ -200,27 +200,13 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
     config = scalars.config
     if isinstance(gold, Ratio) or isinstance(pred, Ratio):
         return _ratio(eq, gold, pred)
-    if isinstance(gold, _RANGES) or _conditions(gold) or (isinstance(gold, Tup) and _a_range(pred)):
+    if is_range(gold) or (isinstance(gold, Tup) and is_range(pred)):
         return _ranges(eq, gold, pred)
     if isinstance(gold, Tup):
         return _tuple(eq, gold, pred, config)
     if isinstance(gold, Set | List | Or | PlusMinus):
         return _collection(eq, gold, pred, config)
     return _single(eq, gold, pred, config)
-
-
-_RANGES = (Interval, Union, Relation)
-
-
-def _a_range(node: Node) -> bool:
-    return isinstance(node, _RANGES) or _conditions(node)
-
-
-def _conditions(node: Node) -> bool:
-    """Inequalities joined by "or" / "and" (``x < 1 \\text{ or } x \\ge 4``): a set of numbers."""
-    if not isinstance(node, Or) or not any(isinstance(i, Relation) and not i.is_equation for i in node.items):
-        return False
-    return intervals(node) is not None
 
 
 def _text(gold: Node, pred: Node) -> Verdict | None:

@@ -1,5 +1,6 @@
-"""Labelled values: ``Minimum: 0, Maximum: 4`` read as values under names (``minimum = 0,
-maximum = 4``), so they match the same labels in any order, or the bare values in order.
+"""Labelled values: ``Minimum: 0, Maximum: 4`` (or ``Min = 0, Max = 4``) read as values under
+names (``minimum = 0, maximum = 4``), so they match the same labels in any order, or the bare
+values in order.
 
 A label is one to four words with a word of three letters or more that is neither math nor
 code (``sin``, ``or``, ``lambda``, ``return``); ``x: 3`` and ``AB:CD`` stay ratios. Filler words do not count (``the``,
@@ -16,7 +17,7 @@ from verifiers.math._nodes import List, Node, Relation, Sym, Text
 
 __all__ = ["labelled_sentence", "labelled_values"]
 
-_CHUNK = re.compile(r"\s*([A-Za-z][A-Za-z ]{0,40}?)\s*:(?!=)\s*(.+?)\s*", re.DOTALL)
+_CHUNK = re.compile(r"\s*([A-Za-z][A-Za-z ]{0,40}?)\s*(?::|=)(?!=)\s*(.+?)\s*", re.DOTALL)
 _FILLER = frozenset("the a an value values of".split())
 _SHORT = {"min": "minimum", "max": "maximum"}
 # Math and code are not labels: a function's or a Greek letter's name, a joining word, a keyword.
@@ -103,7 +104,7 @@ def labelled_values(norm: str, read: Callable[[str], Node | None]) -> Node | Non
         >>> labelled_values("Min: 0, Max: 4", parse).items[1]
         Relation(ops=('=',), exprs=(Sym(name='maximum'), Num(value=Fraction(4, 1), places=None)))
     """
-    if ":" not in norm:
+    if ":" not in norm and "=" not in norm:
         return None
     pairs: list[list[str]] = []
     for part in _top_level_parts(norm):

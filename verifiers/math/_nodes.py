@@ -56,6 +56,7 @@ __all__ = [
     "children",
     "num",
     "substitute",
+    "transposed",
     "walk",
 ]
 
@@ -360,3 +361,15 @@ def substitute(node: Node, names: dict[str, Node]) -> Node:
                 substitute(v, names) if isinstance(v, Node) else tuple(substitute(c, names) for c in v) for v in value
             )
     return replace(node, **changes) if changes else node
+
+
+def transposed(node: Matrix | Tup) -> Matrix | Tup:
+    """A matrix with rows and columns swapped (a tuple, a vector of no orientation, stays).
+
+    Example:
+        >>> transposed(Matrix(((num(1), num(2)),))).rows
+        ((Num(value=Fraction(1, 1), places=None),), (Num(value=Fraction(2, 1), places=None),))
+    """
+    if isinstance(node, Tup):
+        return node
+    return Matrix(tuple(zip(*node.rows, strict=True)))

@@ -39,7 +39,7 @@ _UNICODE = {
 }
 _WRAPPERS = re.compile(
     r"\\(?:text|textbf|textit|textrm|texttt|textsf|mathrm|mathbf|mathit|mathsf|mathtt|mbox|"
-    r"operatorname|boldsymbol|bm|emph|hbox|textnormal)\s*\{"
+    r"operatorname|boldsymbol|bm|emph|hbox|textnormal|vec|overrightarrow)\s*\{"
 )
 _DROP = re.compile(
     r"\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg|"
@@ -73,6 +73,17 @@ _NOTE = re.compile(
     re.IGNORECASE,
 )
 _DOUBLED = re.compile(r"\\\\(?=[a-zA-Z])")
+# ... and a note after a comma or "or" at the end: ", approximately 2.62", "or about 2.6".
+_TRAILING_NOTE = re.compile(
+    r"(?<=\S)\s*(?:,|\bor\b|\bi\.e\.)?\s*(?<![\\A-Za-z])(?:about|approximately|approx\.?|roughly|nearly)\s+"
+    r"[-+]?\d[\d.]*\s*$",
+    re.IGNORECASE,
+)
+_RENAMES = (
+    (re.compile(r"\\textsuperscript\s*\{"), "^{"),  # 7\textsuperscript{th}
+    (re.compile(r":=|\\coloneqq(?![a-zA-Z])"), "="),  # f(x) := 2x
+    (re.compile(r"\\(?:top|intercal)(?![a-zA-Z])"), "T"),  # v^\top, a transpose
+)
 _MARKER = re.compile(r"^#{2,}\s*")  # GSM8K's ``####`` written inside the answer
 _FRAC_VARIANTS = re.compile(r"\\[dtc]frac(?![a-zA-Z])")
 _BINOM_VARIANTS = re.compile(r"\\[dt]binom(?![a-zA-Z])")
@@ -173,9 +184,11 @@ def normalize(text: str, *, thousands: bool = True, decimal_comma: bool = False,
     text = _MARKER.sub("", _strip_delimiters(text))
     text = _AND_OR.sub(" or ", text)
     text = _LOGIC_WORDS.sub(lambda m: _LOGIC[m.group(1)], text)
+    for pattern, replacement in _RENAMES:
+        text = pattern.sub(replacement, text)
     text = _unwrap(text)
     text = _ORDINAL.sub(_ordinal, text)
-    text = _NOTE.sub("", text)
+    text = _TRAILING_NOTE.sub("", _NOTE.sub("", text))
     text = text.replace("$", " ").replace("\\$", " ")
     text = _COMMA_NEG_SPACE.sub(",", text)
     text = _NEG_SPACE.sub("", text)

@@ -24,6 +24,7 @@ from verifiers.math._nodes import (
     InBase,
     Interval,
     List,
+    Matrix,
     Mul,
     Neg,
     Node,
@@ -38,6 +39,7 @@ from verifiers.math._nodes import (
     Sym,
     Tup,
     Union,
+    transposed,
 )
 from verifiers.math._shapes import solution
 
@@ -216,6 +218,8 @@ class _Parser(Tokens):
         if self.is_op("^"):
             self.take()
             exponent = self.exponent()
+            if isinstance(base, Matrix | Tup) and exponent == Sym("T"):  # a transpose: v^T, A^{\top}
+                return self.postfix(transposed(base))
             base = self.postfix(Pow(base, exponent))
         return base
 
