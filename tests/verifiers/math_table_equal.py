@@ -61,6 +61,8 @@ CASES: list[Case] = [
     Case("vectors", r"\begin{pmatrix} 5 \\ 0 \\ -1 \end{pmatrix}", r"\boxed{\begin{pmatrix} 5 & 0 & -1 \end{pmatrix}^T}", "correct"),
     Case("vectors", r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"\boxed{\begin{pmatrix} 1 & 3 \\ 2 & 4 \end{pmatrix}^{\top}}", "correct"),
     Case("vectors", r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"\boxed{\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}^T}", "incorrect"),
+    Case("vectors", r"\begin{pmatrix} 5 \\ 0 \\ -1 \end{pmatrix}", r"\boxed{\mathbf{d} = \langle 5, 0, -1 \rangle}", "correct"),
+    Case("vectors", r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"So $\boxed{\mathbf{M} = \begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}}$.", "correct"),
 
     # --- ordinals: 7^{th}, 21st and 2^{\text{nd}} are their numbers ---
     Case("ordinals", r"9", r"She finishes in $\boxed{9^{\text{th}}}$ place.", "correct"),
@@ -149,6 +151,8 @@ CASES: list[Case] = [
     Case("or-inequalities", r"(2, 9]", r"\boxed{x > 2 \text{ and } x \le 9}", "correct"),
     Case("or-inequalities", r"(2, 9]", r"\boxed{x > 2 \text{ or } x \le 9}", "incorrect"),
     Case("or-inequalities", r"(-\infty, -1] \cup (6, \infty)", r"\boxed{(-\infty, -1] \text{ or } (6, \infty)}", "correct"),
+    Case("or-inequalities", r"x < -5 \text{ or } x > 5", r"\boxed{|x| > 5}", "correct"),
+    Case("or-inequalities", r"(-5, 5]", r"\boxed{|x| \le 5}", "incorrect"),
 
     # --- percents and fractions: a percent is its number; a fraction only with percent_as_fraction ---
     Case("percent", r"37.5\%", r"The share that voted yes is $\boxed{37.5\%}$.", "correct"),

@@ -56,15 +56,15 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
 - **Structures**: ordered tuples (``(0;-2;6)`` too); unordered sets and lists by ``,``, ``;``,
   "or", "and" (complete matches only; ``p=5, q=2; p=7, q=2`` is two solutions, equal to
   ``(5, 2), (7, 2)``); ``\\pm``; intervals with their ends, unions and one-variable inequalities
-  (either way round: ``-x > -1`` is ``x < 1``; ``x \\neq 1``; ``1 \\le |z| \\le 2`` is two
-  intervals; a finite set among intervals is its points; the variable may be a function's value:
-  ``0 < f(x) < 1`` is ``(0, 1)``); inequalities or intervals joined by "or" (``\\lor``) are the
-  union of their sets, on either side (``x < 1 \\text{ or } x \\ge 4`` is
+  (either way round: ``-x > -1`` is ``x < 1``; ``x \\neq 1``; ``1 \\le |z| \\le 2`` and ``|z| > 2``
+  are two intervals, ``|z| < 2`` one; a finite set among intervals is its points; the variable
+  may be a function's value: ``0 < f(x) < 1`` is ``(0, 1)``); inequalities or intervals joined
+  by "or" (``\\lor``) are the union of their sets, on either side (``x < 1 \\text{ or } x \\ge 4`` is
   ``(-\\infty, 1) \\cup [4, \\infty)``), and joined by "and" (``\\land``, or by commas in a
   set-builder) their intersection (``x > 2 \\text{ and } x \\le 9`` is ``(2, 9]``); a set-builder
   set is its condition (``\\{x \\mid 1 < x < 2\\}`` is ``(1, 2)``; over ``\\mathbb{R}`` only:
-  ``\\{x \\in \\mathbb{Z} \\mid ...\\}`` is not read). Matrices in any bracket; ``A^T``
-  (``A^{\\top}``) is the transposed matrix; a column or row vector (and
+  ``\\{x \\in \\mathbb{Z} \\mid ...\\}`` is not read). Matrices in any bracket (``\\mathbf{M} =`` a
+  matrix is that matrix); ``A^T`` (``A^{\\top}``) is the transposed matrix; a column or row vector (and
   ``\\langle 2, -3 \\rangle``) equals the tuple of its entries in order (never an unbracketed
   list; a matrix of more rows and columns never a tuple).
   ``x = v`` equals ``v`` (``equation_as_value``; also a quantity of names equal to a constant,

@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*(\{)|\\boxed\s+([^\s${}\\]+)")
-_SENTENCE_END = re.compile(r"\n|(?<!\d)[.!?](?=\s|$)|(?<=\d)[.!?](?=\s+[A-Z(]|\s*$)|\.\s+(?=[A-Z])")
+_SENTENCE_END = re.compile(r"\n|(?<![\d\\])[.!?](?=\s|$)|(?<=\d)[.!?](?=\s+[A-Z(]|\s*$)|\.\s+(?=[A-Z])")
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:/\d+)?")
 _RUN_GAP = re.compile(
     r"(?:[\s,;.&$~]|\\[,;:! ]|\\q?quad(?![A-Za-z])|\\[()\[\]]|\\\\|\b(?:and|or)\b|\b[A-Za-z](?:_\{?\w+\}?)?\s*="

@@ -136,8 +136,22 @@ def _absolute(ops: Sequence[str], exprs: Sequence[Node]) -> list[Interval] | Non
     return [Interval(b, Neg(hi), Neg(lo), a), Interval(a, lo, hi, b)]
 
 
+def _one_sided_absolute(ops: Sequence[str], exprs: Sequence[Node]) -> list[Interval] | None:
+    """``|x| < b`` is ``(-b, b)``; ``|x| >= b`` is ``(-\\infty, -b] \\cup [b, \\infty)`` (0 < b)."""
+    if len(exprs) != 2 or not any(isinstance(e, Abs) and is_name(e.arg) for e in exprs):
+        return None
+    op, bound = (ops[0], exprs[1]) if isinstance(exprs[0], Abs) else (FLIP[ops[0]], exprs[0])
+    value = rational(bound)
+    if value is None or value <= 0:
+        return None
+    closed = op.endswith("=")
+    if op[0] == "<":
+        return [Interval(closed, Neg(bound), bound, closed)]
+    return [Interval(False, NEG_OO, Neg(bound), closed), Interval(closed, bound, OO, False)]
+
+
 def _inequality(ops: Sequence[str], exprs: Sequence[Node]) -> list[Interval] | None:
-    absolute = _absolute(ops, exprs)
+    absolute = _absolute(ops, exprs) or _one_sided_absolute(ops, exprs)
     if absolute is not None:
         return absolute
     ops, exprs = _negated(ops, exprs)

@@ -180,9 +180,9 @@ def _scalar(scalars: Scalars, gold: Node, pred: Node) -> bool:
 def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
     """Compare a parsed gold answer with a parsed prediction; returns (equal, reason).
 
-    The rules, in order: text, matrices (a vector against a tuple), function definitions,
-    named values, equations (reduced to their values), ratios, intervals, inequalities and other
-    comparisons, tuples, collections, one value.
+    The rules, in order: text, function definitions, named values, equations (reduced to
+    their values), matrices (a vector against a tuple), ratios, intervals, inequalities and
+    other comparisons, tuples, collections, one value.
 
     Examples:
         >>> from verifiers.math._parser import parse
@@ -190,11 +190,11 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
         (False, 'the tuples differ')
     """
     eq: ScalarEq = lambda a, b: _scalar(scalars, a, b)  # noqa: E731
-    verdict = _text(gold, pred) or _matrix(eq, gold, pred) or _definition(eq, gold, pred, scalars.config)
-    verdict = verdict or _named(eq, gold, pred)
+    verdict = _text(gold, pred) or _definition(eq, gold, pred, scalars.config) or _named(eq, gold, pred)
     if verdict is not None:
         return verdict
     verdict, gold, pred = _equations(gold, pred, scalars)
+    verdict = verdict or _matrix(eq, gold, pred)  # after equations: v = (1, 2) is a vector's value
     if verdict is not None:
         return verdict
     config = scalars.config
