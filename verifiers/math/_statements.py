@@ -23,7 +23,8 @@ Statements (`statements`), each with the answer that follows it:
 - the last complete sentence, when nothing else commits (`final_sentence`): it must end the
   text with terminal punctuation (then only courtesy or template residue may follow; a
   cut-off output commits to nothing) and assert its value: "..., so the probability that
-  Alice wins is 2/3.", "She has 5 + 2 = 7 marbles.", or conclude ("So", "Therefore", "Thus",
+  Alice wins is 2/3.", "She has 5 + 2 = 7 marbles.", "the minimum is 0 and the maximum is 4"
+  (labelled values, `verifiers.math._labels`), or conclude ("So", "Therefore", "Thus",
   "In total", ...) with exactly one value ("Therefore, Janet makes $18 a day."). Not a
   question, a negation, a hedge or a plan ("maybe", "if", "let's", "we need to").
 
@@ -296,8 +297,9 @@ def final_sentence(text: str) -> str | None:
 
 
 def value_in_sentence(sentence: str, *, final: bool = False) -> str | None:
-    """The value an answer sentence asserts: after its last "is"/"="; else its only number or
-    math segment. ``final``: the sentence is the completion's last, with no statement before
+    """The value an answer sentence asserts: every labelled value when it asserts two or more
+    ("the minimum is 0 and the maximum is 4"); else after its last "is"/"="; else its only
+    number or math segment. ``final``: the sentence is the completion's last, with no statement before
     it, so a hedge, a plan or a question commits to nothing."""
     if _NEGATION.search(sentence) or (final and _HEDGE.search(sentence)):
         return None
