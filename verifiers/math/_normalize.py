@@ -56,7 +56,6 @@ _COMMA_NEG_SPACE = re.compile(r"(?<=\d),\\!\s+(?=\d{3}(?!\d))")  # MATH's 11,\! 
 _THOUSANDS_THIN = re.compile(r"(?<=\d)(?:\\,|\\ |\\;|\\!|\u2009|\u202f)(?=\d{3}(?!\d))")
 # ``1,000`` (and ``1,000, 2``: a group followed by ", " is a list's separator, not ``1,000,2``)
 _THOUSANDS_COMMA = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?!\d)(?!,\d)(?!\.\d*,)")
-_OPENERS = {"(": ")", "[": "]", "\\{": "\\}"}
 _DECIMAL_COMMA = re.compile(r"(?<=\d)(?:\{,\}|,)(?=\d)")
 _DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ|\u00b0|\\degree(?![a-zA-Z])|\^\{\s*o\s*\}")
 _PERCENT = re.compile(r"\\%|\\percent(?![a-zA-Z])")
