@@ -3,8 +3,9 @@ names (``minimum = 0, maximum = 4``), so they match the same labels in any order
 values in order.
 
 A label is one to four words with a word of three letters or more that is neither math nor
-code (``sin``, ``or``, ``lambda``, ``return``); ``x: 3`` and ``AB:CD`` stay ratios. Filler words do not count (``the``,
-``value``): "the minimum value" and "Minimum" are one label, and so are ``min``/``minimum``.
+code (``sin``, ``or``, ``lambda``, ``return``); ``x: 3`` and ``AB:CD`` stay ratios. Filler
+words do not count (``the``, ``value``): "the minimum value" and "Minimum" are one label, and
+so are ``min`` and ``minimum``.
 """
 
 from __future__ import annotations
