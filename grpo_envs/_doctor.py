@@ -39,7 +39,7 @@ def _norm(dist: str) -> str:
 def name_clashes(mapping: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     """Other distributions that also install one of our top-level packages.
 
-    ``mapping`` is what :func:`importlib.metadata.packages_distributions` returns.
+    ``mapping`` is what `importlib.metadata.packages_distributions` returns.
 
     Examples:
         >>> name_clashes({"verifiers": ["grpo-envs", "verifiers"], "trainer": ["grpo-envs"]})

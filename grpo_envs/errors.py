@@ -1,4 +1,4 @@
-"""Exceptions raised by :mod:`grpo_envs`.
+"""Exceptions raised by `grpo_envs`.
 
 GrpoEnvsError
  ├── SetupError       the machine lacks something the SDK needs (see `grpo-envs doctor`)
@@ -14,7 +14,7 @@ __all__ = ["EnvCheckError", "EnvConfigError", "GrpoEnvsError", "SetupError"]
 
 
 class GrpoEnvsError(Exception):
-    """Base class of every exception raised by :mod:`grpo_envs`."""
+    """Base class of every exception raised by `grpo_envs`."""
 
 
 class SetupError(GrpoEnvsError):

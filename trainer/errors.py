@@ -1,4 +1,4 @@
-"""Exceptions raised by :mod:`trainer`.
+"""Exceptions raised by `trainer`.
 
 TrainerError
 """
@@ -9,4 +9,4 @@ __all__ = ["TrainerError"]
 
 
 class TrainerError(Exception):
-    """Base class of every exception raised by :mod:`trainer`."""
+    """Base class of every exception raised by `trainer`."""

@@ -1,4 +1,4 @@
-"""Exceptions raised by :mod:`verifiers`.
+"""Exceptions raised by `verifiers`.
 
 A verifier never raises on model output: a faulty completion is a zero reward with a
 reason. These exceptions are for *our* side: bad arguments, a missing engine, a failed build.
@@ -28,7 +28,7 @@ __all__ = [
 
 
 class VerifiersError(Exception):
-    """Base class of every exception raised by :mod:`verifiers`."""
+    """Base class of every exception raised by `verifiers`."""
 
 
 class VerifierInputError(VerifiersError, ValueError):

@@ -129,7 +129,7 @@ def build_image(
             user namespaces, and a Debian mirror) instead of pulling ``registry_base``.
         force: rebuild even when the image exists.
         client: a docker client; by default one from the environment.
-        tag: build under another tag (tests); default :func:`image_tag`.
+        tag: build under another tag (tests); default `image_tag`.
         registry_base: the base image of the registry recipe.
         mirror: Debian mirror for ``--offline`` (default ``$GRPO_ENVS_DEBIAN_MIRROR`` or
             deb.debian.org).
