@@ -10,7 +10,6 @@ worker process passes the sympy comparator.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 from typing import TypeVar
 
 from verifiers.math._config import MathConfig
@@ -42,7 +41,7 @@ from verifiers.math._nodes import (
     num,
     substitute,
 )
-from verifiers.math._numeric import decimal_places, rational
+from verifiers.math._numeric import rational, rational_equal
 from verifiers.math._shapes import elements, exact, named_values, value_of_equation
 
 __all__ = ["NeedSympy", "Scalars", "Verdict", "judge", "rational_equal"]
@@ -55,27 +54,6 @@ Verdict = tuple[bool, str]
 
 class NeedSympy(Exception):
     """The fast path cannot decide; the sympy judge in a worker must."""
-
-
-def rational_equal(gold: Node, pred: Node, gv: Fraction, pv: Fraction, config: MathConfig) -> bool:
-    """Exact comparison of two rational values, with the decimal-gold rounding rule."""
-    if gv == pv:
-        return True
-    if config.rel_tol and abs(gv - pv) <= Fraction(config.rel_tol) * abs(gv):
-        return gv.denominator != 1 or pv.denominator != 1  # integers stay exact
-    places = decimal_places(gold)
-    if config.decimal_rounding and places is not None and not _terminates(pv):
-        return abs(gv - pv) * 2 * Fraction(10) ** places <= 1  # 1/3 rounds to 0.33
-    return False
-
-
-def _terminates(value: Fraction) -> bool:
-    """Whether ``value`` has a finite decimal expansion (denominator 2^a 5^b)."""
-    d = value.denominator
-    for p in (2, 5):
-        while d % p == 0:
-            d //= p
-    return d == 1
 
 
 class Scalars:

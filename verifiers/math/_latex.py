@@ -20,7 +20,6 @@ from verifiers.math._nodes import (
     List,
     Log,
     Matrix,
-    Mul,
     Neg,
     Node,
     Pow,
@@ -29,6 +28,7 @@ from verifiers.math._nodes import (
     Sym,
     Tup,
     num,
+    product_of,
 )
 
 __all__ = ["FUNCTIONS", "GREEK", "Grammar", "command", "function", "matrix", "starts_value"]
@@ -165,7 +165,7 @@ def function(p: Grammar, name: str) -> Node:
         factors = [p.power()]
         while p.tok.kind in ("num", "letter") or (p.tok.kind == "cmd" and str(p.tok.value)[1:] in GREEK | {"pi"}):
             factors.append(p.power())
-        arg = factors[0] if len(factors) == 1 else Mul(tuple(factors))
+        arg = product_of(factors)
     if name == "lg":
         base = num(10)
     node: Node = Log(base, arg) if base is not None else Fn(name, arg)

@@ -55,7 +55,9 @@ __all__ = [
     "Union",
     "children",
     "num",
+    "product_of",
     "substitute",
+    "sum_of",
     "transposed",
     "walk",
 ]
@@ -345,7 +347,7 @@ def walk(node: Node) -> Iterator[Node]:
 def substitute(node: Node, names: dict[str, Node]) -> Node:
     """``node`` with each symbol named in ``names`` replaced (a function's argument renamed).
 
-    Example:
+    Examples:
         >>> substitute(Neg(Sym("t")), {"t": Sym("x")})
         Neg(arg=Sym(name='x'))
     """
@@ -363,10 +365,20 @@ def substitute(node: Node, names: dict[str, Node]) -> Node:
     return replace(node, **changes) if changes else node
 
 
+def sum_of(terms: list[Node]) -> Node:
+    """One term stands alone; more are their `Add`."""
+    return terms[0] if len(terms) == 1 else Add(tuple(terms))
+
+
+def product_of(factors: list[Node]) -> Node:
+    """One factor stands alone; more are their `Mul`."""
+    return factors[0] if len(factors) == 1 else Mul(tuple(factors))
+
+
 def transposed(node: Matrix | Tup) -> Matrix | Tup:
     """A matrix with rows and columns swapped (a tuple, a vector of no orientation, stays).
 
-    Example:
+    Examples:
         >>> transposed(Matrix(((num(1), num(2)),))).rows
         ((Num(value=Fraction(1, 1), places=None),), (Num(value=Fraction(2, 1), places=None),))
     """

@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from verifiers.math._config import MathConfig
 from verifiers.math._nodes import Abs, Add, Binom, Const, Deg, Div, Fact, Fn, Log, Mul, Neg, Node, Num, Pct, Pow, Root
 
-__all__ = ["MAX_DIGITS", "decimal_places", "log10_size", "rational"]
+__all__ = ["MAX_DIGITS", "decimal_places", "log10_size", "rational", "rational_equal"]
 
 MAX_DIGITS = 5000
 """Largest number (in decimal digits) we ever compute exactly."""
@@ -112,3 +113,24 @@ def _power(node: Pow) -> Fraction | None:
     if base is None or exp is None or exp.denominator != 1 or (base == 0 and exp < 0):
         return None
     return base ** int(exp)
+
+
+def rational_equal(gold: Node, pred: Node, gv: Fraction, pv: Fraction, config: MathConfig) -> bool:
+    """Exact comparison of two rational values, with the decimal-gold rounding rule."""
+    if gv == pv:
+        return True
+    if config.rel_tol and abs(gv - pv) <= Fraction(config.rel_tol) * abs(gv):
+        return gv.denominator != 1 or pv.denominator != 1  # integers stay exact
+    places = decimal_places(gold)
+    if config.decimal_rounding and places is not None and not _terminates(pv):
+        return abs(gv - pv) * 2 * Fraction(10) ** places <= 1  # 1/3 rounds to 0.33
+    return False
+
+
+def _terminates(value: Fraction) -> bool:
+    """Whether ``value`` has a finite decimal expansion (denominator 2^a 5^b)."""
+    d = value.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    return d == 1

@@ -15,7 +15,6 @@ from verifiers.math._latex import FUNCTIONS, command, function, starts_value
 from verifiers.math._lexer import UNIT_STOP, ParseError, Token, Tokens, number_value, tokenize
 from verifiers.math._nodes import (
     Abs,
-    Add,
     And,
     Const,
     Deg,
@@ -25,7 +24,6 @@ from verifiers.math._nodes import (
     Interval,
     List,
     Matrix,
-    Mul,
     Neg,
     Node,
     Num,
@@ -39,6 +37,8 @@ from verifiers.math._nodes import (
     Sym,
     Tup,
     Union,
+    product_of,
+    sum_of,
     transposed,
 )
 from verifiers.math._shapes import solution
@@ -149,11 +149,11 @@ class _Parser(Tokens):
             elif self.is_cmd("\\pm", "\\mp"):
                 sign = self.take().value
                 rest = self.unary()
-                terms = [PlusMinus(_sum(terms), rest if sign == "\\pm" else Neg(rest))]
+                terms = [PlusMinus(sum_of(terms), rest if sign == "\\pm" else Neg(rest))]
             else:
                 break
         self.leave()
-        return _sum(terms)
+        return sum_of(terms)
 
     def unary(self) -> Node:
         if self.is_op("-"):
@@ -185,7 +185,7 @@ class _Parser(Tokens):
                 factors.append(self.power())
             elif self.is_op("/") or self.is_cmd("\\div"):
                 self.take()
-                factors = [Div(_product(factors), self.power())]
+                factors = [Div(product_of(factors), self.power())]
             elif self.starts_atom():
                 if self.tok.kind == "num" and isinstance(factors[-1], Num):
                     raise ParseError("two numbers in a row")
@@ -196,7 +196,7 @@ class _Parser(Tokens):
                     factors.append(self.power())
             else:
                 break
-        return _product(factors)
+        return product_of(factors)
 
     def mixed_number(self, factors: list[Node]) -> Node | None:
         """``1\\frac{3}{4}`` right after an integer literal is a mixed number, 7/4."""
@@ -346,11 +346,8 @@ class _Parser(Tokens):
         raise ParseError("unsupported subscript")
 
     def letter(self, name: str) -> Node:
-        if name == "e" and self.config.euler_e:
-            return Const("e")
-        if name == "i" and self.config.imaginary_i:
-            return Const("i")
-        return Sym(name)
+        constant = (name == "e" and self.config.euler_e) or (name == "i" and self.config.imaginary_i)
+        return Const(name) if constant else Sym(name)
 
     def word(self) -> Node:
         word = str(self.take().value)
@@ -366,7 +363,7 @@ class _Parser(Tokens):
         # A run of letters in math is a product of one-letter symbols: xy = x*y.
         syms = [self.letter(c) for c in word[:-1]]
         syms.append(self.subscript(word[-1]))
-        return _product(syms)
+        return product_of(syms)
 
     def bracketed(self, opener: str) -> Node:
         """``( ... )`` or ``[ ... ]``: a grouped expression, a tuple or an interval."""
@@ -401,11 +398,3 @@ def parse(text: str, config: MathConfig = _DEFAULT) -> Node:
     if len(tokens) == 1:
         raise ParseError("empty answer")
     return _Parser(tokens, config).top()
-
-
-def _sum(terms: list[Node]) -> Node:
-    return terms[0] if len(terms) == 1 else Add(tuple(terms))
-
-
-def _product(factors: list[Node]) -> Node:
-    return factors[0] if len(factors) == 1 else Mul(tuple(factors))

@@ -14,7 +14,7 @@ import sympy
 
 from verifiers.math._config import MathConfig
 from verifiers.math._huge import canonical
-from verifiers.math._judge import Scalars, rational_equal
+from verifiers.math._judge import Scalars
 from verifiers.math._nodes import (
     Abs,
     Add,
@@ -35,7 +35,7 @@ from verifiers.math._nodes import (
     Root,
     Sym,
 )
-from verifiers.math._numeric import MAX_DIGITS, decimal_places, log10_size, rational
+from verifiers.math._numeric import MAX_DIGITS, decimal_places, log10_size, rational, rational_equal
 
 __all__ = ["SympyScalars", "to_sympy"]
 
