@@ -6,13 +6,11 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import reject
 
-from verifiers.result import _CORRECT as STATUS_CORRECT
-from verifiers.result import VerifyResult
+from verifiers.testing._judged import Judged
 
 Verify = Callable[[Any, str], Any]
 
@@ -24,38 +22,6 @@ class LawBroken(AssertionError):
         super().__init__(f"{law}: {detail}")
         self.law = law
         self.detail = detail
-
-
-@dataclass(frozen=True)
-class Judged:
-    """One call's outcome, normalized from whatever the verifier returned."""
-
-    correct: bool | None
-    reward: float
-    status: str | None
-    reason: str
-    error: str | None = None
-    timed_out: bool = False
-    consistent: bool = True
-    skipped: bool = False  # not called: the run's budget for a slow verifier (`check_verifier`)
-
-    def key(self) -> tuple[Any, ...]:
-        return (self.correct, round(self.reward, 9), self.status, self.error)
-
-    def describe(self) -> str:
-        said = f"status={self.status}, correct={self.correct}, reward={self.reward:g}"
-        return f"{said}; reason: {self.reason}" if self.reason else said
-
-
-def _normalize(value: Any, top: float) -> Judged:
-    if isinstance(value, VerifyResult):
-        consistent = STATUS_CORRECT.get(value.status, "?") is value.correct
-        return Judged(value.correct, float(value.reward), value.status, value.reason, consistent=consistent)
-    if isinstance(value, bool):
-        return Judged(value, float(value), None, "")
-    if isinstance(value, (int, float)):
-        return Judged(float(value) == top, float(value), None, "")
-    return Judged(None, math.nan, None, "", error=f"returned a {type(value).__name__}, not a VerifyResult/bool/float")
 
 
 def judge(verify: Verify, reference: Any, completion: str, latency_s: float = 3.0, top: float = 1.0) -> Judged:

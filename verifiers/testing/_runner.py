@@ -37,7 +37,7 @@ class Abandon(BaseException):
 
 
 def _serve(conn: Any, verify: Callable[[Any, str], Any], top: float) -> None:
-    from verifiers.testing._laws import Judged, _normalize
+    from verifiers.testing._judged import Judged, _normalize
 
     while True:
         try:
@@ -57,7 +57,7 @@ def _serve(conn: Any, verify: Callable[[Any, str], Any], top: float) -> None:
 def in_thread(verify: Callable[[Any, str], Any], reference: Any, completion: str, latency_s: float, top: float) -> Any:
     """One call in a watchdog (daemon) thread: its `Judged` verdict, or None when it was still
     running at ``latency_s`` (abandoned: a thread cannot be stopped)."""
-    from verifiers.testing._laws import Judged, _normalize
+    from verifiers.testing._judged import Judged, _normalize
 
     box: dict[str, Any] = {}
 
@@ -106,7 +106,7 @@ class Guard:
         return self.total_abandoned >= SKIP_AFTER and self.shortest is not None and len(completion) >= self.shortest
 
     def judge(self, reference: Any, completion: str, latency_s: float) -> Any:
-        from verifiers.testing._laws import Judged
+        from verifiers.testing._judged import Judged
 
         if self.skips(completion):
             self.skipped[self.law] += 1
@@ -135,7 +135,7 @@ class Guard:
                 return self._conn.recv()
             except (EOFError, OSError):
                 pass  # the worker died (out of memory, killed): report it as an error
-            from verifiers.testing._laws import Judged
+            from verifiers.testing._judged import Judged
 
             self._kill()
             return Judged(None, math.nan, None, "", error="the verifier's process died during the call")
