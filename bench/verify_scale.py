@@ -157,7 +157,7 @@ def main() -> None:
         work += [("code", int(n)) for n in args.code_sizes.split(",") if n]
     rows: list[dict[str, Any]] = []
     box = None if args.no_code else DockerSandbox(size=2)
-    with RayExecutor(timeout_s=900, code_containers_per_node=2) as ray_judges:
+    with RayExecutor(timeout_s=900, worker_settings={"code": {"containers": 2}}) as ray_judges:
         for kind in dict.fromkeys(k for k, _ in work):  # warm: actors up, pools started
             measure(kind, 8, ray_judges, 1, box)
             measure(kind, 8, None, 1, box)

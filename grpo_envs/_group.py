@@ -82,8 +82,6 @@ class Group:
         if len(completions) != self.num_generations:
             n = self.num_generations
             raise GrpoEnvsError(f"the group has size {n} (num_generations), got {len(completions)} completions")
-        if executor is None:  # an env of its own kind (OpenEnv's client) may not take an executor
-            return GroupScore(tuple(self.env.judgements(self.task, list(completions), group_id=self.group_id)))
         judged = self.env.judgements(self.task, list(completions), group_id=self.group_id, executor=executor)
         return GroupScore(tuple(judged))
 

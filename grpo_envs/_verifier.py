@@ -1,7 +1,8 @@
 """`Verifier`: the correctness judge an environment uses, as a value (math, code, or yours).
 
 One contract with the testing kit (`verifiers.testing`): ``fn(reference, answer)`` returns a
-`VerifyResult`, a bool or a float, and may take the task's prompt as a ``prompt=`` keyword.
+`VerifyResult`, a bool or a float, and may take the task's prompt as a ``prompt=`` keyword. A
+batched ``verify_many`` that takes an ``executor`` keyword judges on it (`verifiers.executors`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ __all__ = ["Verifier", "code_verifier", "math_verifier"]
 Verdict = VerifyResult | bool | float
 VerifyFn = Callable[..., Verdict]
 VerifyManyFn = Callable[..., Sequence[Verdict]]
-VerifyManyOnFn = Callable[[Any, Sequence[str], Executor], list[VerifyResult]]
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,10 @@ class Verifier:
     ``config`` is what else decides the verdict (shown in the provenance hash with the
     functions' source, so a changed reward is visible in every step's ``info``).
     ``equivalent(a, b)``, optional, says whether two extracted answers are the same answer
-    (maj@k groups votes with it, in both directions; without it, exact strings).
-    ``verify_many_on(reference, answers, executor)``, optional, judges a batch on a
-    `verifiers.executors` executor (e.g. a Ray cluster); the math and code verifiers have it,
-    and a verifier without it runs in this process whatever the executor. ``spans``, optional,
+    (maj@k groups votes with it, in both directions; without it, exact strings). A
+    ``verify_many`` with an ``executor`` parameter is given the executor a batch should run on
+    (e.g. a `RayExecutor`; it sends its `verifiers.Workload` there, as the math and code
+    verifiers do); any other verifier runs in this process whatever the executor. ``spans``, optional,
     is the verifier an env uses when its answer format hands over the answer itself (``<answer>``
     tags): the math verifier's judges it without looking for an answer inside it again.
 
@@ -60,7 +60,6 @@ class Verifier:
     config: Any = None
     digest: str = field(default="", compare=False)
     equivalent: Callable[[str, str], bool] | None = field(default=None, compare=False)
-    verify_many_on: VerifyManyOnFn | None = field(default=None, compare=False)
     spans: Verifier | None = field(default=None, compare=False)
     """The verifier for answer spans an answer format already found (`AnswerFormat.span`):
     it judges the span as the answer, never extracting again. None: spans go to this one."""
@@ -86,9 +85,10 @@ class Verifier:
         prompt: str | None = None,
     ) -> list[VerifyResult]:
         """Judge many answers to one reference (in parallel when the verifier supports it; on
-        ``executor``, e.g. a `RayExecutor`, when it has ``verify_many_on``); never raises."""
-        if executor is not None and self.verify_many_on is not None:
-            return self.verify_many_on(reference, answers, executor)
+        ``executor``, e.g. a `RayExecutor`, when its ``verify_many`` takes one). Never raises on
+        the verifier's failures; an executor's own (no cluster, no worker) are the caller's."""
+        if executor is not None and self.verify_many is not None and _takes(self.verify_many, "executor"):
+            return [self._result(value) for value in self.verify_many(reference, answers, executor=executor)]
         if self.verify_many is not None:
             try:
                 many = list(self.verify_many(reference, answers, **_prompt_for(self.verify_many, prompt)))
@@ -122,6 +122,15 @@ class Verifier:
         return VerifyResult.judged("error", f"The verifier {self.name} failed: {type(exc).__name__}: {exc}.")
 
 
+def _takes(fn: Callable[..., Any], name: str) -> bool:
+    """Whether ``fn`` has a parameter ``name`` that can be passed by keyword."""
+    try:
+        param = inspect.signature(fn).parameters.get(name)
+    except (TypeError, ValueError):
+        return False
+    return param is not None and param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY)
+
+
 def _prompt_for(fn: Callable[..., Any], prompt: str | None) -> dict[str, Any]:
     """``{"prompt": prompt}`` when ``fn`` takes a ``prompt`` keyword (or ``**kwargs``), else {}."""
     if prompt is None:
@@ -145,21 +154,17 @@ def math_verifier(config: Any = None, *, timeout_s: float = 5.0, answer_only: bo
     def verify(reference: Any, answer: str) -> VerifyResult:
         return vm.verify(str(reference), answer, config=cfg, timeout_s=timeout_s, answer_only=only)
 
-    def verify_many(reference: Any, answers: Sequence[str]) -> list[VerifyResult]:
+    def verify_many(reference: Any, answers: Sequence[str], executor: Executor | None = None) -> list[VerifyResult]:
         golds = [str(reference)] * len(answers)
-        return vm.verify_many(golds, list(answers), config=cfg, timeout_s=timeout_s, answer_only=only)
+        return vm.verify_many(
+            golds, list(answers), config=cfg, timeout_s=timeout_s, answer_only=only, executor=executor
+        )
 
     def equivalent(a: str, b: str) -> bool:
         try:
             return vm.equivalent(a, b, config=cfg, timeout_s=timeout_s)
         except Exception:  # an answer that cannot be read as a gold, or a timeout: not shown equal
             return False
-
-    def verify_many_on(reference: Any, answers: Sequence[str], executor: Executor) -> list[VerifyResult]:
-        golds = [str(reference)] * len(answers)
-        return vm.verify_many(
-            golds, list(answers), config=cfg, timeout_s=timeout_s, executor=executor, answer_only=only
-        )
 
     spans = None if answer_only else math_verifier(cfg, timeout_s=timeout_s, answer_only=True)
     return Verifier(
@@ -168,7 +173,6 @@ def math_verifier(config: Any = None, *, timeout_s: float = 5.0, answer_only: bo
         verify_many,
         config=(cfg, timeout_s, answer_only) if answer_only else (cfg, timeout_s),
         equivalent=equivalent,
-        verify_many_on=verify_many_on,
         spans=spans,
     )
 
@@ -188,15 +192,15 @@ def code_verifier(*, sandbox: Any = None, timeout_s: float = 5.0, partial_credit
     def verify(tests: Any, completion: str) -> VerifyResult:
         return vc.verify(plain(tests), completion, sandbox=sandbox, timeout_s=timeout_s, partial_credit=partial_credit)
 
-    def verify_many(tests: Any, completions: Sequence[str]) -> list[VerifyResult]:
+    def verify_many(tests: Any, completions: Sequence[str], executor: Executor | None = None) -> list[VerifyResult]:
+        box = sandbox if executor is None else None  # an executor brings its own sandboxes
         return vc.verify_many(
-            plain(tests), list(completions), sandbox=sandbox, timeout_s=timeout_s, partial_credit=partial_credit
+            plain(tests),
+            list(completions),
+            sandbox=box,
+            timeout_s=timeout_s,
+            partial_credit=partial_credit,
+            executor=executor,
         )
 
-    def verify_many_on(tests: Any, completions: Sequence[str], executor: Executor) -> list[VerifyResult]:
-        # the executor's own sandboxes (e.g. on the Ray nodes with Docker), not ``sandbox``
-        return vc.verify_many(
-            plain(tests), list(completions), timeout_s=timeout_s, partial_credit=partial_credit, executor=executor
-        )
-
-    return Verifier("code", verify, verify_many, config=(timeout_s, partial_credit), verify_many_on=verify_many_on)
+    return Verifier("code", verify, verify_many, config=(timeout_s, partial_credit))

@@ -12,6 +12,7 @@ Examples:
 
 from __future__ import annotations
 
+from verifiers._workload import Needs, Workload
 from verifiers.errors import (
     EngineUnavailableError,
     ExecutorError,
@@ -28,6 +29,7 @@ __all__ = [
     "EngineUnavailableError",
     "ExecutorError",
     "ImageBuildError",
+    "Needs",
     "SandboxError",
     "Status",
     "VerifierInputError",
@@ -35,4 +37,5 @@ __all__ = [
     "VerifyResult",
     "VerifyTimeout",
     "WorkerCrashed",
+    "Workload",
 ]

@@ -96,8 +96,6 @@ class Scorer:
                 f"{reference_text(task)[:80]!r}, not {reference[:80]!r}: the dataset was made with another "
                 "env version or arguments"
             )
-        if executor is None:  # an env of its own kind (OpenEnv's client) may not take an executor
-            return self.env(split).judgements(task, list(completions))
         return self.env(split).judgements(task, list(completions), executor=executor)
 
 

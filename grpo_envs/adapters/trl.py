@@ -75,8 +75,8 @@ def reward_function(
     ``reward_function(env_id, executor="ray")``. With an executor every task of a batch is judged
     at once, rewards in input order. A name is checked here but its executor is made at the
     first call (building the reward function never starts Ray), shared by every adapter in this
-    process (verl's too) and closed at exit; a verifier without an executor form
-    (``verify_many_on``) judges here anyway. ``executor`` is this function's own argument, never
+    process (verl's too) and closed at exit; a verifier whose ``verify_many`` takes no
+    ``executor`` judges here anyway. ``executor`` is this function's own argument, never
     passed to the env: every other keyword argument is (``env_kwargs``).
 
     A completion nobody could judge (a verifier timeout or error) gets ``None``: TRL turns it

@@ -232,8 +232,6 @@ def _judge(key: _Key, texts: list[str], executor: Executor | None) -> list[Judge
     except (TypeError, json.JSONDecodeError):
         answer = key.ground_truth
     task = Task("verl", "", answer if not isinstance(answer, (int, float)) else key.ground_truth)
-    if executor is None:
-        return scorer.env(key.split).judgements(task, texts)
     return scorer.env(key.split).judgements(task, texts, executor=executor)
 
 

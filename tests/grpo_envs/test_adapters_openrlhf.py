@@ -275,10 +275,10 @@ class Recording:
     def __init__(self) -> None:
         self.calls: list[tuple[str, int]] = []
 
-    def map(self, kind: str, references: Any, completions: Any, options: Any) -> list[Any]:
+    def map(self, workload: Any, references: Any, completions: Any, options: Any) -> list[Any]:
         from verifiers import VerifyResult
 
-        self.calls.append((kind, len(completions)))
+        self.calls.append((workload.name, len(completions)))
         return [VerifyResult.judged("incorrect", "recorded.") for _ in completions]
 
     def close(self) -> None:

@@ -15,7 +15,7 @@ from grpo_envs import env_ids
 from grpo_envs.adapters import _common as common
 from grpo_envs.adapters import trl as trl_adapter
 from grpo_envs.errors import EnvConfigError
-from verifiers import VerifyResult
+from verifiers import VerifyResult, Workload
 from verifiers.errors import VerifierInputError
 
 ENV = "grpo_envs/Arithmetic-v0"
@@ -30,10 +30,10 @@ class Recording:
         self.lock = threading.Lock()
 
     def map(
-        self, kind: str, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
+        self, workload: Workload, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
     ) -> list[VerifyResult]:
         with self.lock:
-            self.calls.append((kind, [str(r) for r in references], [str(c) for c in completions]))
+            self.calls.append((workload.name, [str(r) for r in references], [str(c) for c in completions]))
         said = {"yes": "correct", "slow": "timeout"}
         return [VerifyResult.judged(said.get(boxed(str(c)), "incorrect"), "recorded.") for c in completions]
 

@@ -21,8 +21,8 @@ from tests.trainer.test_eval_http import Server
 from tests.trainer.test_trainer import EchoDigit
 from trainer import TrainerError
 from trainer.eval import _run, evaluate
-from verifiers import VerifyResult
-from verifiers.executors import Kind, LocalExecutor
+from verifiers import VerifyResult, Workload
+from verifiers.executors import LocalExecutor
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 ENV = "grpo_envs/Arithmetic-v0"  # the math verifier: it has an executor form
@@ -38,14 +38,14 @@ class Recording:
         self.lock = threading.Lock()
 
     def map(
-        self, kind: Kind, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
+        self, workload: Workload, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
     ) -> list[VerifyResult]:
         assert not self.closed
         with self.lock:
             self.sizes.append(len(completions))
         if self.yes:
             return [VerifyResult.judged("correct", "recorded.") for _ in completions]
-        return LocalExecutor().map(kind, references, completions, options)
+        return LocalExecutor().map(workload, references, completions, options)
 
     def close(self) -> None:
         self.closed = True

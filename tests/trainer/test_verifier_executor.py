@@ -23,7 +23,7 @@ class Recording:
         self.sizes: list[int] = []
 
     def map(
-        self, kind: str, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
+        self, workload: Any, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
     ) -> list[VerifyResult]:
         self.sizes.append(len(completions))
         return [VerifyResult.judged("correct", "recorded.") for _ in completions]

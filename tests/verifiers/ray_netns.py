@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,9 +70,9 @@ def _processes_in(netns: str) -> list[int]:
     return pids
 
 
-def run_worker(scenario: str, *, timeout_s: float = 240.0) -> dict[str, Any]:
-    """Run ``ray_worker.py SCENARIO`` in a fresh loopback-only namespace and return its report,
-    with ``leftover``: the processes still in that namespace 30 s after the worker exited."""
+def run_worker(scenario: str, *, args: Sequence[str] = (), timeout_s: float = 240.0) -> dict[str, Any]:
+    """Run ``ray_worker.py SCENARIO ARGS...`` in a fresh loopback-only namespace and return its
+    report, with ``leftover``: the processes still in that namespace 30 s after the worker exited."""
     temp = tempfile.mkdtemp(prefix="ge-ray-", dir="/tmp")  # short: Ray's unix socket paths
     env = {
         **os.environ,
@@ -86,7 +87,7 @@ def run_worker(scenario: str, *, timeout_s: float = 240.0) -> dict[str, Any]:
     netns = ""
     try:
         proc = subprocess.run(
-            [*LOOPBACK_ONLY, sys.executable, str(WORKER), scenario],
+            [*LOOPBACK_ONLY, sys.executable, str(WORKER), scenario, *args],
             capture_output=True,
             text=True,
             timeout=timeout_s,

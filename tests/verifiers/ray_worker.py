@@ -45,8 +45,8 @@ def verdicts(results: list[Any]) -> list[list[Any]]:
     return [[r.status, r.reward, r.correct, r.reason] for r in results]
 
 
-def pids(executor: Any, kind: str) -> list[int]:
-    return [a.pid for a in executor.actors() if a.kind == kind]
+def pids(executor: Any, workload: str) -> list[int]:
+    return [a.pid for a in executor.actors() if a.workload == workload]
 
 
 def batch_in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
@@ -90,7 +90,7 @@ def single(report: dict[str, Any]) -> None:
     report["local"] = verdicts(local)
     with RayExecutor(timeout_s=60) as ex:
         report["ray"] = verdicts(math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
-        report["actors"] = [[a.kind, a.node_id] for a in ex.actors()]
+        report["actors"] = [[a.workload, a.node_id] for a in ex.actors()]
         group = make_group("grpo_envs/Arithmetic-v0", seed=11, num_generations=4)
         texts = [group.env.reference_completion(group.task), "no idea", "\\boxed{-1}", ""]
         report["group_local"] = list(group.score(texts).rewards)
@@ -199,7 +199,7 @@ def torchrun(report: dict[str, Any]) -> None:
     while job.poll() is None:
         names = {pid: name for pid, name in _commands().items()}
         clusters = max(clusters, sum("gcs_server" in name for name in names.values()))
-        judges |= {pid for pid, name in names.items() if name.startswith("ray::MathJudge")}
+        judges |= {pid for pid, name in names.items() if name.startswith("ray::WorkloadWorker")}
         time.sleep(0.2)
     stderr = job.stderr.read() if job.stderr else ""
     report["returncode"] = job.returncode
@@ -208,6 +208,19 @@ def torchrun(report: dict[str, Any]) -> None:
     report["math_judges"] = len(judges)
     rows = os.path.join(out, "metrics.jsonl")
     report["rows"] = [json.loads(line) for line in open(rows)] if os.path.exists(rows) else []
+
+
+def kind(report: dict[str, Any]) -> None:
+    """A test file that defines a verifier kind of its own (argv[2]), loaded under a name no Ray
+    worker can import (``kind_under_test``), plays its ``on_ray`` scenario."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("kind_under_test", sys.argv[2])
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    module.on_ray(report)
 
 
 def _commands() -> dict[int, str]:
@@ -226,7 +239,8 @@ def _commands() -> dict[int, str]:
 def main() -> None:
     print(json.dumps({"netns": os.readlink("/proc/self/ns/net")}), flush=True)
     report: dict[str, Any] = {}
-    {"single": single, "cluster": cluster, "rank": rank, "torchrun": torchrun}[sys.argv[1]](report)
+    scenarios = {"single": single, "cluster": cluster, "rank": rank, "torchrun": torchrun, "kind": kind}
+    scenarios[sys.argv[1]](report)
     print(json.dumps(report), flush=True)
 
 
@@ -258,12 +272,12 @@ def cluster(report: dict[str, Any]) -> None:
     report["math_local"] = verdicts(math.verify_many(golds, comps, timeout_s=SYMPY_S))
     report["code_local"] = verdicts(code.verify_many(suites, programs, timeout_s=CODE_S))
     default_sandbox().close()
-    with RayExecutor(nodes.address, timeout_s=120, code_containers_per_node=2) as ex:
+    with RayExecutor(nodes.address, timeout_s=120, worker_settings={"code": {"containers": 2}}) as ex:
         report["math_ray"] = verdicts(math.verify_many(golds, comps, executor=ex, timeout_s=SYMPY_S))
         report["code_ray"] = verdicts(code.verify_many(suites, programs, executor=ex, timeout_s=CODE_S))
-        report["actors"] = [[a.kind, a.node_id, a.chunks] for a in ex.actors()]
+        report["actors"] = [[a.workload, a.node_id, a.chunks] for a in ex.actors()]
         code_pids = pids(ex, "code")
-        report["code_owners"] = [f"{a.host}:{a.pid}" for a in ex.actors() if a.kind == "code"]
+        report["code_owners"] = [f"{a.host}:{a.pid}" for a in ex.actors() if a.workload == "code"]
         box = kill_mid_batch(lambda: code.verify_many(suites, programs, executor=ex, timeout_s=CODE_S), code_pids)
         report["kill_code"] = {"raised": box.get("raised"), "statuses": [r.status for r in box.get("results", [])]}
     report["ray_after_close"] = ray.is_initialized()  # the executor connected, so it disconnects
@@ -271,7 +285,7 @@ def cluster(report: dict[str, Any]) -> None:
     nodes.shutdown()
     # no cluster at all: the executor starts a local one, which offers Docker (the engine has the image)
     local = {"num_cpus": 1, "include_dashboard": False, "_temp_dir": os.environ["GE_RAY_TEMP"]}
-    with RayExecutor(timeout_s=120, code_containers_per_node=2, init_kwargs=local) as ex:
+    with RayExecutor(timeout_s=120, worker_settings={"code": {"containers": 2}}, init_kwargs=local) as ex:
         report["local_code"] = verdicts(code.verify_many(suites, programs, executor=ex, timeout_s=CODE_S))
         report["local_docker"] = ray.cluster_resources().get("docker")
     report["local_ray_after_close"] = ray.is_initialized()

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from grpo_envs import Verifier, make_group
-from verifiers import ExecutorError, VerifierInputError, VerifyResult, code, math
+from verifiers import ExecutorError, VerifierInputError, VerifyResult, Workload, code, math
 from verifiers.executors import LocalExecutor, RayExecutor, executor_named
 from verifiers.executors._dispatch import HEDGE_MIN_S, ChunkLost, chunk_size, dispatch
+from verifiers.math._api import WORKLOAD as MATH
 
 INF = float("inf")
 
@@ -181,9 +182,9 @@ class Recording:
         self.calls: list[tuple[str, list[Any], list[Any], dict[str, Any]]] = []
 
     def map(
-        self, kind: str, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
+        self, workload: Workload, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
     ) -> list[VerifyResult]:
-        self.calls.append((kind, list(references), list(completions), dict(options)))
+        self.calls.append((workload.name, list(references), list(completions), dict(options)))
         return [VerifyResult.judged("incorrect", "recorded.") for _ in completions]
 
     def close(self) -> None:
@@ -243,7 +244,7 @@ def test_verify_results_pickle_for_the_trip_back() -> None:
     [
         ({"timeout_s": 0}, "timeout_s"),
         ({"chunk_size": 0}, "chunk_size"),
-        ({"math_actors_per_node": -1}, "math_actors"),
+        ({"workers_per_node": -1}, "workers_per_node"),
         ({"hedge": -1}, "hedge must be a number >= 0"),
     ],
 )
@@ -263,7 +264,7 @@ def test_a_ray_executor_starts_nothing_until_used() -> None:
     assert executor.actors() == () and "ray://nowhere" in repr(executor)
     executor.close()
     with pytest.raises(ExecutorError, match="closed"):
-        executor.map("math", ["1"], ["1"], {})
+        executor.map(MATH, ["1"], ["1"], {})
 
 
 def test_executors_are_named_by_config() -> None:
@@ -279,3 +280,96 @@ def test_importing_the_executors_does_not_import_ray() -> None:
     code = "import grpo_envs, verifiers.executors, sys; print('ray' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+# -- workloads: the values executors run ---------------------------------------------------------
+def test_a_workloads_digest_is_stable_across_processes_and_changes_with_what_shapes_its_workers() -> None:
+    import subprocess
+
+    code = "from verifiers.math._api import WORKLOAD; print(WORKLOAD.digest)"
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": seed}
+        ).stdout.strip()
+        for seed in ("1", "2")
+    }
+    assert seen == {MATH.digest}  # never hash(): the same in every process
+    assert MATH.with_settings(extra=1).digest != MATH.digest
+    from verifiers.code._verify import WORKLOAD as CODE
+
+    assert len({MATH.digest, CODE.digest, CODE.with_settings(containers=2).digest}) == 3
+
+
+def test_workloads_pickle_and_say_what_is_wrong_with_them() -> None:
+    from verifiers import Needs
+
+    assert pickle.loads(pickle.dumps(MATH)) == MATH and pickle.loads(pickle.dumps(MATH)).digest == MATH.digest
+    with pytest.raises(VerifierInputError, match="name must be an identifier"):
+        Workload("two words", MATH.batch)
+    with pytest.raises(VerifierInputError, match=r"Workload\.open must be a function"):
+        Workload("w", MATH.batch, open=3)  # type: ignore[arg-type]
+    with pytest.raises(VerifierInputError, match=r"Needs\.cpu must be a finite number >= 0"):
+        Needs(cpu=-1)
+
+
+OPENED: list[int] = []
+
+
+def open_state(cpus: int, tag: str = "a") -> str:
+    OPENED.append(cpus)
+    return f"{tag}{len(OPENED)}"
+
+
+def echo(state: str | None, refs: list[Any], comps: list[Any], options: dict[str, Any]) -> list[VerifyResult]:
+    return [VerifyResult.judged("correct", f"{state} {options['n']}") for _ in comps]
+
+
+def closed(state: str) -> None:
+    OPENED.append(-1)
+
+
+def test_the_local_executor_opens_each_workloads_state_once_and_closes_it() -> None:
+    OPENED.clear()
+    echoes = Workload("echo", echo, open=open_state, close=closed)
+    executor = LocalExecutor(worker_settings={"other": {"tag": "z"}})
+    assert [r.reason for r in executor.map(echoes, ["r", "r"], ["c", "c"], {"n": 1})] == ["a1 1", "a1 1"]
+    assert executor.map(echoes, ["r"], ["c"], {"n": 2})[0].reason == "a1 2"  # the same state
+    assert executor.map(echoes.with_settings(tag="b"), ["r"], ["c"], {"n": 3})[0].reason == "b2 3"
+    assert OPENED[:2] == [OPENED[0]] * 2 and OPENED[0] >= 1  # every CPU of this machine
+    executor.close()
+    assert OPENED[2:] == [-1, -1]
+    with pytest.raises(ExecutorError, match="closed"):
+        executor.map(echoes, ["r"], ["c"], {"n": 4})
+    with pytest.raises(VerifierInputError, match="runs a verifiers.Workload, got str"):
+        LocalExecutor().map("math", ["1"], ["1"], {})  # type: ignore[arg-type]
+
+
+def test_a_workload_from_a_file_no_package_holds_is_pickled_by_value(tmp_path: Any) -> None:
+    import importlib.util
+    import subprocess
+
+    pytest.importorskip("ray")
+    from verifiers.executors._fleet import pickle_by_value
+
+    (tmp_path / "mine_w38.py").write_text(
+        "from verifiers import VerifyResult, Workload\n"
+        "def said(state, refs, comps, options):\n"
+        "    return [VerifyResult.judged('correct', 'mine') for _ in comps]\n"
+        "KIND = Workload('mine', said)\n"
+    )
+    spec = importlib.util.spec_from_file_location("mine_w38", tmp_path / "mine_w38.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["mine_w38"] = module
+    try:
+        spec.loader.exec_module(module)
+        assert pickle_by_value(MATH) == []  # ours: by reference
+        assert pickle_by_value(module.KIND) == ["mine_w38"]
+        from ray import cloudpickle
+
+        blob = cloudpickle.dumps(module.KIND)
+    finally:
+        del sys.modules["mine_w38"]
+    code = "import pickle, sys; k = pickle.loads(sys.stdin.buffer.read()); print(k.batch(None, [1], [2], {})[0].reason)"
+    out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, check=True, cwd="/")
+    assert out.stdout.decode().strip() == "mine"  # where mine_w38 cannot be imported

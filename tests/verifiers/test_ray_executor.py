@@ -34,7 +34,7 @@ def cluster() -> dict[str, Any]:
 def test_math_verdicts_equal_the_local_executors_in_order(single: dict[str, Any]) -> None:
     assert single["ray"] == single["local"]
     assert {s for s, *_ in single["local"]} >= {"correct", "incorrect", "no_answer"}
-    assert [kind for kind, _ in single["actors"]] == ["math", "math"]  # one per CPU
+    assert [workload for workload, _ in single["actors"]] == ["math", "math"]  # one per CPU
 
 
 def test_group_score_through_the_executor_equals_local(single: dict[str, Any]) -> None:
@@ -107,10 +107,10 @@ def test_math_and_code_verdicts_equal_local_on_two_nodes(cluster: dict[str, Any]
 
 @pytest.mark.docker
 def test_code_work_lands_only_on_the_docker_node(cluster: dict[str, Any]) -> None:
-    code = [(node, chunks) for kind, node, chunks in cluster["actors"] if kind == "code"]
+    code = [(node, chunks) for workload, node, chunks in cluster["actors"] if workload == "code"]
     assert code and all(node == cluster["docker_node"] for node, _ in code)
     assert sum(chunks for _, chunks in code) >= 1
-    math_nodes = {node for kind, node, chunks in cluster["actors"] if kind == "math" and chunks}
+    math_nodes = {node for workload, node, chunks in cluster["actors"] if workload == "math" and chunks}
     assert len(math_nodes) == 2  # math spreads over both nodes
 
 

@@ -10,17 +10,19 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from verifiers._workload import Needs, Workload
 from verifiers.code._compare import first_difference
 from verifiers.code._extract import find_code
 from verifiers.code._tests import Suite, parse_suite
 from verifiers.errors import SandboxError, VerifierInputError
 from verifiers.result import VerifyResult
+from verifiers.sandbox._engines import sweep_orphans
 from verifiers.sandbox._types import ExecResult, Job, Sandbox
 
 if TYPE_CHECKING:
-    from verifiers.executors import Executor
+    from verifiers._workload import Executor
 
-__all__ = ["verify", "verify_many"]
+__all__ = ["WORKLOAD", "verify", "verify_many"]
 
 Outcome = tuple[str, str]  # (kind, detail); kind "passed" or a failure kind
 _KIND = {
@@ -229,20 +231,6 @@ def _stdin_outcomes(
     return outcomes
 
 
-def _on_executor(
-    executor: Executor,
-    tests: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-    completions: Sequence[str],
-    sandbox: Sandbox | None,
-    options: dict[str, Any],
-) -> list[VerifyResult]:
-    """The suites (checked by the caller), one per completion, judged on ``executor``."""
-    if sandbox is not None:
-        raise VerifierInputError("pass sandbox= or executor=, not both (an executor brings its own sandboxes)")
-    suites = [tests] * len(completions) if isinstance(tests, Mapping) else list(tests)
-    return executor.map("code", suites, list(completions), options)
-
-
 def verify_many(
     tests: Mapping[str, Any] | Sequence[Mapping[str, Any]],
     completions: Sequence[str],
@@ -277,10 +265,13 @@ def verify_many(
                 f"{len(tests)} test suites for {len(completions)} completions: pass one suite, or one per completion"
             )
         suites = [parse_suite(t) for t in tests]
-    if executor is not None:
+    if executor is not None:  # the suites as given, one per completion: the worker parses them again
+        if sandbox is not None:
+            raise VerifierInputError("pass sandbox= or executor=, not both (an executor brings its own sandboxes)")
         options: dict[str, Any] = {"timeout_s": timeout_s, "suite_timeout_s": suite_timeout_s, "memory_mb": memory_mb}
         options.update(partial_credit=partial_credit, language=language)
-        return _on_executor(executor, tests, completions, sandbox, options)
+        given = [tests] * len(completions) if isinstance(tests, Mapping) else list(tests)
+        return executor.map(WORKLOAD, given, list(completions), options)
     found = [find_code(c) if isinstance(c, str) else (None, "unparseable", "it is not text") for c in completions]
     codes = [code for code, _, _ in found]
     results: list[VerifyResult | None] = [None] * len(completions)
@@ -357,3 +348,35 @@ def verify(
         partial_credit=partial_credit,
         language=language,
     )[0]
+
+
+def _open_sandbox(cpus: int, containers: int | None = None) -> Sandbox:
+    """A worker's sandbox pool on its machine's engine: ``containers`` (default: its CPU count)."""
+    from verifiers.sandbox import DockerSandbox
+
+    return DockerSandbox(size=containers)
+
+
+def _judge_on(
+    box: Sandbox | None, tests: list[Any], completions: list[Any], options: dict[str, Any]
+) -> list[VerifyResult]:
+    return verify_many(tests, completions, sandbox=box, **options)
+
+
+def _close_sandbox(box: Sandbox) -> None:
+    box.close()
+
+
+WORKLOAD = Workload(
+    "code",
+    _judge_on,
+    open=_open_sandbox,
+    close=_close_sandbox,
+    needs=Needs(cpu=0, docker=True),
+    concurrent=True,
+    sweep=sweep_orphans,
+)
+"""Code judging as a `verifiers.Workload` (what ``verify_many(..., executor=...)`` sends): each
+worker holds a `DockerSandbox` pool on its machine's engine, opened once (its containers
+started, so a worker that comes up can judge), closed with the worker; its batches run
+concurrently over the pool. ``settings``: ``containers``."""

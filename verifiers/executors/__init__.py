@@ -1,12 +1,14 @@
-"""Where a batch of verdicts is computed: this process (`LocalExecutor`, the default) or the
-long-lived actors of a Ray cluster (`RayExecutor`, ``pip install 'grpo-envs[ray]'``).
+"""Where batches of verdicts are computed: this process (`LocalExecutor`) or the long-lived
+workers of a Ray cluster (`RayExecutor`, ``pip install 'grpo-envs[ray]'``).
 
-``verify_many(..., executor=...)`` of `verifiers.math` and `verifiers.code`, and
-``Group.score(..., executor=...)``, take one. With Ray, math runs on one-CPU actors on every
-node and code on one actor per node that offers the ``docker`` resource (that node's
-`DockerSandbox` pool on its own engine); results come back in input order. A lost actor or
-node is a verdict, not a crash: its items are retried once on another actor, then status
-"error"; an item not back within the executor's ``timeout_s`` is status "timeout".
+An executor runs any `verifiers.Workload` (a kind of judging: what its workers need, how each
+opens its state once, its batch function) and knows no verifier. ``verify_many(...,
+executor=...)`` of `verifiers.math` and `verifiers.code`, and ``Group.score(..., executor=...)``,
+take one. With Ray, math runs on one-CPU workers on every node and code on one worker per node
+that offers the ``docker`` resource (that node's `DockerSandbox` pool on its own engine);
+results come back in input order. A lost worker or node is a verdict, not a crash: its items
+are retried once on another worker, then status "error"; an item not back within the
+executor's ``timeout_s`` is status "timeout".
 
 Importing this package never imports Ray: `RayExecutor` imports it on first use.
 
@@ -19,7 +21,8 @@ Examples:
 
 from __future__ import annotations
 
-from verifiers.executors._base import Executor, Kind, LocalExecutor
+from verifiers._workload import Executor
+from verifiers.executors._base import LocalExecutor
 from verifiers.executors._cluster import ClusterInfo, NodeInfo, describe_cluster
 from verifiers.executors._fleet import ActorInfo
 from verifiers.executors._ray import RayExecutor, executor_named
@@ -28,7 +31,6 @@ __all__ = [
     "ActorInfo",
     "ClusterInfo",
     "Executor",
-    "Kind",
     "LocalExecutor",
     "NodeInfo",
     "RayExecutor",

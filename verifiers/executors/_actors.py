@@ -1,22 +1,21 @@
-"""The judges that live inside Ray actors: plain classes (``ray.remote`` wraps them at start),
-so this module imports neither Ray nor Docker and the classes run without a cluster too.
+"""The worker that lives inside a Ray actor: a plain class (``ray.remote`` wraps it at start),
+so this module imports neither Ray nor any verifier and the class runs without a cluster too.
 
-`MathJudge` takes one CPU: the math fast path in the actor's own process, sympy in one local
-worker process with the local pool's hard timeouts. `CodeJudge` holds its node's
-`DockerSandbox` pool, on the engine that node reaches (its DOCKER_HOST or default socket).
+A `WorkloadWorker` opens its workload's state once, when it starts (so a worker that comes up
+is one that can judge), and runs the workload's batch function on it for every chunk.
 """
 
 from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from verifiers.executors._base import judge_here
+from verifiers._workload import Workload
 from verifiers.result import VerifyResult
 
-__all__ = ["CodeJudge", "MathJudge", "sweep_orphans"]
+__all__ = ["WorkloadWorker"]
 
 
 def _where() -> dict[str, Any]:
@@ -31,62 +30,33 @@ def _where() -> dict[str, Any]:
     return {"pid": os.getpid(), "host": socket.gethostname(), "node_id": node_id}
 
 
-class MathJudge:
-    """Judges math chunks with a pool of ``workers`` sympy processes (one per CPU it holds).
+class WorkloadWorker:
+    """Runs one `Workload` on the state it opened once, with ``cpus`` CPUs to use.
 
     Examples:
-        >>> judge = MathJudge(workers=1)
-        >>> [r.status for r in judge.judge(["4"], ["\\\\boxed{4}"], {"timeout_s": 5.0})]
-        ['correct']
+        >>> from verifiers import Needs, VerifyResult, Workload
+        >>> def same(state, refs, comps, options):
+        ...     return [VerifyResult.judged("correct" if r == c else "incorrect", state) for r, c in zip(refs, comps)]
+        >>> def opened(cpus):
+        ...     return f"opened with {cpus} CPUs"
+        >>> worker = WorkloadWorker(Workload("same", same, open=opened), cpus=1)
+        >>> [(r.status, r.reason) for r in worker.judge(["4"], ["4"], {})]
+        [('correct', 'opened with 1 CPUs')]
     """
 
-    def __init__(self, workers: int = 1) -> None:
-        self.workers = workers
+    def __init__(self, workload: Workload, cpus: int = 1) -> None:
+        self.workload = workload
+        self.state = workload.open_state(cpus)
 
     def ready(self) -> dict[str, Any]:
         return _where()
 
     def judge(
-        self, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
+        self, references: Sequence[Any], completions: Sequence[Any], options: dict[str, Any]
     ) -> list[VerifyResult]:
-        return judge_here("math", references, completions, {**options, "workers": self.workers})
+        return self.workload.batch(self.state, list(references), list(completions), dict(options))
 
     def close(self) -> None:
-        """The local pool closes with the process."""
-
-
-class CodeJudge:
-    """Judges code chunks in a `DockerSandbox` pool of ``containers`` on this node's engine.
-
-    Starting it starts the containers (and sweeps containers a dead owner left on the
-    engine), so an actor that comes up is one that can judge.
-    """
-
-    def __init__(self, containers: int | None = None, engine: str | None = None) -> None:
-        from verifiers.sandbox import DockerSandbox
-
-        self.box = DockerSandbox(size=containers, engines=[engine] if engine else None)
-
-    def ready(self) -> dict[str, Any]:
-        return {**_where(), "containers": self.box.size}
-
-    def judge(
-        self, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
-    ) -> list[VerifyResult]:
-        return judge_here("code", references, completions, options, sandbox=self.box)
-
-    def close(self) -> None:
-        """Remove this pool's containers."""
-        self.box.close()
-
-
-def sweep_orphans() -> int:
-    """Remove the sandbox containers on this node's engine whose owning process is gone."""
-    from verifiers.sandbox import engine_client
-    from verifiers.sandbox._engines import remove_orphans
-
-    client = engine_client(timeout_s=10)
-    try:
-        return remove_orphans(client)
-    finally:
-        client.close()
+        """Release the state (the workload's ``close``); the rest goes with the process."""
+        if self.workload.close is not None:
+            self.workload.close(self.state)

@@ -1,65 +1,40 @@
-"""The executor seam: `Executor` (where a batch is judged) and `LocalExecutor` (this process)."""
+"""`LocalExecutor`: run any `Workload` in this process, on state opened once per workload."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import Any
 
-from verifiers.errors import VerifierInputError
+from verifiers._pool import cpu_count
+from verifiers._workload import Executor, Workload
+from verifiers.errors import ExecutorError, VerifierInputError
 from verifiers.result import VerifyResult
 
-if TYPE_CHECKING:
-    from verifiers.sandbox import Sandbox
-
-__all__ = ["KINDS", "Executor", "Kind", "LocalExecutor", "judge_here"]
-
-Kind = Literal["math", "code"]
-KINDS: tuple[Kind, ...] = ("math", "code")
+__all__ = ["Executor", "LocalExecutor", "checked", "with_settings"]
 
 
-@runtime_checkable
-class Executor(Protocol):
-    """Where `verifiers.math.verify_many` and `verifiers.code.verify_many` judge a batch.
-
-    ``map(kind, references, completions, options)`` returns one `VerifyResult` per
-    completion, in input order, and never raises on model output or on a lost worker (those
-    are verdicts with status "error" or "timeout"). ``references`` are golds ("math") or test
-    suites ("code", one per completion, already checked by the caller); ``options`` are the
-    keyword arguments of the local ``verify_many`` (``timeout_s``, ``config``, ...).
-    Implementations: `LocalExecutor` (the default) and `RayExecutor`.
-    """
-
-    def map(
-        self, kind: Kind, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
-    ) -> list[VerifyResult]: ...
-
-    def close(self) -> None: ...
+def checked(workload: object, references: Sequence[Any], completions: Sequence[Any]) -> Workload:
+    """``workload`` if it is one and there is a reference per completion, else a clear error."""
+    if not isinstance(workload, Workload):
+        raise VerifierInputError(f"an executor runs a verifiers.Workload, got {type(workload).__name__}")
+    if len(references) != len(completions):
+        raise VerifierInputError(f"{len(references)} references for {len(completions)} completions")
+    return workload
 
 
-def judge_here(
-    kind: Kind,
-    references: Sequence[Any],
-    completions: Sequence[Any],
-    options: Mapping[str, Any],
-    *,
-    sandbox: Sandbox | None = None,
-) -> list[VerifyResult]:
-    """Judge in this process: the local ``verify_many`` of ``kind`` (what every executor's
-    worker finally runs)."""
-    if kind == "math":
-        from verifiers.math import verify_many as math_many
-
-        return math_many(list(references), list(completions), **options)
-    if kind == "code":
-        from verifiers.code import verify_many as code_many
-
-        return code_many(list(references), list(completions), sandbox=sandbox, **options)
-    raise VerifierInputError(f"kind must be one of {KINDS}, got {kind!r}")
+def with_settings(workload: Workload, settings: Mapping[str, Mapping[str, Any]]) -> Workload:
+    """``workload`` with the settings an executor was given for its name (``{"code": {...}}``)."""
+    mine = settings.get(workload.name)
+    return workload.with_settings(**mine) if mine else workload
 
 
 class LocalExecutor:
-    """Judge in this process (math in the local worker pool, code in ``sandbox`` or the
-    process-wide Docker pool): what ``verify_many`` does without an executor.
+    """Judge in this process: each workload's state (its sympy pool, its sandbox pool) is opened
+    once, at its first call, with every CPU of the machine, and kept until `close`.
+
+    ``worker_settings`` change a workload's settings by its name, e.g. ``{"code": {"containers":
+    2}}`` (a sandbox pool of 2 containers). Without an executor, ``verify_many`` judges here too.
 
     Examples:
         >>> from verifiers.math import verify_many
@@ -67,16 +42,37 @@ class LocalExecutor:
         ['correct']
     """
 
-    def __init__(self, *, sandbox: Sandbox | None = None) -> None:
-        self.sandbox = sandbox
+    def __init__(self, *, worker_settings: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.worker_settings = {name: dict(s) for name, s in (worker_settings or {}).items()}
+        self._states: dict[str, tuple[Workload, Any]] = {}
+        self._lock = threading.Lock()
+        self._closed = False
 
     def map(
-        self, kind: Kind, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
+        self, workload: Workload, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
     ) -> list[VerifyResult]:
-        return judge_here(kind, references, completions, options, sandbox=self.sandbox if kind == "code" else None)
+        """Judge ``completions`` against ``references`` here; see `Executor`."""
+        workload = with_settings(checked(workload, references, completions), self.worker_settings)
+        return workload.batch(self._state(workload), list(references), list(completions), dict(options))
+
+    def _state(self, workload: Workload) -> Any:
+        with self._lock:  # opened once, even when calls come from several threads
+            if self._closed:
+                raise ExecutorError("this LocalExecutor is closed")
+            if workload.digest not in self._states:
+                self._states[workload.digest] = (workload, workload.open_state(cpu_count()))
+            return self._states[workload.digest][1]
 
     def close(self) -> None:
-        """Nothing to release (the local pools are closed at exit)."""
+        """Release every workload's state (its ``close``)."""
+        with self._lock:
+            self._closed = True
+            states, self._states = list(self._states.values()), {}
+        for workload, state in states:
+            if workload.close is not None:
+                workload.close(state)
 
     def __repr__(self) -> str:
-        return "LocalExecutor()" if self.sandbox is None else f"LocalExecutor(sandbox={self.sandbox!r})"
+        return (
+            "LocalExecutor()" if not self.worker_settings else f"LocalExecutor(worker_settings={self.worker_settings})"
+        )

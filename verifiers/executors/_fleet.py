@@ -1,65 +1,58 @@
-"""The long-lived judge actors of a `RayExecutor`, kept in step with the cluster's nodes.
+"""The long-lived workers of a `RayExecutor`, kept in step with the cluster's nodes.
 
-Per alive node: ``math_actors`` `MathJudge` actors of one CPU each (default: the node's
-CPUs), and one `CodeJudge` on each node that offers the ``docker`` resource (so a node without
-an engine never receives code). A kind's actors start at its first call, in the background
-after that; a call waits for them only when none of its kind is up yet. A dead actor (or one
-on a dead node) is replaced at the next call of its kind; a start that fails or does not
-finish in ``start_timeout_s`` is tried again a minute later.
+Per alive node and `Workload`: as many one-worker actors as the node's CPUs (or GPUs) hold for
+what each worker needs (``workers_per_node`` overrides that), or one per node for a workload
+that holds neither; a workload that needs Docker only on nodes that offer the ``docker``
+resource (so a node without an engine never receives that work). A workload's workers start
+at its first call, in the background after that; a call waits for them only when none of its
+workload is up yet. A dead worker (or one on a dead node) is replaced at the next call of its
+workload; a start that fails or does not finish in ``start_timeout_s`` is tried again a minute
+later.
 
-The actors are named (namespace `NAMESPACE`, one name per node, kind, index and settings), so
-every executor on the cluster shares them: the ranks of a torchrun job, or several reward
-workers, find the actors the first one started instead of asking for the node's CPUs again.
-An executor stops only the actors it started itself.
+The actors are named (namespace `NAMESPACE`; one name per node, workload digest, index and the
+executor's settings that shape a worker), so every executor on the cluster shares them: the
+ranks of a torchrun job, or several reward workers, find the workers the first one started
+instead of asking for the node's CPUs again. An executor stops only the workers it started.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
 import logging
+import sys
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from verifiers._workload import Workload, release
 from verifiers.errors import EngineUnavailableError, ExecutorError
-from verifiers.executors._actors import CodeJudge, MathJudge, sweep_orphans
-from verifiers.executors._base import Kind
+from verifiers.executors._actors import WorkloadWorker
 
-__all__ = ["ActorInfo", "Fleet", "Slot"]
+__all__ = ["ActorInfo", "Fleet", "Slot", "pickle_by_value"]
 
 log = logging.getLogger("verifiers.executors")
 
 RETRY_START_AFTER_S = 60.0
 CLOSING = "the executor is closing"
 NAMESPACE = "grpo-envs-judges"
-
-
-@functools.cache
-def _release() -> str:
-    """This release (in the actors' names: executors of another release never share actors);
-    read on first use, since looking it up costs ~0.1 s."""
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version("grpo-envs")
-    except importlib.metadata.PackageNotFoundError:  # a checkout on PYTHONPATH
-        return "dev"
-
-
-"""The Ray namespace of the judge actors (shared by every executor on a cluster)."""
+"""The Ray namespace of the workers (shared by every executor on a cluster)."""
+SHARE = 0.01
+"""How much of a node's ``docker`` (or network) resource one worker asks for: the resource says
+where a worker may run; several workloads' workers share a node."""
 
 
 @dataclass(frozen=True)
 class ActorInfo:
-    """One judge actor of a `RayExecutor`: what it judges, where it runs, how much it did.
+    """One worker of a `RayExecutor`: its workload's name, where it runs, how much it did.
 
     ``node_id`` and ``pid`` are the actor's own (as it reported them once started); ``chunks``
     counts the chunks it has judged.
     """
 
-    kind: Kind
+    workload: str
     node_id: str
     pid: int
     host: str
@@ -68,9 +61,9 @@ class ActorInfo:
 
 @dataclass
 class Slot:
-    """An actor of the fleet, starting (``where`` is None) or up."""
+    """A worker of the fleet, starting (``where`` is None) or up."""
 
-    kind: Kind
+    workload: Workload
     node_id: str
     handle: Any
     ready_ref: Any
@@ -81,10 +74,18 @@ class Slot:
     chunks: int = 0
     stale: list[Hashable] = field(default_factory=list)  # chunks still running after a timed-out call
 
+    @property
+    def key(self) -> str:
+        return self.workload.digest
+
     def info(self) -> ActorInfo:
         where = self.where or {}
         return ActorInfo(
-            self.kind, str(where.get("node_id", "")), int(where.get("pid", 0)), str(where.get("host", "")), self.chunks
+            self.workload.name,
+            str(where.get("node_id", "")),
+            int(where.get("pid", 0)),
+            str(where.get("host", "")),
+            self.chunks,
         )
 
 
@@ -93,73 +94,122 @@ def _first_line(exc: BaseException) -> str:
     return (lines[-1] if lines else type(exc).__name__)[:300]
 
 
+@functools.cache
+def _installed() -> frozenset[str]:
+    """Top-level packages that come from an installed distribution (importable on every node
+    that has the same environment); read once, since it costs ~0.5 s."""
+    return frozenset(importlib.metadata.packages_distributions())
+
+
+def pickle_by_value(workload: Workload) -> list[str]:
+    """Have Ray pickle by value the modules of ``workload``'s functions that workers may not be
+    able to import: anything but the standard library, this package and installed packages (a
+    test file, a module of your own beside your script). Returns those modules' names."""
+    from ray import cloudpickle as ray_cloudpickle
+
+    cloudpickle: Any = ray_cloudpickle  # untyped
+    ours = __name__.split(".")[0]
+    found = []
+    for fn in (workload.batch, workload.open, workload.close, workload.sweep):
+        name = getattr(fn, "__module__", None) if fn is not None else None
+        if not name or name == "__main__" or name not in sys.modules:  # __main__: by value already
+            continue
+        top = name.split(".")[0]
+        if top == ours or top in sys.stdlib_module_names or top in _installed():
+            continue
+        cloudpickle.register_pickle_by_value(sys.modules[name])
+        found.append(name)
+    return found
+
+
 class Fleet:
-    """The judge actors on a connected Ray cluster (``ray`` is the imported module)."""
+    """The workers on a connected Ray cluster (``ray`` is the imported module)."""
 
     def __init__(
         self,
         ray: Any,
         *,
-        math_actors: int | None,
-        code_containers: int | None,
+        workers_per_node: int | None,
         docker_resource: str,
+        network_resource: str | None,
         start_timeout_s: float,
-        code_concurrency: int,
+        concurrency: int,
     ) -> None:
         self.ray = ray
-        self.math_actors = math_actors
-        self.code_containers = code_containers
+        self.workers_per_node = workers_per_node
         self.docker_resource = docker_resource
+        self.network_resource = network_resource
         self.start_timeout_s = start_timeout_s
-        self.code_concurrency = code_concurrency
+        self.concurrency = concurrency
         self.slots: list[Slot] = []
-        self.cooldown: dict[tuple[str, Kind], float] = {}
-        self.last_error: dict[Kind, str] = {}
-        self._classes: dict[Kind, Any] = {}
-        self.code_nodes: set[str] = set()  # nodes that had a code judge: swept at close
+        self.cooldown: dict[tuple[str, str], float] = {}  # (node, workload digest) -> retry after
+        self.last_error: dict[str, str] = {}  # workload digest -> why none started
+        self.swept: dict[str, tuple[Workload, set[str]]] = {}  # digest -> workload, nodes to sweep at close
+        self._class: Any = None
 
     # -- starting ----------------------------------------------------------------------------
-    def _wanted(self, node: dict[str, Any], kind: Kind) -> int:
-        resources = node.get("Resources", {})
-        if kind == "code":
-            return 1 if resources.get(self.docker_resource, 0) >= 1 else 0
-        return int(resources.get("CPU", 0)) if self.math_actors is None else self.math_actors
+    def _wanted(self, node: dict[str, Any], workload: Workload) -> int:
+        resources, needs = node.get("Resources", {}), workload.needs
+        if needs.docker and resources.get(self.docker_resource, 0) < 1:
+            return 0
+        if needs.network and self.network_resource and resources.get(self.network_resource, 0) < 1:
+            return 0
+        fits = [int(resources.get(name, 0) // held) for name, held in (("CPU", needs.cpu), ("GPU", needs.gpu)) if held]
+        if not fits:
+            return 1  # holds nothing of its own (its work runs in containers, on a server): one per node
+        return min(fits) if self.workers_per_node is None else self.workers_per_node
 
-    def _name(self, node_id: str, kind: Kind, index: int) -> str:
-        """The actor's name on the cluster: executors with the same settings share it."""
-        if kind == "math":
-            settings = "workers=1"
-        else:
-            settings = f"containers={self.code_containers},concurrency={self.code_concurrency},{self.docker_resource}"
-        digest = hashlib.sha256(f"{_release()}|{node_id}|{settings}".encode()).hexdigest()[:16]
-        return f"{kind}-judge-{digest}-{index}"
+    def _shape(self, workload: Workload) -> str:
+        """The executor's settings that shape ``workload``'s workers (in their names)."""
+        shape = [f"concurrency={self.concurrency}"] if workload.concurrent else []
+        if workload.needs.docker:
+            shape.append(f"docker={self.docker_resource}")
+        if workload.needs.network and self.network_resource:
+            shape.append(f"network={self.network_resource}")
+        return ",".join(shape)
 
-    def _start(self, node_id: str, kind: Kind, index: int) -> Slot:
-        """The ``index``-th ``kind`` actor of ``node_id``: found on the cluster, else started."""
+    def _name(self, node_id: str, workload: Workload, index: int) -> str:
+        """The worker's name on the cluster: executors with the same settings share it."""
+        text = f"{release()}|{node_id}|{workload.digest}|{self._shape(workload)}"
+        return f"{workload.name}-{hashlib.sha256(text.encode()).hexdigest()[:16]}-{index}"
+
+    def _options(self, workload: Workload, node_id: str, name: str) -> dict[str, Any]:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        name = self._name(node_id, kind, index)
+        needs = workload.needs
+        opts: dict[str, Any] = {"num_cpus": needs.cpu, "name": name, "namespace": NAMESPACE, "max_restarts": 0}
+        opts["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id, soft=False)
+        if needs.gpu:
+            opts["num_gpus"] = needs.gpu
+        resources = {self.docker_resource: SHARE} if needs.docker else {}
+        if needs.network and self.network_resource:
+            resources[self.network_resource] = SHARE
+        if resources:
+            opts["resources"] = resources
+        if workload.concurrent:
+            opts["max_concurrency"] = self.concurrency
+        return opts
+
+    def _start(self, node_id: str, workload: Workload, index: int) -> Slot:
+        """The ``index``-th worker of ``workload`` on ``node_id``: found on the cluster, else started."""
+        name = self._name(node_id, workload, index)
         found = self._find(name)
         if found is not None:
-            return Slot(kind, node_id, found, found.ready.remote(), time.monotonic(), name=name, owned=False)
-        if kind not in self._classes:
-            self._classes[kind] = self.ray.remote(MathJudge if kind == "math" else CodeJudge)
-        where = NodeAffinitySchedulingStrategy(node_id, soft=False)
-        if kind == "math":
-            opts: dict[str, Any] = {"num_cpus": 1}
-            args: dict[str, Any] = {"workers": 1}
-        else:
-            opts = {"num_cpus": 0, "resources": {self.docker_resource: 1}, "max_concurrency": self.code_concurrency}
-            args = {"containers": self.code_containers}
-        opts.update(name=name, namespace=NAMESPACE, scheduling_strategy=where, max_restarts=0)
+            return Slot(workload, node_id, found, found.ready.remote(), time.monotonic(), name=name, owned=False)
+        if self._class is None:
+            self._class = self.ray.remote(WorkloadWorker)
+        pickle_by_value(workload)
+        cpus = max(1, int(workload.needs.cpu))
         try:
-            handle = self._classes[kind].options(**opts).remote(**args)
-        except ValueError:  # another executor took the name just now: share its actor
+            handle = self._class.options(**self._options(workload, node_id, name)).remote(workload, cpus)
+        except ValueError:  # another executor took the name just now: share its worker
             found = self._find(name)
             if found is None:
                 raise
-            return Slot(kind, node_id, found, found.ready.remote(), time.monotonic(), name=name, owned=False)
-        return Slot(kind, node_id, handle, handle.ready.remote(), time.monotonic(), name=name)
+            return Slot(workload, node_id, found, found.ready.remote(), time.monotonic(), name=name, owned=False)
+        if workload.sweep is not None:
+            self.swept.setdefault(workload.digest, (workload, set()))[1].add(node_id)
+        return Slot(workload, node_id, handle, handle.ready.remote(), time.monotonic(), name=name)
 
     def _find(self, name: str) -> Any:
         try:
@@ -167,42 +217,39 @@ class Fleet:
         except ValueError:  # no live actor has that name
             return None
 
-    def refresh(self, kind: Kind) -> None:
-        """Take in actors that came up, drop stuck ones and those of gone nodes, and start the
-        ``kind`` actors the nodes lack (code judges, and their containers, only once code comes)."""
+    def refresh(self, workload: Workload) -> None:
+        """Take in workers that came up, drop stuck ones and those of gone nodes, and start the
+        ``workload`` workers the nodes lack (a workload's workers only once it is called)."""
         nodes = {n["NodeID"]: n for n in self.ray.nodes() if n.get("Alive")}
-        now = time.monotonic()
+        now, key = time.monotonic(), workload.digest
         for slot in list(self.slots):
             if slot.node_id not in nodes:
                 self.drop(slot, "its node left the cluster")
             elif slot.where is None:
                 self._check_start(slot, now)
         for node_id, node in nodes.items():
-            have = {s.name for s in self.slots if s.node_id == node_id and s.kind == kind}
-            names = {self._name(node_id, kind, k): k for k in range(self._wanted(node, kind))}
+            have = {s.name for s in self.slots if s.node_id == node_id and s.key == key}
+            names = {self._name(node_id, workload, k): k for k in range(self._wanted(node, workload))}
             missing = [k for name, k in names.items() if name not in have]
-            if missing and self.cooldown.get((node_id, kind), 0.0) <= now:
-                self.slots += [self._start(node_id, kind, k) for k in missing]
-                if kind == "code" and any(s.owned for s in self.slots if s.node_id == node_id and s.kind == kind):
-                    self.code_nodes.add(node_id)
+            if missing and self.cooldown.get((node_id, key), 0.0) <= now:
+                self.slots += [self._start(node_id, workload, k) for k in missing]
 
     def _check_start(self, slot: Slot, now: float) -> None:
         ready, _ = self.ray.wait([slot.ready_ref], num_returns=1, timeout=0)
+        name = slot.workload.name
         if ready:
             try:
                 slot.where = self.ray.get(slot.ready_ref)
-            except Exception as exc:  # its constructor failed (no engine, no image): say so, try later
+            except Exception as exc:  # its state did not open (no engine, no image): say so, try later
                 if not slot.owned or self._lost_name_race(slot):  # find or start another at once
-                    self.drop(slot, f"the shared actor is gone: {_first_line(exc)}")
+                    self.drop(slot, f"the shared worker is gone: {_first_line(exc)}")
                     return
-                self._failed(
-                    slot, f"a {slot.kind} actor could not start on node {slot.node_id[:12]}: {_first_line(exc)}"
-                )
+                self._failed(slot, f"a {name} worker could not start on node {slot.node_id[:12]}: {_first_line(exc)}")
         elif now - slot.started_at > self.start_timeout_s:
             self._failed(
                 slot,
-                f"a {slot.kind} actor did not start on node {slot.node_id[:12]} within {self.start_timeout_s:g} s "
-                "(no CPU free there? set RayExecutor(math_actors_per_node=...))",
+                f"a {name} worker did not start on node {slot.node_id[:12]} within {self.start_timeout_s:g} s "
+                "(no CPU free there? set RayExecutor(workers_per_node=...))",
             )
 
     def _lost_name_race(self, slot: Slot) -> bool:
@@ -213,22 +260,16 @@ class Fleet:
 
     def _failed(self, slot: Slot, message: str) -> None:
         log.warning("%s; retrying in %g s", message, RETRY_START_AFTER_S)
-        self.last_error[slot.kind] = message
-        self.cooldown[(slot.node_id, slot.kind)] = time.monotonic() + RETRY_START_AFTER_S
+        self.last_error[slot.key] = message
+        self.cooldown[(slot.node_id, slot.key)] = time.monotonic() + RETRY_START_AFTER_S
         self.drop(slot, message)
 
     def drop(self, slot: Slot, why: str) -> None:
-        """Stop using ``slot``'s actor; stop the actor too if this executor started it."""
+        """Stop using ``slot``'s worker; stop the actor too if this executor started it."""
         if slot in self.slots:
             self.slots.remove(slot)
-        closing = why == CLOSING  # not news: at debug level
-        log.log(
-            logging.DEBUG if closing else logging.INFO,
-            "dropping a %s actor on node %s: %s",
-            slot.kind,
-            slot.node_id[:12],
-            why,
-        )
+        level = logging.DEBUG if why == CLOSING else logging.INFO  # closing is not news
+        log.log(level, "dropping a %s worker on node %s: %s", slot.workload.name, slot.node_id[:12], why)
         if not slot.owned:  # another executor's: it may still be using it
             return
         try:
@@ -237,16 +278,16 @@ class Fleet:
             log.debug("ray.kill failed: %s", exc)
 
     # -- for a call --------------------------------------------------------------------------
-    def up(self, kind: Kind) -> list[Slot]:
-        return [s for s in self.slots if s.kind == kind and s.where is not None]
+    def up(self, workload: Workload) -> list[Slot]:
+        return [s for s in self.slots if s.key == workload.digest and s.where is not None]
 
-    def for_call(self, kind: Kind) -> list[Slot]:
-        """The actors a call of ``kind`` uses (waiting for the first ones to start); raises
+    def for_call(self, workload: Workload) -> list[Slot]:
+        """The workers a call of ``workload`` uses (waiting for the first ones to start); raises
         when the cluster can run none."""
-        self.refresh(kind)
+        self.refresh(workload)
         deadline = time.monotonic() + self.start_timeout_s
-        while not self.up(kind):
-            starting = [s for s in self.slots if s.kind == kind and s.where is None]
+        while not self.up(workload):
+            starting = [s for s in self.slots if s.key == workload.digest and s.where is None]
             if not starting:
                 break
             self.ray.wait(
@@ -254,43 +295,45 @@ class Fleet:
                 num_returns=len(starting),
                 timeout=max(0.0, deadline - time.monotonic()),
             )
-            self.refresh(kind)
-        slots = self.up(kind)
+            self.refresh(workload)
+        slots = self.up(workload)
         if not slots:
-            raise self._none_error(kind)
+            raise self._none_error(workload)
         for slot in slots:
             if slot.stale:
                 slot.stale = list(self.ray.wait(slot.stale, num_returns=len(slot.stale), timeout=0)[1])
         free = [s for s in slots if not s.stale]
         return free or slots
 
-    def _none_error(self, kind: Kind) -> ExecutorError | EngineUnavailableError:
-        cause = self.last_error.get(kind, "")
-        if kind == "code":
+    def _none_error(self, workload: Workload) -> ExecutorError | EngineUnavailableError:
+        cause, name = self.last_error.get(workload.digest, ""), workload.name
+        if workload.needs.docker:
             if not cause:
                 cause = f"no node of the Ray cluster offers the {self.docker_resource!r} resource"
             return EngineUnavailableError(
-                f"no code judge runs on the Ray cluster: {cause}. Start the nodes that have a Docker engine "
+                f"no {name} worker runs on the Ray cluster: {cause}. Start the nodes that have a Docker engine "
                 f"(and the sandbox image) with `ray start ... --resources='{{\"{self.docker_resource}\": 1}}'`"
             )
-        return ExecutorError(f"no math judge runs on the Ray cluster: {cause or 'no node has a CPU'}")
+        return ExecutorError(f"no {name} worker runs on the Ray cluster: {cause or 'no node has what it needs'}")
 
     def close(self, timeout_s: float = 30.0) -> None:
-        """Close the sandboxes (their containers) of the code judges this executor started, kill
-        the actors it started, then remove the containers that judges killed on the way (SIGKILL,
-        a lost node) left behind. Actors it found on the cluster are left to their owner."""
+        """Close the state (containers, models) of the workers this executor started, kill them,
+        then run each workload's ``sweep`` on the nodes where it ran, for what workers killed on
+        the way (SIGKILL, a lost node) left behind. Workers found on the cluster are left to
+        their owner."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        closing = [s.handle.close.remote() for s in self.slots if s.kind == "code" and s.where is not None and s.owned]
+        closing = [s.handle.close.remote() for s in self.slots if s.where is not None and s.owned and s.workload.close]
         if closing:
             self.ray.wait(closing, num_returns=len(closing), timeout=timeout_s)
         for slot in list(self.slots):
             self.drop(slot, CLOSING)
         alive = {n["NodeID"] for n in self.ray.nodes() if n.get("Alive")}
-        sweep = self.ray.remote(sweep_orphans)
-        sweeps = [
-            sweep.options(num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False)).remote()
-            for node_id in sorted(self.code_nodes & alive)
-        ]
+        sweeps = []
+        for workload, nodes in self.swept.values():
+            sweep = self.ray.remote(workload.sweep)
+            for node_id in sorted(nodes & alive):
+                where = NodeAffinitySchedulingStrategy(node_id, soft=False)
+                sweeps.append(sweep.options(num_cpus=0, scheduling_strategy=where).remote())
         if sweeps:
             self.ray.wait(sweeps, num_returns=len(sweeps), timeout=timeout_s)

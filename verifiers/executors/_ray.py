@@ -9,8 +9,9 @@ import threading
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
+from verifiers._workload import Executor, Workload
 from verifiers.errors import ExecutorError, VerifierInputError
-from verifiers.executors._base import KINDS, Executor, Kind, LocalExecutor, judge_here
+from verifiers.executors._base import LocalExecutor, checked, with_settings
 from verifiers.executors._dispatch import ChunkLost, dispatch
 from verifiers.executors._fleet import ActorInfo, Fleet, Slot
 from verifiers.result import VerifyResult
@@ -87,20 +88,25 @@ def _short(exc: BaseException) -> str:
 
 
 class RayExecutor:
-    """Judge `verify_many` batches on a Ray cluster: math on one-CPU actors (``math_actors_per_node``
-    per node, default one per CPU), code on one actor per node that offers the ``docker``
-    resource, holding that node's `DockerSandbox` pool on its local engine.
+    """Run `Workload` batches on long-lived workers of a Ray cluster: per node, as many
+    one-worker actors as its CPUs (or GPUs) hold for what the workload needs
+    (``workers_per_node`` overrides that), or one for a workload that holds neither (code: one
+    per node, holding that node's `DockerSandbox` pool); a workload that needs Docker runs only
+    on nodes that offer the ``docker`` resource.
 
     A call's items go out in chunks (at most ``chunk_size`` items, ``depth`` chunks in flight
-    per actor) and come back in input order. A chunk whose actor dies or fails is retried once
-    on another actor, then its items are status "error"; items not back ``timeout_s`` after
-    the call's actors are up are status "timeout" (both have ``correct=None``: trainers mask
+    per worker) and come back in input order. A chunk whose worker dies or fails is retried once
+    on another worker, then its items are status "error"; items not back ``timeout_s`` after
+    the call's workers are up are status "timeout" (both have ``correct=None``: trainers mask
     them). Once every chunk is out, a straggler (a chunk out ``hedge`` times longer than the
-    call's median chunk, and at least a second) is sent once more to an idle actor: the first
-    answer wins. Actors start on first use (waiting at most ``start_timeout_s``) and live as
-    long as the executor; dead ones are replaced at the next call. Actors are named on the
-    cluster, so executors in other processes (the ranks of a torchrun job) share them rather
-    than each asking for every CPU; each executor stops only the actors it started.
+    call's median chunk, and at least a second) is sent once more to an idle worker: the first
+    answer wins. Items that are not text are judged in this process and never shipped. Workers
+    start on first use of their workload (waiting at most ``start_timeout_s``) and live as long
+    as the executor; dead ones are replaced at the next call. Workers are named on the cluster
+    by their workload's digest, so executors in other processes (the ranks of a torchrun job)
+    share them rather than each asking for every CPU; each executor stops only the workers it
+    started. A workload defined outside an installed package (a test file, your own module) is
+    pickled by value, so the workers need not import it.
 
     Args:
         address: None (``RAY_ADDRESS``, else a new local cluster, which offers the ``docker``
@@ -108,15 +114,19 @@ class RayExecutor:
             local cluster), ``"host:port"`` (a GCS address, as `connect` returns) or
             ``"ray://head:10001"``; ignored when Ray is already initialised in this process
             (inside a trainer's Ray job).
-        timeout_s: the longest one call waits for its verdicts once its actors are up.
-        start_timeout_s: the longest a call waits for the first actors of its kind to start.
-        math_actors_per_node: one-CPU math actors per node (None: the node's CPU count; lower
-            it where a trainer holds the CPUs, or actors wait for CPUs that never free up).
-        code_containers_per_node: containers of each node's code pool (None: its CPU count).
+        timeout_s: the longest one call waits for its verdicts once its workers are up.
+        start_timeout_s: the longest a call waits for the first workers of its workload to start.
+        workers_per_node: workers per node of a workload that holds CPUs or GPUs (None: as many
+            as the node holds; lower it where a trainer holds the CPUs, or workers wait for CPUs
+            that never free up).
+        worker_settings: settings of the workloads' workers by workload name, e.g. ``{"code":
+            {"containers": 2}}`` (each node's sandbox pool: 2 containers; default its CPU count).
         docker_resource: the custom resource that marks nodes with a Docker engine and the
             sandbox image (``ray start --resources='{"docker": 1}'``).
+        network_resource: the custom resource that marks nodes whose workers may reach the
+            network (None: a workload that needs the network runs anywhere).
         hedge: how many median chunk times a chunk may take before a copy goes to an idle
-            actor (0: never).
+            worker (0: never).
         init_kwargs: more keyword arguments for ``ray.init`` (e.g. ``num_cpus`` of a local one).
 
     Examples:
@@ -133,9 +143,10 @@ class RayExecutor:
         start_timeout_s: float = 120.0,
         chunk_size: int = 64,
         depth: int = 2,
-        math_actors_per_node: int | None = None,
-        code_containers_per_node: int | None = None,
+        workers_per_node: int | None = None,
+        worker_settings: Mapping[str, Mapping[str, Any]] | None = None,
         docker_resource: str = "docker",
+        network_resource: str | None = None,
         hedge: float = 3.0,
         init_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
@@ -145,8 +156,8 @@ class RayExecutor:
         for name, count in (("chunk_size", chunk_size), ("depth", depth)):
             if not isinstance(count, int) or count < 1:
                 raise VerifierInputError(f"{name} must be an int >= 1, got {count!r}")
-        if math_actors_per_node is not None and (not isinstance(math_actors_per_node, int) or math_actors_per_node < 0):
-            raise VerifierInputError(f"math_actors_per_node must be None or an int >= 0, got {math_actors_per_node!r}")
+        if workers_per_node is not None and (not isinstance(workers_per_node, int) or workers_per_node < 0):
+            raise VerifierInputError(f"workers_per_node must be None or an int >= 0, got {workers_per_node!r}")
         if not isinstance(hedge, (int, float)) or not hedge >= 0:
             raise VerifierInputError(f"hedge must be a number >= 0 (0: never send a chunk twice), got {hedge!r}")
         if address is not None and not isinstance(address, str):
@@ -156,9 +167,10 @@ class RayExecutor:
         self.start_timeout_s = float(start_timeout_s)
         self.chunk_size = chunk_size
         self.depth = depth
-        self.math_actors_per_node = math_actors_per_node
-        self.code_containers_per_node = code_containers_per_node
+        self.workers_per_node = workers_per_node
+        self.worker_settings = {name: dict(s) for name, s in (worker_settings or {}).items()}
         self.docker_resource = docker_resource
+        self.network_resource = network_resource
         self.hedge = float(hedge)
         self.init_kwargs = dict(init_kwargs or {})
         self._lock = threading.Lock()
@@ -205,41 +217,43 @@ class RayExecutor:
         atexit.register(self.close)  # before Ray's own shutdown: containers go with their pools
         self._fleet = Fleet(
             ray,
-            math_actors=self.math_actors_per_node,
-            code_containers=self.code_containers_per_node,
+            workers_per_node=self.workers_per_node,
             docker_resource=self.docker_resource,
+            network_resource=self.network_resource,
             start_timeout_s=self.start_timeout_s,
-            code_concurrency=self.depth,
+            concurrency=self.depth,
         )
         return self._fleet
 
     def map(
-        self, kind: Kind, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
+        self, workload: Workload, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
     ) -> list[VerifyResult]:
         """Judge ``completions`` against ``references`` on the cluster; see `Executor`."""
-        if kind not in KINDS:
-            raise VerifierInputError(f"kind must be one of {KINDS}, got {kind!r}")
-        if len(references) != len(completions):
-            raise VerifierInputError(f"{len(references)} references for {len(completions)} completions")
-        options = {k: v for k, v in options.items() if k not in ("workers", "sandbox")}
+        workload = with_settings(checked(workload, references, completions), self.worker_settings)
+        options = dict(options)
         remote = [k for k, c in enumerate(completions) if isinstance(c, str)]
         results: list[VerifyResult | None] = [None] * len(completions)
         here = [k for k, c in enumerate(completions) if not isinstance(c, str)]
-        if here:  # not text: judged here at once (no sympy, no sandbox), never shipped
-            got = judge_here(kind, [references[k] for k in here], [completions[k] for k in here], options)
+        if here:  # not text: judged here at once, without the workers' state, never shipped
+            got = workload.batch(None, [references[k] for k in here], [completions[k] for k in here], options)
             for k, r in zip(here, got, strict=True):
                 results[k] = r
         if remote:
-            for k, r in zip(remote, self._remote(kind, references, completions, remote, options), strict=True):
+            for k, r in zip(remote, self._remote(workload, references, completions, remote, options), strict=True):
                 results[k] = r
         return [r for r in results if r is not None]
 
     def _remote(
-        self, kind: Kind, references: Sequence[Any], completions: Sequence[Any], ks: list[int], options: dict[str, Any]
+        self,
+        workload: Workload,
+        references: Sequence[Any],
+        completions: Sequence[Any],
+        ks: list[int],
+        options: dict[str, Any],
     ) -> list[VerifyResult]:
-        with self._lock:  # calls from several threads share the actors; each dispatches on its own
+        with self._lock:  # calls from several threads share the workers; each dispatches on its own
             fleet = self._connect()
-            slots = fleet.for_call(kind)
+            slots = fleet.for_call(workload)
         backend = _Backend(self._ray, slots, [references[k] for k in ks], [completions[k] for k in ks], options)
         out = dispatch(
             backend,
@@ -259,14 +273,15 @@ class RayExecutor:
             return out.results
 
     def actors(self) -> tuple[ActorInfo, ...]:
-        """The judge actors that are up (none before the first call)."""
+        """The workers that are up (none before the first call)."""
         with self._lock:
             if self._fleet is None:
                 return ()
             return tuple(s.info() for s in self._fleet.slots if s.where is not None)
 
     def close(self) -> None:
-        """Stop the actors (and their containers); shut Ray down if this executor started it."""
+        """Stop the workers it started (and their state: containers); shut Ray down if this
+        executor started it."""
         with self._lock:
             if self._closed:
                 return
@@ -275,7 +290,7 @@ class RayExecutor:
                 try:
                     self._fleet.close()
                 except Exception as exc:  # a cluster that went away: nothing left to stop
-                    log.warning("closing the Ray judges failed: %s", exc)
+                    log.warning("closing the Ray workers failed: %s", exc)
             if self._owns_ray and self._ray is not None:
                 self._ray.shutdown()
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from verifiers._pool import cpu_count, default_pool
+from verifiers._workload import Needs, Workload
 from verifiers.errors import VerifierInputError, VerifyTimeout, WorkerCrashed
 from verifiers.math._config import MathConfig
 from verifiers.math._core import MAX_PARSED, Outcome, judge_texts, parse_answer, verify_core
@@ -19,9 +20,9 @@ from verifiers.math._judge import NeedSympy, Scalars
 from verifiers.result import VerifyResult
 
 if TYPE_CHECKING:
-    from verifiers.executors import Executor
+    from verifiers._workload import Executor
 
-__all__ = ["equivalent", "extract_answer", "final_answers", "verify", "verify_many"]
+__all__ = ["WORKLOAD", "equivalent", "extract_answer", "final_answers", "verify", "verify_many"]
 
 log = logging.getLogger("verifiers.math")
 
@@ -166,8 +167,8 @@ def verify_many(
     """`verify` over pairs, in parallel (``workers`` processes; default one per CPU).
 
     ``executor`` judges elsewhere, e.g. ``RayExecutor()`` on a Ray cluster (see
-    `verifiers.executors`); results are in input order either way, and a gold that is not a
-    valid gold raises here, before anything is sent.
+    `verifiers.executors`; its workers' pools replace ``workers``); results are in input order
+    either way, and a gold that is not a valid gold raises here, before anything is sent.
 
     Examples:
         >>> [r.correct for r in verify_many(["1", "2"], ["\\\\boxed{1}", "\\\\boxed{3}"])]
@@ -183,8 +184,8 @@ def verify_many(
     if n < 1:
         raise VerifierInputError(f"workers must be >= 1, got {workers}")
     if executor is not None:
-        options = {"config": config, "timeout_s": timeout_s, "workers": workers, "answer_only": answer_only}
-        return executor.map("math", list(golds), list(completions), options)
+        options = {"config": config, "timeout_s": timeout_s, "answer_only": answer_only}
+        return executor.map(WORKLOAD, list(golds), list(completions), options)
     results: list[VerifyResult | None] = [None] * len(golds)
     slow: list[int] = []
     for k, (gold, completion) in enumerate(zip(golds, completions, strict=True)):
@@ -205,3 +206,21 @@ def verify_many(
             for k, result in zip(slow, done, strict=True):
                 results[k] = result
     return [r for r in results if r is not None]
+
+
+def _open_pool(cpus: int) -> int:
+    """A worker's sympy pool, ``cpus`` processes wide (the process's pool); the state is its width."""
+    default_pool(cpus)
+    return cpus
+
+
+def _judge_on(
+    workers: int | None, golds: list[str], completions: list[str], options: dict[str, Any]
+) -> list[VerifyResult]:
+    return verify_many(golds, completions, workers=workers, **options)
+
+
+WORKLOAD = Workload("math", _judge_on, open=_open_pool, needs=Needs(cpu=1))
+"""Math judging as a `verifiers.Workload` (what ``verify_many(..., executor=...)`` sends): each
+worker holds one CPU on a cluster (every CPU here, in a `LocalExecutor`) and a sympy pool that
+wide; options: ``config``, ``timeout_s``, ``answer_only``."""

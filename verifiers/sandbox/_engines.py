@@ -12,7 +12,7 @@ from typing import Any
 from verifiers.sandbox._container import LABEL, OWNER_LABEL, remove
 from verifiers.sandbox._engine import engine_client
 
-__all__ = ["Engine", "remove_orphans", "remove_pool"]
+__all__ = ["Engine", "remove_orphans", "remove_pool", "sweep_orphans"]
 
 log = logging.getLogger("verifiers.sandbox")
 
@@ -70,6 +70,16 @@ def remove_orphans(client: Any) -> int:
     if removed:
         log.info("removed %d orphaned sandbox container(s)", removed)
     return removed
+
+
+def sweep_orphans() -> int:
+    """Remove the sandbox containers on this machine's engine whose owning process is gone (what
+    killed workers of a cluster left behind); how many were removed."""
+    client = engine_client(timeout_s=10)
+    try:
+        return remove_orphans(client)
+    finally:
+        client.close()
 
 
 def remove_pool(client: Any, pool: str) -> bool:
