@@ -40,7 +40,9 @@ class ReasoningEnv(gymnasium.Env[str, str]):
 
     Observations are the plain text of the new user message; ``info["messages"]`` holds the
     whole conversation as ``[{"role", "content"}]`` for chat models (applying a chat template
-    is the trainer's job). After `reset`, ``env.unwrapped.task`` is the current `Task`.
+    is the trainer's job). After `reset`, ``env.unwrapped.task`` is the current `Task`. After a
+    step, ``info["judgement"]`` is the verdict as one `Judgement` (what trainers and adapters
+    read), and its flat keys (``correct``, ``status``, ``reason``, ...) are beside it.
 
     Subclass hooks: `make_task(rng)` (required), `feedback`, `reference_completion`.
     Values passed in: ``verifier`` (default: `verifiers.math`), ``answer_format``, ``rubric``.
@@ -261,6 +263,7 @@ class ReasoningEnv(gymnasium.Env[str, str]):
             info["group_id"] = self._group_id
         if judgement is not None:
             info.update(judgement.info())
+            info["judgement"] = judgement  # frozen: equal across identical steps, shared with nothing
         return info
 
     def render(self) -> str | None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, get_args
 
-from verifiers import VerifyResult
+from verifiers import Status, VerifyResult
 
 __all__ = ["Judgement"]
 
@@ -17,8 +18,10 @@ class Judgement:
     """The verdict on one completion of a task: its reward, what the verifier said, the
     rubric's parts of the reward, and where it came from.
 
-    Built once, by the env (`ReasoningEnv.judgements`); carried by `GroupScore`, the trainer's
-    rollouts and the adapters; rendered into Gymnasium's ``info`` only by `info`.
+    Built once, by the env (`ReasoningEnv.judgements`), and carried as is: ``env.step`` gives it
+    in ``info["judgement"]``, `GroupScore`, the trainer's rollouts, the adapters and eval hold it;
+    `info` renders it as Gymnasium's flat ``info`` keys. A third-party env's step gets one built
+    once, where it enters (`of_step`).
 
     Examples:
         >>> import grpo_envs
@@ -39,6 +42,59 @@ class Judgement:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "reward_parts", MappingProxyType(dict(self.reward_parts)))
+
+    def __reduce__(self) -> tuple[type[Judgement], tuple[object, ...]]:
+        """Pickle as the fields (a mapping proxy does not pickle): verdicts cross processes."""
+        fields = (self.reward, self.result, dict(self.reward_parts), self.task_id, self.env_id, self.env_version)
+        return (type(self), (*fields, self.verifier, self.group_id))
+
+    @classmethod
+    def of_step(cls, reward: Any, info: Any, *, env_id: str = "") -> Judgement:
+        """The verdict of one ``env.step``: the env's own ``info["judgement"]`` (our envs), else
+        one built, once, from what any other Gymnasium env gives: its ``correct`` (a bool), a
+        known ``status``, else the testing kit's reading of a bare reward (correct at 1.0, as a
+        `Verifier` reads a float), with its ``reason`` and ``reward_parts``. A reward that is
+        None or NaN is an error verdict: nobody judged the step.
+
+        Example:
+            >>> Judgement.of_step(0.5, {}).status, Judgement.of_step(1.0, {"reason": "done"}).correct
+            ('incorrect', True)
+            >>> Judgement.of_step(float("nan"), {"correct": True}).judged
+            False
+        """
+        info = info if isinstance(info, Mapping) else {}
+        own = info.get("judgement")
+        if isinstance(own, Judgement):
+            return own
+        try:
+            value = float(reward)
+        except (TypeError, ValueError):
+            value = math.nan
+        reason = str(info.get("reason") or "")
+        if math.isnan(value):
+            result = VerifyResult.judged("error", reason or f"The environment gave no reward ({reward!r}).", reward=0.0)
+        else:
+            status = _status(info.get("correct"), info.get("status"), value)
+            reason = reason or f"The environment gave reward {value:g}."
+            extracted = info.get("extracted") if isinstance(info.get("extracted"), str) else None
+            result = VerifyResult.judged(status, reason, reward=value, extracted=extracted)
+        parts = info.get("reward_parts")
+        parts = (
+            {str(k): float(v) for k, v in parts.items() if isinstance(v, int | float)}
+            if isinstance(parts, Mapping)
+            else {}
+        )
+        version = info.get("env_version")
+        return cls(
+            result.reward,
+            result,
+            parts,
+            str(info.get("task_id") or ""),
+            str(info.get("env_id") or env_id),
+            version if isinstance(version, int) else 0,
+            "env-reward",
+            info.get("group_id") if isinstance(info.get("group_id"), str) else None,
+        )
 
     @property
     def correct(self) -> bool | None:
@@ -85,3 +141,18 @@ class Judgement:
         if self.group_id is not None:
             out["group_id"] = self.group_id
         return out
+
+
+_STATUSES: dict[str, bool | None] = {s: VerifyResult.judged(s, "").correct for s in get_args(Status)}
+
+
+def _status(correct: Any, status: Any, reward: float) -> Status:
+    """The status a third-party env's step says: its ``status`` when known and consistent with its
+    ``correct``; else its ``correct``; else the reward read as the testing kit reads a float."""
+    if isinstance(correct, bool):
+        if status in _STATUSES and _STATUSES[status] is correct:
+            return status  # type: ignore[no-any-return]
+        return "correct" if correct else "incorrect"
+    if status in _STATUSES:
+        return status  # type: ignore[no-any-return]
+    return "correct" if reward == 1.0 else "incorrect"

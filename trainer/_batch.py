@@ -25,8 +25,10 @@ def loss_rows(
     ``skip_zero_variance`` so is a group whose judged rewards are all equal.
 
     Examples:
-        >>> g = [Rollout([1], reward=1.0, status="correct"), Rollout([1], reward=0.0, status="incorrect"),
-        ...      Rollout([1], reward=0.0, status="timeout")]
+        >>> from grpo_envs import Judgement
+        >>> def judged(reward, status):
+        ...     return Rollout([1], reward=reward, judgements=[Judgement.of_step(reward, {"status": status})])
+        >>> g = [judged(1.0, "correct"), judged(0.0, "incorrect"), judged(0.0, "timeout")]
         >>> rows, adv = loss_rows([g])
         >>> len(rows), [round(a, 4) for a in adv]
         (2, [0.7071, -0.7071])

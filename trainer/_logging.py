@@ -158,7 +158,7 @@ def rollout_metrics(groups: list[list[Any]]) -> dict[str, Any]:
         for name, value in r.reward_parts.items():
             parts.setdefault(name, []).append(value)
     zero_var = sum(len({r.reward for r in g if r.judged}) <= 1 for g in groups) / len(groups)
-    errors = [r.reason for r in flat if r.status in ("error", "timeout")][:3]
+    errors = [r.reason for r in flat if not r.judged][:3]
     lengths = [r.generated for r in flat]
     out: dict[str, Any] = {
         "reward_mean": mean,

@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from grpo_envs._judgement import Judgement
 from grpo_envs.adapters._common import Scorer
 from verifiers.errors import VerifierInputError
 from verifiers.executors import Executor
 
-__all__ = ["GOLD_VERIFIERS", "BadLabel", "EnvJudge", "GoldJudge", "Verdict"]
+__all__ = ["GOLD_VERIFIERS", "BadLabel", "EnvJudge", "GoldJudge"]
 
 GOLD_VERIFIERS = ("math", "code")
 """``RewardServer(verifier=...)``: what a label is then (a gold answer; a JSON test suite)."""
@@ -22,13 +22,6 @@ GOLD_VERIFIERS = ("math", "code")
 
 class BadLabel(Exception):
     """A label this server cannot read (the request gets a 400 with this message)."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    reward: float
-    correct: bool | None
-    status: str
 
 
 class EnvJudge:
@@ -59,7 +52,7 @@ class EnvJudge:
                 self._scorers[env_id] = Scorer(env_id)
             return self._scorers[env_id]
 
-    def judge(self, responses: Sequence[str], labels: Sequence[str]) -> list[Verdict]:
+    def judge(self, responses: Sequence[str], labels: Sequence[str]) -> list[Judgement]:
         groups: dict[tuple[str, str, int], list[int]] = {}
         for k, label in enumerate(labels):
             try:
@@ -70,11 +63,11 @@ class EnvJudge:
                     f"item {k}: label {label[:80]!r} is not a task key from write_dataset (to judge gold answers "
                     "instead, run the server with --verifier math or --verifier code)"
                 ) from None
-        out: list[Verdict | None] = [None] * len(responses)
+        out: list[Judgement | None] = [None] * len(responses)
         for (env_id, split, seed), ks in groups.items():
             scored = self._scorer(env_id).score(seed, [responses[k] for k in ks], split=split, executor=self.executor)
             for k, judgement in zip(ks, scored, strict=True):
-                out[k] = Verdict(judgement.reward, judgement.correct, judgement.status)
+                out[k] = judgement
         return [v for v in out if v is not None]
 
 
@@ -92,7 +85,7 @@ class GoldJudge:
         self.timeout_s = timeout_s
         self.executor = executor
 
-    def judge(self, responses: Sequence[str], labels: Sequence[str]) -> list[Verdict]:
+    def judge(self, responses: Sequence[str], labels: Sequence[str]) -> list[Judgement]:
         for k, label in enumerate(labels):
             if not label.strip():
                 raise BadLabel(f"item {k}: the label is empty; it must be the gold answer")
@@ -107,7 +100,7 @@ class GoldJudge:
                 results = code_many(_suites(labels), list(responses), timeout_s=self.timeout_s, executor=self.executor)
         except VerifierInputError as exc:
             raise BadLabel(f"a label is not a valid gold for the {self.verifier} verifier: {exc}") from None
-        return [Verdict(r.reward, r.correct, r.status) for r in results]
+        return [Judgement(r.reward, r, {"correctness": r.reward}, "", self.name, 0, self.name) for r in results]
 
 
 def _suites(labels: Sequence[str]) -> list[dict[str, Any]]:

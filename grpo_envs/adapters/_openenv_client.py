@@ -8,6 +8,7 @@ environment is read through ``action_field`` / ``observation_field``, its reward
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -214,7 +215,7 @@ class OpenEnvEnv(ReasoningEnv):
             solution=obs.get("reference_completion"),
         )
         self.messages = list(obs["messages"]) if self.ours else [{"role": "user", "content": text}]
-        return text, self._remote_info(obs, judged=False)
+        return text, self._remote_info(obs, None)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self.task is None or self._done:
@@ -236,8 +237,8 @@ class OpenEnvEnv(ReasoningEnv):
             if not (terminated or truncated):
                 self.messages.append({"role": "user", "content": text})
         self._done = terminated or truncated
-        reward = float(result.reward) if result.reward is not None else 0.0
-        return text, reward, terminated, truncated, self._remote_info(obs, judged=True)
+        judgement = self._judgement(self.task, result, self._group_id)
+        return text, judgement.reward, terminated, truncated, self._remote_info(obs, judgement)
 
     def judgements(
         self, task: Task, completions: Sequence[object], *, group_id: str | None = None, executor: object = None
@@ -294,7 +295,9 @@ class OpenEnvEnv(ReasoningEnv):
         observation: dict[str, Any] = result.observation
         return observation
 
-    def _remote_info(self, obs: dict[str, Any], *, judged: bool) -> dict[str, Any]:
+    def _remote_info(self, obs: dict[str, Any], judgement: Judgement | None) -> dict[str, Any]:
+        """The step's ``info`` as our envs give it: the verdict as a `Judgement` (and its flat keys);
+        another OpenEnv env's observation, and the verdict fields it sent, as they came."""
         assert self.task is not None
         info: dict[str, Any] = {
             "task_id": self.task.task_id,
@@ -309,12 +312,16 @@ class OpenEnvEnv(ReasoningEnv):
         if not self.ours:
             info["observation"] = obs
             info.update({k: obs[k] for k in ("correct", "status", "reason") if k in obs})
-        elif judged:
-            keys = ("correct", "status", "reason", "extracted", "components", "reward_parts", "verifier")
-            info.update({k: obs[k] for k in keys})
+        elif judgement is not None:
+            info.update(judgement.info())
+        if judgement is not None:
+            info["judgement"] = judgement
         return info
 
     def _judgement(self, task: Task, result: Any, group_id: str | None) -> Judgement:
+        """The verdict of one remote step, built once from what crossed the wire: a grpo-envs
+        server's verdict fields, or another env's reward (None: 0.0, a turn without one) and
+        whatever ``correct``/``status``/``reason`` it sends, read as any env's (`Judgement.of_step`)."""
         obs, reward = result.observation, float(result.reward or 0.0)
         if self.ours:
             parts = dict(obs["reward_parts"])
@@ -329,8 +336,7 @@ class OpenEnvEnv(ReasoningEnv):
             return Judgement(
                 reward, verdict, parts, task.task_id, self.env_id, self.remote_version, obs["verifier"], group_id
             )
-        correct = obs.get("correct") if isinstance(obs.get("correct"), bool) else reward > 0
-        verdict = VerifyResult.judged("correct" if correct else "incorrect", str(obs.get("reason", "")), reward=reward)
-        return Judgement(
-            reward, verdict, {}, task.task_id, self.env_id, self.remote_version, "openenv-server", group_id
-        )
+        said = {k: obs[k] for k in ("correct", "status", "reason") if k in obs}
+        provenance = {"task_id": task.task_id, "env_id": self.env_id, "env_version": self.remote_version}
+        judged = Judgement.of_step(reward, {**said, **provenance, "group_id": group_id})
+        return dataclasses.replace(judged, verifier="openenv-server")

@@ -20,6 +20,7 @@ import gymnasium
 from pydantic import Field
 
 from grpo_envs._env import ReasoningEnv
+from grpo_envs._judgement import Judgement
 from grpo_envs._registry import resolve_env_id
 from grpo_envs.adapters._common import reference_text
 from grpo_envs.adapters._openenv_client import CLOSED_MARK, PROTOCOL, load_openenv
@@ -245,7 +246,12 @@ def _observation(
     truncated: bool = False,
 ) -> TextObservation:
     assert env.task is not None
-    verdict = {k: info[k] for k in ("correct", "status", "reason", "extracted", "verifier") if k in info}
+    judgement: Judgement | None = info.get("judgement")  # the step's verdict; none after reset
+    verdict: dict[str, Any] = {}
+    if judgement is not None:
+        verdict = {"correct": judgement.correct, "status": judgement.status, "reason": judgement.reason}
+        verdict |= {"extracted": judgement.extracted, "verifier": judgement.verifier, "group_id": judgement.group_id}
+        verdict |= {"reward_parts": dict(judgement.reward_parts), "components": dict(judgement.components)}
     return TextObservation(
         done=bool(terminated or truncated),
         reward=reward,
@@ -261,10 +267,7 @@ def _observation(
         max_turns=env.max_turns,
         terminated=bool(terminated),
         truncated=bool(truncated),
-        reward_parts=dict(info.get("reward_parts", {})),
-        components=dict(info.get("components", {})),
-        group_id=info.get("group_id"),
-        **verdict,
+        **({"group_id": info.get("group_id")} | verdict),
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import gymnasium
 
 from grpo_envs._env import ReasoningEnv
+from grpo_envs._judgement import Judgement
 from grpo_envs._task import Task
 from grpo_envs.adapters._common import Scorer, reference_text
 from grpo_envs.errors import GrpoEnvsError
@@ -145,8 +146,9 @@ class ToolEnvironment:
                 }
             )
             return f"The tool failed on our side ({type(exc).__name__}). The episode is over."
-        self.reward += float(reward)
-        self.correct, self.status, self.reason = info.get("correct"), str(info["status"]), str(info["reason"])
+        judgement = Judgement.of_step(reward, info)  # our env's own verdict
+        self.reward += judgement.reward
+        self.correct, self.status, self.reason = judgement.correct, judgement.status, judgement.reason
         self.done = bool(terminated or truncated)
         if truncated:
             self.reason = f"truncated after {env.max_turns} tool calls; the last: {self.reason}"
@@ -155,7 +157,7 @@ class ToolEnvironment:
                 "tool": tool,
                 "action": action,
                 "observation": observation,
-                "reward": float(reward),
+                "reward": judgement.reward,
                 "status": self.status,
                 "reason": self.reason,
                 "correct": self.correct,

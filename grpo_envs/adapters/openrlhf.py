@@ -206,10 +206,10 @@ class RewardServer:
         statuses: dict[str, int] = {}
         for v in verdicts:
             statuses[v.status] = statuses.get(v.status, 0) + 1
-        judged = [c for c in correct if c is not None]
+        judged = [v for v in verdicts if v.judged]
         extra = {  # OpenRLHF logs these; it does not act on masked (it trains on the 0 reward)
-            "correct_rate": sum(judged) / len(judged) if judged else 0.0,
-            "masked_frac": (len(correct) - len(judged)) / len(correct) if correct else 0.0,
+            "correct_rate": sum(v.correct is True for v in judged) / len(judged) if judged else 0.0,
+            "masked_frac": (len(verdicts) - len(judged)) / len(verdicts) if verdicts else 0.0,
             **{f"status/{s}": float(statuses.get(s, 0)) for s in _STATUSES},
             "status/other": float(sum(n for s, n in statuses.items() if s not in _STATUSES)),
         }

@@ -23,7 +23,7 @@ def test_step_group_and_adapters_render_the_same_verdict() -> None:
         env = gymnasium.make("grpo_envs/Arithmetic-v0")
         env.reset(seed=5, options={"group_id": group.group_id})
         _, reward, _, _, info = env.step(completion)
-        assert reward == judgement.reward
+        assert reward == judgement.reward and info["judgement"] == judgement  # the value itself, as is
         assert {k: info[k] for k in judgement.info()} == judgement.info()  # the same keys, the same values
         json.dumps(judgement.info())  # plain values only
     adapter = Scorer("grpo_envs/Arithmetic-v0").score(5, completions)

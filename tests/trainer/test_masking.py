@@ -10,7 +10,7 @@ from typing import Any
 import gymnasium
 import pytest
 
-from grpo_envs import Verifier
+from grpo_envs import Judgement, Verifier
 from grpo_envs.adapters import trl as trl_adapter
 from tests.trainer.test_trainer import EchoDigit, rows, tiny
 from trainer import GRPOTrainer, group_advantages
@@ -20,7 +20,9 @@ from verifiers import VerifyResult
 
 
 def rollout(reward: float | None, status: str, correct: bool | None = None) -> Rollout:
-    return Rollout([1, 2], ids=[3], mask=[1], reward=reward, status=status, correct=correct)
+    """A rollout of one turn of a plain Gymnasium env whose ``info`` says ``status`` and ``correct``."""
+    info = {"status": status} if correct is None else {"status": status, "correct": correct}
+    return Rollout([1, 2], ids=[3], mask=[1], reward=reward, judgements=[Judgement.of_step(reward, info)])
 
 
 def test_judged_rollouts_get_the_advantages_of_the_group_without_the_masked_ones() -> None:

@@ -12,12 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from grpo_envs import Judgement
 from trainer._rollout import Rollout
 from trainer._signal import FLAT_STEPS, SignalWatch, describe, flat_kind
 
 
 def r(reward: float | None, status: str, correct: bool | None, reason: str = "") -> Rollout:
-    return Rollout([1], ids=[2], mask=[1], reward=reward, status=status, correct=correct, reason=reason)
+    """A rollout whose env said ``status``, ``correct`` (when a bool) and ``reason``."""
+    judgement = Judgement.of_step(reward, {"status": status, "correct": correct, "reason": reason})
+    return Rollout([1], ids=[2], mask=[1], reward=reward, judgements=[judgement])
 
 
 RIGHT, WRONG, LATE = r(1.0, "correct", True), r(0.0, "no_answer", False), r(0.0, "timeout", None, "timed out")
@@ -31,7 +34,8 @@ RIGHT, WRONG, LATE = r(1.0, "correct", True), r(0.0, "no_answer", False), r(0.0,
         ([[WRONG, WRONG], [WRONG, LATE]], "unsolved", "statuses {'no_answer': 3}"),
         ([[RIGHT, RIGHT], [WRONG, WRONG], [WRONG, WRONG]], "split", "1 of 3 groups all solved"),
         ([[LATE, LATE], [LATE, LATE]], "unjudged", "timed out"),
-        ([[r(0.5, "incorrect", None)] * 2], "flat", "statuses {'incorrect': 2}"),
+        ([[r(0.5, "incorrect", None)] * 2], "unsolved", "statuses {'incorrect': 2}"),  # partial reward: a verdict
+        ([[Rollout([1], ids=[2], mask=[1], reward=0.5)] * 2], "flat", "statuses {'no_answer': 2}"),  # no verdict
     ],
 )
 def test_a_step_without_signal_is_told_apart_by_why(groups: list[list[Rollout]], kind: str, detail: str) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from grpo_envs import make_group, stable_seed
-from trainer._rollout import Rollout, _scores, is_single_turn
+from grpo_envs import Judgement, make_group, stable_seed
+from trainer._rollout import Rollout, _scores, is_single_turn, step_reward
 from trainer.eval._http import Client, choice
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def chat_rollout(
             rollouts = []
             for (text, truncated, tokens), judgement in zip(group, score.judgements, strict=True):
                 r = Rollout(prompt_ids=[], mask=[1] * tokens, truncated=truncated, text=text)
-                r.record(judgement.reward, judgement.info())
+                r.record(judgement, judgement.reward)
                 rollouts.append(r)
             out.append(rollouts)
         return out
@@ -86,8 +86,8 @@ def _stepped(
             r.mask += [1] * tokens
             r.truncated, r.text = truncated, r.text + text
             observation, reward, terminated, truncated_env, info = envs[k].step(text)
+            r.record(Judgement.of_step(reward, info), step_reward(reward))
             info = info if isinstance(info, dict) else {}
-            r.record(None if reward is None else float(reward), info)
             if terminated or truncated_env:
                 continue
             if info.get("messages"):
