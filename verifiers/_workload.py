@@ -127,10 +127,10 @@ class Workload:
         fields = (self.name, self.batch, self.open, self.close, dict(self.settings), self.needs)
         return (type(self), (*fields, self.concurrent, self.sweep))
 
-    @property
+    @functools.cached_property
     def digest(self) -> str:
         """What names this workload's workers, stable across processes and machines: the
-        qualified names of its functions, its settings, needs and the release."""
+        qualified names of its functions, its settings, needs and the release (computed once)."""
         fns = "|".join(_qualified(fn) for fn in (self.batch, self.open, self.close, self.sweep))
         settings = repr(sorted(self.settings.items()))
         text = f"{release()}|{self.name}|{fns}|{settings}|{self.needs!r}|{self.concurrent}"

@@ -209,8 +209,8 @@ def verify_many(
 
 
 def _open_pool(cpus: int) -> int:
-    """A worker's sympy pool, ``cpus`` processes wide (the process's pool); the state is its width."""
-    default_pool(cpus)
+    """A worker's state: the width of its sympy pool (the process's pool, started at the first
+    answer that needs sympy, as without an executor: most never do)."""
     return cpus
 
 
