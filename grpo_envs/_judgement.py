@@ -56,7 +56,7 @@ class Judgement:
         `Verifier` reads a float), with its ``reason`` and ``reward_parts``. A reward that is
         None or NaN is an error verdict: nobody judged the step.
 
-        Example:
+        Examples:
             >>> Judgement.of_step(0.5, {}).status, Judgement.of_step(1.0, {"reason": "done"}).correct
             ('incorrect', True)
             >>> Judgement.of_step(float("nan"), {"correct": True}).judged

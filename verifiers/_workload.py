@@ -46,7 +46,7 @@ class Needs:
     the worker reaches the network (a `RayExecutor` given a ``network_resource`` places it only
     on nodes that offer that resource; otherwise anywhere).
 
-    Example:
+    Examples:
         >>> Needs(cpu=0, docker=True)
         Needs(cpu=0, gpu=0, docker=True, network=False)
     """
@@ -89,7 +89,7 @@ class Workload:
     The functions must be importable by qualified name, or defined in a module an executor can
     pickle by value (a test file, your own module): no lambdas.
 
-    Example:
+    Examples:
         >>> from verifiers import VerifyResult
         >>> def exact(state, refs, comps, options):
         ...     return [VerifyResult.judged("correct" if c == r else "incorrect", "same?") for r, c in zip(refs, comps)]
@@ -139,7 +139,7 @@ class Workload:
     def with_settings(self, **settings: Any) -> Workload:
         """This workload with some settings changed (another digest: other workers).
 
-        Example:
+        Examples:
             >>> Workload("k", print, settings={"size": 1}).with_settings(size=2).settings["size"]
             2
         """
