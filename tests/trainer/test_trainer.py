@@ -308,17 +308,18 @@ def test_ctrl_c_saves_a_checkpoint_and_resume_needs_the_same_config(tmp_path: Pa
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(900)  # ~1 min each on a quiet machine; several times that on a loaded one
+@pytest.mark.timeout(900)  # ~30 s each on a quiet machine; several times that on a loaded one
 @pytest.mark.parametrize("preset", ["grpo", "dapo", "gspo", "cispo"])
 def test_the_demo_learns(tmp_path: Path, preset: str) -> None:
     """The demo's config (from scratch, lr 3e-3, one-token answers) with each loss's preset. The
     one-token answers never end with EOS, so dapo's truncation masking (which would drop every
-    completion) is off."""
+    completion) is off. 60 steps: the correct rate went 0.08 -> 0.51 (0.55 with dapo) from the
+    first ten steps to the last ten."""
     cfg = load_config(
         Path(__file__).resolve().parents[2] / "configs" / "demo.toml",
         preset=preset,
         overrides={
-            "steps": 120,
+            "steps": 60,
             "output_dir": str(tmp_path / "demo"),
             "save_every": 0,
             "eval_every": 0,
