@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from trainer._checkpoint import checkpoints
-from trainer._renamed import upgrade
 from trainer.errors import TrainerError
 
 __all__ = ["RunPlan", "holds_a_run", "open_run", "open_run_ranked"]
@@ -145,8 +144,7 @@ def _plan_resume(root: Path, config: dict[str, Any]) -> RunPlan:
         )
     latest = found[-1]
     saved = states[latest]
-    before = upgrade(saved["config"])  # a checkpoint written with the old field names
-    before, now = json.loads(json.dumps(before)), json.loads(json.dumps(config))
+    before, now = json.loads(json.dumps(saved["config"])), json.loads(json.dumps(config))
     before.pop("steps", None)
     wanted_steps = now.pop("steps", None)
     before.pop("output_dir", None), now.pop("output_dir", None)  # a run directory may be moved

@@ -10,6 +10,8 @@ import dataclasses
 import difflib
 import json
 import sys
+import types
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -18,7 +20,6 @@ from typing import Any
 from trainer._correction import IS_MODES
 from trainer._lora import LORA_DEFAULTS
 from trainer._math import LOSS_TYPES, SCALES
-from trainer._renamed import OLD_NAMES, upgrade
 from trainer.errors import TrainerError
 
 __all__ = ["PRESETS", "GRPOConfig", "add_config_flags", "config_from_args", "load_config"]
@@ -170,17 +171,6 @@ class GRPOConfig:
         return dataclasses.asdict(self)
 
 
-_fields_init = GRPOConfig.__init__
-
-
-def _init(self: GRPOConfig, *args: Any, **kwargs: Any) -> None:
-    _fields_init(self, *args, **upgrade(kwargs))  # old field names work for one release
-
-
-_init.__doc__ = _fields_init.__doc__
-GRPOConfig.__init__ = _init  # type: ignore[method-assign]
-
-
 def _clip_range_ok(eps: Any) -> bool:
     values = eps if isinstance(eps, tuple) else (eps,)
     return len(values) in (1, 2) and all(isinstance(v, int | float) and v >= 0 for v in values)
@@ -223,35 +213,49 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+_TYPES: dict[str, Any] = typing.get_type_hints(GRPOConfig)
+"""Each field's type, resolved (``int``, ``float | tuple[float, float]``, ``dict[str, Any]``...)."""
+
+
+def _is_pair_or_number(kind: Any) -> bool:
+    """``float | tuple[float, float]`` (epsilon): a number, or two of them."""
+    args = typing.get_args(kind) if typing.get_origin(kind) in (types.UnionType, typing.Union) else ()
+    return float in args and any(typing.get_origin(a) is tuple for a in args)
+
+
 def _coerce(name: str, value: Any) -> Any:
-    kinds = {f.name: f.type for f in fields(GRPOConfig)}
-    if name not in kinds:
-        hint = difflib.get_close_matches(name, list(kinds), n=1)
-        known = ", ".join(sorted(kinds))
+    """``value`` (a string from a flag or an override) read as field ``name``'s type; other values as they are."""
+    if name not in _TYPES:
+        hint = difflib.get_close_matches(name, list(_TYPES), n=1)
+        known = ", ".join(sorted(_TYPES))
         guess = f" (did you mean {hint[0]!r}?)" if hint else ""
         raise TrainerError(f"unknown config field {name!r}{guess}; known fields: {known}")
-    kind = str(kinds[name])
+    kind = _TYPES[name]
     if value is None or not isinstance(value, str):
         return value
-    if kind.startswith("bool"):
+    if kind is bool:
         if value.lower() in ("1", "true", "yes", "on"):
             return True
         if value.lower() in ("0", "false", "no", "off"):
             return False
         raise TrainerError(f"{name} must be true or false, got {value!r}")
     try:
-        if kind.startswith("int"):
+        if kind is int:
             return int(value)
-        if kind.startswith("float | tuple"):  # epsilon: 0.2 or 0.2,0.28
+        if _is_pair_or_number(kind):  # epsilon: 0.2 or 0.2,0.28
             parts = [float(v) for v in value.strip("()[] ").split(",")]
             return parts[0] if len(parts) == 1 else tuple(parts)
-        if kind.startswith("float"):
+        if kind is float:
             return None if value.lower() == "none" else float(value)
-        if kind.startswith("dict"):
+        if typing.get_origin(kind) is dict:
             return json.loads(value)
     except ValueError as exc:
-        raise TrainerError(f"{name}: cannot read {value!r} as {kind} ({exc})") from None
+        raise TrainerError(f"{name}: cannot read {value!r} as {_type_name(kind)} ({exc})") from None
     return value
+
+
+def _type_name(kind: Any) -> str:
+    return kind.__name__ if isinstance(kind, type) else str(kind)
 
 
 def load_config(
@@ -294,7 +298,7 @@ def load_config(
             values = dict(PRESETS[file_preset])
         values.update(data)
     values.update(overrides or {})
-    return GRPOConfig(**{k: _coerce(k, v) for k, v in upgrade(values).items()})
+    return GRPOConfig(**{k: _coerce(k, v) for k, v in values.items()})
 
 
 def add_config_flags(parser: argparse.ArgumentParser) -> None:
@@ -309,8 +313,6 @@ def add_config_flags(parser: argparse.ArgumentParser) -> None:
         shown = json.dumps(default) if isinstance(default, dict) else repr(default)
         text = f"{f.metadata.get('help', '')} (default: {shown})".replace("%", "%%")
         parser.add_argument(flag(f.name), dest=f"cfg_{f.name}", default=None, metavar=_metavar(default), help=text)
-    for name in OLD_NAMES:  # renamed or removed fields: accepted for one release (`trainer._renamed`)
-        parser.add_argument(flag(name), dest=f"cfg_{name}", default=None, help=argparse.SUPPRESS)
 
 
 def flag(name: str) -> str:
@@ -330,6 +332,6 @@ def _metavar(default: Any) -> str:
 
 
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:
-    names = [*(f.name for f in fields(GRPOConfig)), *OLD_NAMES]
+    names = [f.name for f in fields(GRPOConfig)]
     overrides = {name: getattr(args, f"cfg_{name}") for name in names if getattr(args, f"cfg_{name}", None) is not None}
     return load_config(args.config, preset=args.preset, overrides=overrides)

@@ -1,9 +1,10 @@
 """`GRPOConfig`: at most 35 fields (30 after the config diet, plus the vLLM generator's and its
-importance sampling's four, and verifier_executor), one allowed-values list, and old field names that still work
-for one release (keyword arguments, config files, flags, a resumed run's checkpoint)."""
+importance sampling's four, and verifier_executor), one allowed-values list, each field read from a
+flag or a file by its declared type, and a resumed run's config checked against its checkpoint's."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import warnings
 from dataclasses import fields
@@ -66,44 +67,50 @@ def test_an_unknown_field_suggests_the_known_one() -> None:
         load_config(overrides={"learnig_rate": "1e-5"})
 
 
-# -- old names, for one release ------------------------------------------------------------------
-def test_old_keyword_names_work_with_a_warning() -> None:
-    with pytest.warns(FutureWarning, match="LoRA is now one field"):
-        cfg = GRPOConfig(lora_r=8, lora_alpha=16, lora_target_modules="q_proj")  # type: ignore[call-arg]
-    assert cfg.lora == {"r": 8, "target_modules": "q_proj"}  # alpha 16 was the default, and still is
-    with pytest.warns(FutureWarning, match="second number of epsilon"):
-        assert GRPOConfig(epsilon=0.1, epsilon_high=0.3).clip_range == (0.1, 0.3)  # type: ignore[call-arg]
-    with pytest.warns(FutureWarning):
-        assert GRPOConfig(lora_r=0).lora == {}  # type: ignore[call-arg]
+def test_every_field_reads_back_from_its_flag_string() -> None:
+    # a flag's or a file's string is read as the field's declared type (typing.get_type_hints)
+    defaults = GRPOConfig(epsilon=(0.2, 0.28), lora={"r": 4})
+    for f in fields(GRPOConfig):
+        value = getattr(defaults, f.name)
+        text = (
+            json.dumps(value)
+            if isinstance(value, dict)
+            else ",".join(map(str, value))
+            if isinstance(value, tuple)
+            else str(value)
+        )
+        assert getattr(load_config(overrides={f.name: text}), f.name) == value, f.name
+    assert load_config(overrides={"mask_truncated_completions": "yes"}).mask_truncated_completions is True
+    with pytest.raises(TrainerError, match="steps: cannot read 'ten' as int"):
+        load_config(overrides={"steps": "ten"})
+    with pytest.raises(TrainerError, match="gradient_checkpointing must be true or false, got 'maybe'"):
+        load_config(overrides={"gradient_checkpointing": "maybe"})
 
 
-def test_removed_fields_at_their_default_warn_and_otherwise_fail() -> None:
-    for name, default in (("top_p", 1.0), ("weight_decay", 0.0), ("min_new_tokens", 0), ("share_prefix", True)):
-        with pytest.warns(FutureWarning, match=f"{name} is no longer a setting"):
-            GRPOConfig(**{name: default})
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(TrainerError, match="top_p = 0.9: top_p is no longer a setting.*remove it"):
-            GRPOConfig(top_p=0.9)  # type: ignore[call-arg]
-        with pytest.raises(TrainerError, match="weight_decay = 0.1"):
-            load_config(overrides={"weight_decay": "0.1"})
-
-
-def test_old_flags_and_file_keys_work_with_a_warning(tmp_path: Path) -> None:
-    parser = CommandParser()  # the train command's: --lora-r, and --lora_r as its alias
+def test_flags_and_file_keys_set_fields(tmp_path: Path) -> None:
+    parser = CommandParser()  # the train command's: --importance-sampling-clip-max, and the _ spelling as its alias
     add_config_flags(parser)
-    flags = ["--lora_r", "16", "--lora-alpha", "32", "--epsilon_high", "0.28", "--importance_sampling_cap", "3"]
-    args = parser.parse_args([*flags, "--steps", "3"])
-    with pytest.warns(FutureWarning):
-        cfg = config_from_args(args)
-    assert (cfg.lora, cfg.clip_range, cfg.steps) == ({"r": 16, "alpha": 32}, (0.2, 0.28), 3)
-    assert cfg.importance_sampling_clip_max == 3.0
-    assert "--lora_r" not in parser.format_help() and "--lora-r" not in parser.format_help()  # accepted, not advertised
-    toml = tmp_path / "old.toml"
-    toml.write_text("lora_r = 4\nlora_dropout = 0.05\nbf16 = true\nimportance_sampling_cap = 0\n")
-    with pytest.warns(FutureWarning):
-        cfg = load_config(toml)
+    flags = ["--lora", '{"r": 16, "alpha": 32}', "--epsilon", "0.2,0.28", "--importance_sampling_clip_max", "3"]
+    cfg = config_from_args(parser.parse_args([*flags, "--steps", "3"]))
+    assert (cfg.lora, cfg.clip_range, cfg.steps, cfg.importance_sampling_clip_max) == (
+        {"r": 16, "alpha": 32},
+        (0.2, 0.28),
+        3,
+        3.0,
+    )
+    toml = tmp_path / "run.toml"
+    toml.write_text("lora = {r = 4, dropout = 0.05}\nimportance_sampling_clip_max = 0\n")
+    cfg = load_config(toml)
     assert cfg.lora == {"r": 4, "dropout": 0.05} and cfg.importance_sampling_clip_max == 0.0
+
+
+def test_the_constructor_is_the_dataclass_one() -> None:
+    # no wrapper around __init__: its signature is the fields', and a name that is no field is refused
+    assert list(inspect.signature(GRPOConfig).parameters) == [f.name for f in fields(GRPOConfig)]
+    with pytest.raises(TypeError, match="lora_r"):
+        GRPOConfig(lora_r=8)  # type: ignore[call-arg]
+    with pytest.raises(TrainerError, match="unknown config field 'lora_r' \\(did you mean 'lora'\\?\\)"):
+        load_config(overrides={"lora_r": "8"})
 
 
 def test_presets_use_only_current_fields() -> None:
@@ -115,38 +122,18 @@ def test_presets_use_only_current_fields() -> None:
             load_config(preset=preset)
 
 
-def test_a_run_saved_with_old_names_resumes(tmp_path: Path) -> None:
+def test_a_run_resumes_only_with_the_config_it_was_saved_with(tmp_path: Path) -> None:
     from trainer._rundir import _plan_resume, open_run
 
     cfg = GRPOConfig(lora={"r": 4}, epsilon=(0.2, 0.28), output_dir=str(tmp_path))
     plan = open_run(tmp_path, config=cfg.to_dict())
-    new_names = (
-        "lora",
-        "epsilon",
-        "importance_sampling_mode",
-        "importance_sampling_clip_max",
-        "importance_sampling_clip_min",
-    )
-    saved = {k: v for k, v in cfg.to_dict().items() if k not in new_names}
-    saved.update(
-        lora_r=4,
-        lora_alpha=16,
-        lora_dropout=0.0,
-        lora_target_modules="all-linear",
-        epsilon=0.2,
-        epsilon_high=0.28,
-        top_p=1.0,
-        weight_decay=0.0,
-        bf16=True,
-        share_prefix=True,
-        importance_sampling_cap=2.0,  # before issue #41: token-level truncation, no lower bound
-    )
     step = tmp_path / "checkpoints" / "step-000002"
     step.mkdir(parents=True)
-    (step / "trainer_state.json").write_text(json.dumps({"step": 2, "run_id": plan.run_id, "config": saved}))
-    with pytest.warns(FutureWarning):
-        assert _plan_resume(tmp_path, cfg.to_dict()).checkpoint == step
-    with pytest.warns(FutureWarning), pytest.raises(TrainerError, match="lora differ"):
+    state = {"step": 2, "run_id": plan.run_id, "config": cfg.to_dict()}
+    (step / "trainer_state.json").write_text(json.dumps(state))
+    assert _plan_resume(tmp_path, cfg.to_dict()).checkpoint == step
+    assert _plan_resume(tmp_path, cfg.replace(steps=500).to_dict()).checkpoint == step  # only steps may change
+    with pytest.raises(TrainerError, match="lora differ"):
         _plan_resume(tmp_path, cfg.replace(lora={"r": 8}).to_dict())
-    with pytest.warns(FutureWarning), pytest.raises(TrainerError, match="importance_sampling_mode differ"):
+    with pytest.raises(TrainerError, match="importance_sampling_mode differ"):
         _plan_resume(tmp_path, cfg.replace(importance_sampling_mode="token_mask").to_dict())

@@ -101,9 +101,6 @@ def test_importance_weights_at_their_cap_scale_the_update_by_the_cap(tmp_path: P
     assert a["is_clip_frac"] == a["is_seq_clip_frac"] == 1.0 and a["is_weight_mean"] == pytest.approx(3.0)
     assert "is_clip_frac" not in b and b["sampler_logp_diff"] > 40  # off: no weights, the gap still measured
     assert sampler.synced == 1  # the engine is synced after the step
-    with pytest.warns(FutureWarning, match="importance_sampling_cap is now importance_sampling_clip_max"):
-        old = GRPOConfig(importance_sampling_cap=3.0)  # type: ignore[call-arg]
-    assert (old.importance_sampling_clip_max, old.importance_sampling_mode) == (3.0, "token_truncate")
 
 
 @pytest.mark.parametrize("mode", ["token_mask", "sequence_mask", "seq_mean_mask"])
