@@ -42,57 +42,78 @@ def check_env(env: gymnasium.Env[Any, Any], *, seeds: Iterable[int] = range(5)) 
     if not isinstance(base, ReasoningEnv):
         raise EnvCheckError(f"not a ReasoningEnv: {type(base).__name__}")
     seeds = list(seeds)
-    problems: list[str] = []
     before = _global_state()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")  # Gymnasium reports problems as warnings: they count
-        try:
-            gymnasium_check_env(base, skip_render_check=base.spec is None)
-        except Exception as exc:
-            problems.append(f"gymnasium's check_env: {type(exc).__name__}: {exc}")
-    problems += [f"gymnasium's check_env warned: {w.message}" for w in caught]
-    low, high = base.reward_bounds
+    problems = _gymnasium_problems(base)
     prompts = []
     for seed in seeds:
-        prompt, _ = base.reset(seed=seed)
-        again, _ = base.reset(seed=seed)
-        if prompt != again:
-            problems.append(f"seed {seed}: two resets gave different prompts")
-        if base.spec is not None:
-            fresh = gymnasium.make(base.spec).unwrapped
-            if fresh.reset(seed=seed)[0] != prompt:
-                problems.append(f"seed {seed}: a fresh instance gave a different prompt")
-            fresh.close()
+        prompt, found = _seed_problems(base, seed)
         prompts.append(prompt)
-        task = base.task
-        assert task is not None
-        _, reward, terminated, truncated, info = base.step(base.reference_completion(task))
-        if info.get("correct") is not True:
-            problems.append(
-                f"seed {seed}: the reference completion was judged {info.get('status')}: {info.get('reason')}"
-            )
+        problems += found + _reference_problems(base, seed)
         for completion in GARBAGE:
-            base.reset(seed=seed)
-            steps, done = 0, False
-            while not done:
-                try:
-                    _, reward, terminated, truncated, info = base.step(completion)
-                except Exception as exc:
-                    problems.append(f"seed {seed}: step({completion[:20]!r}...) raised {type(exc).__name__}: {exc}")
-                    break
-                steps += 1
-                done = terminated or truncated
-                if not low <= float(reward) <= high:
-                    problems.append(f"seed {seed}: reward {reward} outside {base.reward_bounds}")
-                if steps > base.max_turns:
-                    problems.append(f"seed {seed}: the episode ran past max_turns={base.max_turns}")
-                    break
+            problems += _garbage_problems(base, seed, completion)
     if len(seeds) > 1 and len(set(prompts)) < 2:
         problems.append(f"seeds {seeds} all gave the same prompt")
     if _global_state() != before:
         problems.append("the global random or numpy RNG state changed")
     if problems:
         raise EnvCheckError(f"{base.env_id} broke {len(problems)} law(s):\n- " + "\n- ".join(problems))
+
+
+def _gymnasium_problems(base: ReasoningEnv) -> list[str]:
+    """Gymnasium's own checker: what it raises, and what it warns (its warnings count)."""
+    problems: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            gymnasium_check_env(base, skip_render_check=base.spec is None)
+        except Exception as exc:
+            problems.append(f"gymnasium's check_env: {type(exc).__name__}: {exc}")
+    return problems + [f"gymnasium's check_env warned: {w.message}" for w in caught]
+
+
+def _seed_problems(base: ReasoningEnv, seed: int) -> tuple[Any, list[str]]:
+    """The prompt of ``seed``, and whether a second reset and a fresh instance give it again."""
+    problems: list[str] = []
+    prompt, _ = base.reset(seed=seed)
+    again, _ = base.reset(seed=seed)
+    if prompt != again:
+        problems.append(f"seed {seed}: two resets gave different prompts")
+    if base.spec is not None:
+        fresh = gymnasium.make(base.spec).unwrapped
+        if fresh.reset(seed=seed)[0] != prompt:
+            problems.append(f"seed {seed}: a fresh instance gave a different prompt")
+        fresh.close()
+    return prompt, problems
+
+
+def _reference_problems(base: ReasoningEnv, seed: int) -> list[str]:
+    """The task's reference completion (the env was just reset with ``seed``) must be judged correct."""
+    task = base.task
+    assert task is not None
+    info = base.step(base.reference_completion(task))[4]
+    if info.get("correct") is True:
+        return []
+    return [f"seed {seed}: the reference completion was judged {info.get('status')}: {info.get('reason')}"]
+
+
+def _garbage_problems(base: ReasoningEnv, seed: int, completion: str) -> list[str]:
+    """One episode of ``completion`` at every turn: no exception, rewards in bounds, at most max_turns."""
+    low, high = base.reward_bounds
+    base.reset(seed=seed)
+    problems: list[str] = []
+    steps, done = 0, False
+    while not done:
+        try:
+            _, reward, terminated, truncated, _ = base.step(completion)
+        except Exception as exc:
+            return [*problems, f"seed {seed}: step({completion[:20]!r}...) raised {type(exc).__name__}: {exc}"]
+        steps += 1
+        done = terminated or truncated
+        if not low <= float(reward) <= high:
+            problems.append(f"seed {seed}: reward {reward} outside {base.reward_bounds}")
+        if steps > base.max_turns:
+            return [*problems, f"seed {seed}: the episode ran past max_turns={base.max_turns}"]
+    return problems
 
 
 def check_disjoint(

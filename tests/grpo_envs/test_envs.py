@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import pickle
+import random
 import subprocess
 import sys
 import time
@@ -75,6 +76,64 @@ def test_check_env(env_id: str) -> None:
     grpo_envs.check_env(env, seeds=range(3))
     env.close()
     env.close()  # idempotent
+
+
+class _Lawful(ReasoningEnv):
+    def make_task(self, rng: Any) -> Task:
+        n = rng.randint(0, 10**6)
+        return Task(f"n-{n}", f"What is {n} + 1?", n + 1)
+
+
+class _GlobalRandom(_Lawful):  # the global RNG: another prompt at each reset, and global state changed
+    def make_task(self, rng: Any) -> Task:
+        return super().make_task(random.Random(random.random()))
+
+
+class _OnePrompt(_Lawful):
+    def make_task(self, rng: Any) -> Task:
+        return Task("one", "What is 1 + 1?", 2)
+
+
+class _WrongReference(_Lawful):
+    def reference_completion(self, task: Task) -> str:
+        return "The final answer is $\\boxed{-1}$."
+
+
+class _RaisesOnEmpty(_Lawful):
+    def step(self, action: str) -> Any:
+        if not action.strip():
+            raise ValueError("empty")
+        return super().step(action)
+
+
+class _NarrowBounds(_Lawful):
+    reward_bounds = (0.5, 1.0)  # garbage earns 0.0
+
+
+class _NeverEnds(_Lawful):
+    def step(self, action: str) -> Any:
+        observation, reward, _, _, info = super().step(action)
+        self._done = False
+        return observation, reward, False, False, info
+
+
+@pytest.mark.parametrize(
+    ("env", "law"),
+    [
+        (_GlobalRandom(), "seed 0: two resets gave different prompts"),
+        (_GlobalRandom(), "the global random or numpy RNG state changed"),
+        (_OnePrompt(), "seeds \\[0, 1, 2\\] all gave the same prompt"),
+        (_WrongReference(), "seed 1: the reference completion was judged incorrect"),
+        (_RaisesOnEmpty(), "seed 2: step\\(''...\\) raised ValueError: empty"),
+        (_NarrowBounds(), "seed 0: reward 0.0 outside \\(0.5, 1.0\\)"),
+        (_NeverEnds(max_turns=2), "seed 0: the episode ran past max_turns=2"),
+    ],
+    ids=["reset", "global-state", "same-prompt", "reference", "raises", "bounds", "max-turns"],
+)
+def test_check_env_names_each_broken_law(env: ReasoningEnv, law: str) -> None:
+    with pytest.raises(grpo_envs.EnvCheckError, match=law):
+        grpo_envs.check_env(env, seeds=range(3))
+    grpo_envs.check_env(_Lawful(), seeds=range(3))  # the same env without the flaw keeps every law
 
 
 def test_same_seed_same_task_in_another_process() -> None:
