@@ -26,47 +26,62 @@ class _Bad(ValueError):
 
 
 def _evaluate(text: str) -> tuple[Fraction, list[int]]:
-    """Parse and evaluate ``+ - * / ( )`` over integers (our own parser; nothing is eval'd)."""
+    """Parse and evaluate ``+ - * / ( )`` over integers (our own parser; nothing is eval'd): the
+    value, and the numbers used in order."""
+    parser = _Parser(_tokens(text.strip()))
+    value = parser.expr(0)
+    if parser.k != len(parser.tokens):
+        raise _Bad(f"unexpected {parser.peek()!r}")
+    return value, parser.numbers
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """``text`` as ``("num", "12")`` and ``("op", "+")`` tokens; anything else is `_Bad`."""
     tokens: list[tuple[str, str]] = []
     pos = 0
-    text = text.strip()
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if m is None:
             raise _Bad(f"unexpected {text[pos : pos + 10]!r}")
         tokens.append(("num", m.group(1)) if m.group(1) else ("op", m.group(2)))
         pos = m.end()
-    numbers: list[int] = []
-    k = 0
+    return tokens
 
-    def peek() -> str | None:
-        return tokens[k][1] if k < len(tokens) else None
 
-    def atom(depth: int) -> Fraction:
-        nonlocal k
+class _Parser:
+    """Recursive descent with exact fractions: ``expr = term (("+" | "-") term)*``,
+    ``term = atom (("*" | "/") atom)*``, ``atom = number | "(" expr ")"``; it records each number it reads."""
+
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens, self.k = tokens, 0
+        self.numbers: list[int] = []
+
+    def peek(self) -> str | None:
+        return self.tokens[self.k][1] if self.k < len(self.tokens) else None
+
+    def atom(self, depth: int) -> Fraction:
         if depth > 50:
             raise _Bad("nested too deeply")
-        if k < len(tokens) and tokens[k][0] == "num":
-            number = int(tokens[k][1])
-            numbers.append(number)
-            k += 1
+        if self.k < len(self.tokens) and self.tokens[self.k][0] == "num":
+            number = int(self.tokens[self.k][1])
+            self.numbers.append(number)
+            self.k += 1
             return Fraction(number)
-        if peek() == "(":
-            k += 1
-            value = expr(depth + 1)
-            if peek() != ")":
+        if self.peek() == "(":
+            self.k += 1
+            value = self.expr(depth + 1)
+            if self.peek() != ")":
                 raise _Bad("unbalanced parentheses")
-            k += 1
+            self.k += 1
             return value
-        raise _Bad(f"expected a number, got {peek()!r}")
+        raise _Bad(f"expected a number, got {self.peek()!r}")
 
-    def term(depth: int) -> Fraction:
-        nonlocal k
-        value = atom(depth)
-        while peek() in ("*", "/", "×", "÷"):
-            op = tokens[k][1]
-            k += 1
-            right = atom(depth)
+    def term(self, depth: int) -> Fraction:
+        value = self.atom(depth)
+        while self.peek() in ("*", "/", "×", "÷"):
+            op = self.tokens[self.k][1]
+            self.k += 1
+            right = self.atom(depth)
             if op in ("/", "÷"):
                 if right == 0:
                     raise _Bad("division by zero")
@@ -75,20 +90,14 @@ def _evaluate(text: str) -> tuple[Fraction, list[int]]:
                 value *= right
         return value
 
-    def expr(depth: int) -> Fraction:
-        nonlocal k
-        value = term(depth)
-        while peek() in ("+", "-"):
-            op = tokens[k][1]
-            k += 1
-            right = term(depth)
+    def expr(self, depth: int) -> Fraction:
+        value = self.term(depth)
+        while self.peek() in ("+", "-"):
+            op = self.tokens[self.k][1]
+            self.k += 1
+            right = self.term(depth)
             value = value + right if op == "+" else value - right
         return value
-
-    value = expr(0)
-    if k != len(tokens):
-        raise _Bad(f"unexpected {peek()!r}")
-    return value, numbers
 
 
 def check_countdown(reference: Any, answer: str) -> VerifyResult:

@@ -6,6 +6,7 @@ import importlib.util
 import json
 import pickle
 import random
+import re
 import subprocess
 import sys
 import time
@@ -296,6 +297,30 @@ def test_countdown_verifier(answer: str, status: str) -> None:
     cd.reset(seed=0)
     cd.task = Task("t", "p", {"numbers": [3, 7, 5], "target": 50})
     assert cd.step(answer)[4]["status"] == status
+
+
+@pytest.mark.parametrize(
+    ("expression", "status", "reason"),
+    [
+        # precedence and exact fractions
+        ("2 + 3 * 4", "incorrect", "equals 14, not 20"),
+        ("(2 + 3) * 4", "correct", ""),
+        ("4 / (2 / 3)", "incorrect", "equals 6, not 20"),  # division: a fraction inside
+        ("2 × (4 ÷ 4 + 3)", "incorrect", "uses \\[2, 3, 4, 4\\]"),
+        # what the parser refuses, and why
+        ("(2 + 3) / (4 - 4)", "unparseable", "division by zero"),
+        ("(" * 60 + "2" + ")" * 60, "unparseable", "nested too deeply"),
+        ("(2 + 3) * 4)", "unparseable", "unexpected '\\)'"),
+        ("(2 + 3) * ", "unparseable", "expected a number, got None"),
+        ("2 ** 3", "unparseable", "expected a number, got '\\*'"),
+        ("2 + x", "unparseable", "unexpected ' x'"),
+    ],
+)
+def test_countdown_arithmetic(expression: str, status: str, reason: str) -> None:
+    from grpo_envs.envs.countdown import check_countdown
+
+    result = check_countdown({"numbers": [2, 3, 4], "target": 20}, expression)
+    assert result.status == status and re.search(reason, result.reason), result.reason
 
 
 # -- a user-defined env in a few lines -----------------------------------------------------------
