@@ -91,43 +91,62 @@ def reward_function(
         prompts: Any = None, completions: Any = None, completion_ids: Any = None, **kwargs: Any
     ) -> list[float | None]:
         texts = [completion_text(c) for c in completions or []]
-        seeds, splits = kwargs.get("task_seed"), kwargs.get("split") or ["train"] * len(texts)
-        if seeds is None:
-            raise ValueError(
-                "the dataset lacks the 'task_seed' column: build it with "
-                f"grpo_envs.adapters.trl.dataset({env_id!r}, ...)"
-            )
+        tasks = _rows_by_task(env_id, len(texts), kwargs.get("task_seed"), kwargs.get("split"))
         references = kwargs.get("reference") or [None] * len(texts)
-        by_task: dict[tuple[int, str], list[int]] = defaultdict(list)
-        for k in range(len(texts)):
-            by_task[(int(seeds[k]), str(splits[k]))].append(k)
         on = judges_on()
 
-        def judge(task: tuple[tuple[int, str], list[int]]) -> list[Judgement]:
+        def judge(task: _TaskRows) -> list[Judgement]:
             (task_seed, split), ks = task
             return scorer.score(
                 task_seed, [texts[k] for k in ks], split=split, reference=references[ks[0]], executor=on
             )
 
-        tasks = list(by_task.items())
-        if on is None:  # "local": task after task, as without an executor
-            scored = [judge(task) for task in tasks]
-        else:  # every task at once on the executor
-            with concurrent.futures.ThreadPoolExecutor(max(1, min(32, len(tasks)))) as threads:
-                scored = list(threads.map(judge, tasks))
-        rewards: list[float | None] = [0.0] * len(texts)
-        correct = 0
-        for (_, ks), judgements in zip(tasks, scored, strict=True):
-            for k, judgement in zip(ks, judgements, strict=True):
-                rewards[k] = judgement.reward if judgement.judged else None  # TRL: NaN, left out
-                correct += judgement.correct is True
+        judgements = _in_row_order(len(texts), tasks, _judge_tasks(judge, tasks, at_once=on is not None))
         log_metric = kwargs.get("log_metric")
         if callable(log_metric) and texts:
-            log_metric("grpo_envs/correct_rate", correct / len(texts))
-        return rewards
+            log_metric("grpo_envs/correct_rate", sum(j.correct is True for j in judgements) / len(texts))
+        return [j.reward if j.judged else None for j in judgements]  # TRL: None is NaN, left out
 
     reward.__name__ = "grpo_envs_" + env_id.split("/")[-1].replace("-", "_")
     return reward
+
+
+_TaskRows = tuple[tuple[int, str], list[int]]
+"""One task of a batch, ``((task_seed, split), rows)``: the rows holding its completions."""
+
+
+def _rows_by_task(env_id: str, n: int, seeds: Any, splits: Any) -> list[_TaskRows]:
+    """The batch's ``n`` rows grouped by the task their ``task_seed`` and ``split`` columns rebuild
+    (no ``split`` column: "train")."""
+    if seeds is None:
+        raise ValueError(
+            f"the dataset lacks the 'task_seed' column: build it with grpo_envs.adapters.trl.dataset({env_id!r}, ...)"
+        )
+    splits = splits or ["train"] * n
+    by_task: dict[tuple[int, str], list[int]] = defaultdict(list)
+    for k in range(n):
+        by_task[(int(seeds[k]), str(splits[k]))].append(k)
+    return list(by_task.items())
+
+
+def _judge_tasks(
+    judge: Callable[[_TaskRows], list[Judgement]], tasks: list[_TaskRows], *, at_once: bool
+) -> list[list[Judgement]]:
+    """Each task's judgements: task after task (judged here), or every task at once (on an executor)."""
+    if not at_once:
+        return [judge(task) for task in tasks]
+    with concurrent.futures.ThreadPoolExecutor(max(1, min(32, len(tasks)))) as threads:
+        return list(threads.map(judge, tasks))
+
+
+def _in_row_order(n: int, tasks: list[_TaskRows], scored: list[list[Judgement]]) -> list[Judgement]:
+    """The judgements of ``tasks`` put back in the order of the batch's ``n`` rows."""
+    rows: list[Judgement | None] = [None] * n
+    for (_, ks), judgements in zip(tasks, scored, strict=True):
+        for k, judgement in zip(ks, judgements, strict=True):
+            rows[k] = judgement
+    assert all(j is not None for j in rows)  # every row belongs to one task
+    return [j for j in rows if j is not None]
 
 
 def _judges_on(choice: str | Executor) -> Callable[[], Executor | None]:
