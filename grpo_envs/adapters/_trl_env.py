@@ -117,16 +117,7 @@ class ToolEnvironment:
             return f"The episode is over ({self.reason}). No more tool calls are needed."
         if not isinstance(value, str):
             reason = f"`{argument}` must be a string, got {type(value).__name__}"
-            self.steps.append(
-                {
-                    "tool": tool,
-                    "action": repr(value),
-                    "observation": reason,
-                    "reward": 0.0,
-                    "status": "invalid",
-                    "reason": reason,
-                }
-            )
+            self._record(tool, repr(value), reason, 0.0, "invalid", reason)
             return f"Invalid call: {reason}."
         action = value if action is None else action
         try:
@@ -135,41 +126,38 @@ class ToolEnvironment:
             log.exception("%s raised on a %s call", self.env_id, tool)
             self.done, self.status = True, "error"
             self.reason = f"the environment raised {type(exc).__name__}: {exc}"
-            self.steps.append(
-                {
-                    "tool": tool,
-                    "action": action,
-                    "observation": "",
-                    "reward": 0.0,
-                    "status": "error",
-                    "reason": self.reason,
-                }
-            )
+            self._record(tool, action, "", 0.0, "error", self.reason)
             return f"The tool failed on our side ({type(exc).__name__}). The episode is over."
+        ended = {"terminated": bool(terminated), "truncated": bool(truncated)}
         judgement = Judgement.of_step(reward, info)  # our env's own verdict
+        self._take(judgement, env.max_turns, **ended)
+        verdict = {"correct": self.correct, **ended}
+        self._record(tool, action, observation, judgement.reward, self.status, self.reason, **verdict)
+        return _reply(str(observation), env, **ended)
+
+    def _take(self, judgement: Judgement, max_turns: int, *, terminated: bool, truncated: bool) -> None:
+        """The episode's state after a step judged ``judgement``: reward summed, the last verdict, done."""
         self.reward += judgement.reward
         self.correct, self.status, self.reason = judgement.correct, judgement.status, judgement.reason
-        self.done = bool(terminated or truncated)
+        self.done = terminated or truncated
         if truncated:
-            self.reason = f"truncated after {env.max_turns} tool calls; the last: {self.reason}"
-        self.steps.append(
-            {
-                "tool": tool,
-                "action": action,
-                "observation": observation,
-                "reward": judgement.reward,
-                "status": self.status,
-                "reason": self.reason,
-                "correct": self.correct,
-                "terminated": bool(terminated),
-                "truncated": bool(truncated),
-            }
-        )
-        if truncated:
-            return f"{observation}\n(That was the last tool call: the episode is over.)".lstrip()
-        if not terminated:
-            return f"{observation}\n({env.turn} of {env.max_turns} tool calls used.)"
-        return str(observation)
+            self.reason = f"truncated after {max_turns} tool calls; the last: {self.reason}"
+
+    def _record(
+        self, tool: str, action: str, observation: Any, reward: float, status: str, reason: str, **more: Any
+    ) -> None:
+        """One record in ``steps``: the tool call, what it returned, and the verdict that explains its reward."""
+        step = {"tool": tool, "action": action, "observation": observation, "reward": reward}
+        self.steps.append({**step, "status": status, "reason": reason, **more})
+
+
+def _reply(observation: str, env: ReasoningEnv, *, terminated: bool, truncated: bool) -> str:
+    """What a tool returns to the model after a step: the observation, and how many calls are left."""
+    if truncated:
+        return f"{observation}\n(That was the last tool call: the episode is over.)".lstrip()
+    if not terminated:
+        return f"{observation}\n({env.turn} of {env.max_turns} tool calls used.)"
+    return observation
 
 
 class PythonToolTools(ToolEnvironment):

@@ -82,6 +82,10 @@ def test_bad_calls_give_a_zero_reward_with_a_reason() -> None:
     assert env.run_python(None).startswith("Invalid call")  # type: ignore[arg-type]
     assert env.run_python("print('\\\\boxed{1}')").startswith("Invalid call: code may not contain \\boxed")
     assert env.get_reward() == 0.0 and not env.done and env.reason.startswith("no valid tool call")  # no turn used
+    reason = "`answer` must be a string, got int"
+    assert env.steps[0] == {
+        "tool": "submit_answer", "action": "42", "observation": reason, "reward": 0.0, "status": "invalid", "reason": reason
+    }  # fmt: skip
     fresh = adapter.environment_factory(PYTOOL)()
     assert fresh.get_reward() == 0.0 and fresh.reason == "reset() was not called"
     assert fresh.submit_answer("1").startswith("There is no episode")
@@ -97,6 +101,10 @@ def test_a_sandbox_failure_ends_the_episode_with_a_zero_reward_and_the_reason(ca
     assert env.get_reward() == 0.0 and env.status == "error" and "RuntimeError: engine gone" in env.reason
     assert env.submit_answer("1").startswith("The episode is over (the environment raised RuntimeError")
     assert "raised on a run_python call" in caplog.text
+    assert env.steps == [
+        {"tool": "run_python", "action": "```python\nprint(1)\n```", "observation": "", "reward": 0.0,
+         "status": "error", "reason": env.reason}
+    ]  # fmt: skip
 
 
 def test_bad_rows_and_unsupported_envs_raise_our_error() -> None:
@@ -138,6 +146,11 @@ def test_run_python_runs_in_our_sandbox_and_the_episode_matches_env_step() -> No
     assert replies[-1].endswith("the episode is over.)") and env.done
     assert env.submit_answer(row["reference"]).startswith("The episode is over (truncated after 4 tool calls")
     assert env.get_reward() == 0.0
+    last = env.steps[-1]
+    assert {k: last[k] for k in ("tool", "reward", "correct", "terminated", "truncated")} == {
+        "tool": "run_python", "reward": 0.0, "correct": False, "terminated": False, "truncated": True
+    }  # fmt: skip
+    assert last["reason"].startswith("truncated after 4 tool calls; the last: ") and last["status"] == env.status
 
 
 @pytest.mark.docker
