@@ -216,67 +216,76 @@ class RewardServer:
         return {"rewards": rewards, "scores": rewards, "extra_logs": extra, "correct": correct}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
+        """The request handler class of this server (`_Handler` bound to it)."""
+        return type("Handler", (_Handler,), {"reward_server": self})
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
 
-            def log_message(self, fmt: str, *args: Any) -> None:
-                log.debug(fmt, *args)
+class _Handler(BaseHTTPRequestHandler):
+    """``POST /get_reward`` (bearer token, a bounded JSON body) and ``GET /health`` of ``reward_server``."""
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+    protocol_version = "HTTP/1.1"
+    reward_server: RewardServer
 
-            def _authorized(self) -> bool:
-                if server.token is None:
-                    return True
-                given = self.headers.get("Authorization", "")
-                return hmac.compare_digest(given.encode(), f"Bearer {server.token}".encode())
+    def log_message(self, fmt: str, *args: Any) -> None:
+        log.debug(fmt, *args)
 
-            def do_GET(self) -> None:
-                if self.path.rstrip("/") == "/health":
-                    self._send(200, {"status": "ok", "env": server.env_id, "verifier": server.verifier})
-                else:
-                    self._send(404, {"error": f"no route {self.path}; use POST /get_reward or GET /health"})
+    def _send(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
-            def do_POST(self) -> None:
-                if self.path.rstrip("/") != "/get_reward":
-                    self._send(404, {"error": f"no route {self.path}; use POST /get_reward"})
-                    return
-                if not self._authorized():
-                    self._send(401, {"error": "missing or wrong bearer token (Authorization: Bearer <token>)"})
-                    return
-                try:
-                    length = int(self.headers.get("Content-Length", "-1"))
-                except ValueError:
-                    length = -1
-                if length < 0:
-                    self._send(411, {"error": "Content-Length is required"})
-                    return
-                if length > server.max_bytes:
-                    self._send(413, {"error": f"the body is {length} bytes; at most {server.max_bytes}"})
-                    self.close_connection = True
-                    return
-                raw = self.rfile.read(length)
-                try:
-                    body = json.loads(raw)
-                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                    self._send(400, {"error": f"the body is not JSON: {exc}"})
-                    return
-                except RecursionError:  # e.g. 100,000 nested brackets
-                    self._send(400, {"error": "the body's JSON nests too deeply; send a flat object of lists"})
-                    return
-                try:
-                    self._send(200, server.score(body))
-                except _BadRequest as exc:
-                    self._send(exc.status, {"error": str(exc)})
-                except Exception as exc:  # our bug: report it, keep serving
-                    log.exception("scoring failed")
-                    self._send(500, {"error": f"{type(exc).__name__}: {exc}"})
+    def _authorized(self) -> bool:
+        token = self.reward_server.token
+        if token is None:
+            return True
+        given = self.headers.get("Authorization", "")
+        return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
 
-        return Handler
+    def _body(self) -> Any:
+        """The request's JSON body, at most the server's ``max_bytes``; a `_BadRequest` otherwise."""
+        try:
+            length = int(self.headers.get("Content-Length", "-1"))
+        except ValueError:
+            length = -1
+        if length < 0:
+            raise _BadRequest(411, "Content-Length is required")
+        if length > self.reward_server.max_bytes:
+            self.close_connection = True
+            raise _BadRequest(413, f"the body is {length} bytes; at most {self.reward_server.max_bytes}")
+        raw = self.rfile.read(length)
+        try:
+            return json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise _BadRequest(400, f"the body is not JSON: {exc}") from None
+        except RecursionError:  # e.g. 100,000 nested brackets
+            raise _BadRequest(400, "the body's JSON nests too deeply; send a flat object of lists") from None
+
+    def do_GET(self) -> None:
+        server = self.reward_server
+        if self.path.rstrip("/") == "/health":
+            self._send(200, {"status": "ok", "env": server.env_id, "verifier": server.verifier})
+        else:
+            self._send(404, {"error": f"no route {self.path}; use POST /get_reward or GET /health"})
+
+    def do_POST(self) -> None:
+        if self.path.rstrip("/") != "/get_reward":
+            self._send(404, {"error": f"no route {self.path}; use POST /get_reward"})
+            return
+        if not self._authorized():
+            self._send(401, {"error": "missing or wrong bearer token (Authorization: Bearer <token>)"})
+            return
+        try:
+            body = self._body()
+        except _BadRequest as exc:
+            self._send(exc.status, {"error": str(exc)})
+            return
+        try:
+            self._send(200, self.reward_server.score(body))
+        except _BadRequest as exc:
+            self._send(exc.status, {"error": str(exc)})
+        except Exception as exc:  # our bug: report it, keep serving
+            log.exception("scoring failed")
+            self._send(500, {"error": f"{type(exc).__name__}: {exc}"})
