@@ -155,21 +155,9 @@ def commitments(completion: str, config: MathConfig) -> Commitments:
     n_boxes = (len(_BOX.findall(text)) if config.boxed else 0) + text.lower().count("</answer>")
     if n_boxes > _MAX_BOXES:
         return Commitments((), "none", f"{n_boxes} boxed or tagged answers", spray=True)
-    masked = mask_math(text)
-    events: list[tuple[int, int, tuple[str, ...], str]] = []
-    boxes = _boxes(text) if config.boxed else []
-    tags = _tags(text)
-    tag_starts = {t[0] for t in tags}
-    for s, e, parts in _runs(text, boxes + tags):
-        events.append((s, e, parts, "tagged" if len(parts) == 1 and s in tag_starts else "boxed"))
-    said = statements(text, masked, config.anchors, limit=_MAX_BOXES - n_boxes)
-    if said is None:
+    events = _marked(text, config, limit=_MAX_BOXES - n_boxes)
+    if events is None:
         return Commitments((), "none", f"more than {_MAX_BOXES} answers", spray=True)
-    for k, st in enumerate(said):
-        if _BOX.search(st.answer) or (k + 1 < len(said) and said[k + 1].start < st.end):
-            continue  # a box there is counted as a box; a nested statement counts on its own
-        events.append((st.start, st.end, (st.answer,), "stated"))
-    events.sort(key=lambda e: e[0])
     cut = next((m.start() for m in _NEW_QUESTION.finditer(text) if text[: m.start()].strip()), None)
     if cut is not None:  # a new few-shot example: what follows answers another question
         text = text[:cut].rstrip()
@@ -177,6 +165,32 @@ def commitments(completion: str, config: MathConfig) -> Commitments:
     if events:
         start, _, parts, source = events[-1]
         return Commitments(parts, source, earlier=len(events) - 1)
+    return _unmarked(text, config)
+
+
+def _marked(text: str, config: MathConfig, *, limit: int) -> list[tuple[int, int, tuple[str, ...], str]] | None:
+    """The answers ``text`` marks, in order: ``(start, end, parts, source)`` for each run of boxes
+    or tags and each answer statement; None when it states more than ``limit``."""
+    events: list[tuple[int, int, tuple[str, ...], str]] = []
+    masked = mask_math(text)
+    boxes = _boxes(text) if config.boxed else []
+    tags = _tags(text)
+    tag_starts = {t[0] for t in tags}
+    for s, e, parts in _runs(text, boxes + tags):
+        events.append((s, e, parts, "tagged" if len(parts) == 1 and s in tag_starts else "boxed"))
+    said = statements(text, masked, config.anchors, limit=limit)
+    if said is None:
+        return None
+    for k, st in enumerate(said):
+        if _BOX.search(st.answer) or (k + 1 < len(said) and said[k + 1].start < st.end):
+            continue  # a box there is counted as a box; a nested statement counts on its own
+        events.append((st.start, st.end, (st.answer,), "stated"))
+    return sorted(events, key=lambda e: e[0])
+
+
+def _unmarked(text: str, config: MathConfig) -> Commitments:
+    """What a completion that marks no answer commits to: its concluding sentence, a short bare
+    answer (or labelled lines), all of it when it is one math block, else (if allowed) its last number."""
     value = final_sentence(text)
     if value is not None:
         return Commitments((value,), "sentence")
@@ -187,7 +201,7 @@ def commitments(completion: str, config: MathConfig) -> Commitments:
     short_line = "\n" not in bare and len(bare) <= config.bare_max_chars
     if bare and not short_line and ("\n" not in bare or MATH_BLOCK.fullmatch(bare)):
         return Commitments((bare,), "whole")  # all of it is the answer, or none of it is
-    if bare and "\n" not in bare and len(bare) <= config.bare_max_chars and not _NEGATED.search(bare):
+    if bare and short_line and not _NEGATED.search(bare):
         if bare.endswith("?"):
             return Commitments((), "none", "the completion asks a question instead of answering")
         if not _SENTENCE_END.search(bare.rstrip(".!? ")):  # one sentence at most
