@@ -90,3 +90,47 @@ def test_latex_reaches_the_grammar_only_through_its_protocol() -> None:
         ), name
     called = set(re.findall(r"\bp\.([a-z_]+)\b", source))
     assert called <= declared, called - declared  # the readers use nothing the protocol does not name
+
+
+LATEX_COMMANDS = [
+    # constants
+    (r"\pi", "Const(name='pi')"),
+    (r"\infty", "Const(name='oo')"),
+    (r"\imath", "Const(name='i')"),
+    (r"\emptyset", "Set(items=())"),
+    (r"\varnothing", "Set(items=())"),
+    # names and functions
+    (r"\alpha_1", "Sym(name='alpha_1')"),
+    (r"\sin x", "Fn(name='sin', arg=Sym(name='x'))"),
+    (r"\sqrt[3]{x}", "Root(arg=Sym(name='x'), index=Num(value=Fraction(3, 1), places=None))"),
+    # readers of arguments
+    (r"\frac12", "Div(num=Num(value=Fraction(1, 1), places=None), den=Num(value=Fraction(2, 1), places=None))"),
+    (r"\frac{x}{y}", "Div(num=Sym(name='x'), den=Sym(name='y'))"),
+    (r"\binom{n}{k}", "Binom(n=Sym(name='n'), k=Sym(name='k'))"),
+    (
+        r"\mathbb{R}",
+        "Interval(left_closed=False, low=Neg(arg=Const(name='oo')), high=Const(name='oo'), right_closed=False)",
+    ),
+    (r"\lfloor x \rfloor", "Fn(name='floor', arg=Sym(name='x'))"),
+    (r"\lceil x \rceil", "Fn(name='ceiling', arg=Sym(name='x'))"),
+    (r"\begin{pmatrix}x\\y\end{pmatrix}", "Matrix(rows=((Sym(name='x'),), (Sym(name='y'),)))"),
+    (r"\langle x, y \rangle", "Tup(items=(Sym(name='x'), Sym(name='y')))"),
+    # refused, with the reason
+    (r"\mathbb{Z}", "ParseError: unsupported \\mathbb"),
+    (r"\lfloor x", "ParseError: expected \\rfloor"),
+    (r"\lceil x \rfloor", "ParseError: expected \\rceil"),
+    (r"\langle x, y", "ParseError: expected \\rangle"),
+    (r"\foo", "ParseError: unsupported command \\foo"),
+]
+
+
+def test_each_latex_command_reads_as_its_node() -> None:
+    from verifiers.math._lexer import ParseError
+    from verifiers.math._parser import parse
+
+    for text, expected in LATEX_COMMANDS:
+        try:
+            got = repr(parse(text))
+        except ParseError as exc:
+            got = f"ParseError: {exc}"
+        assert got == expected, text

@@ -6,6 +6,7 @@ productions a command's arguments need, nothing else of the parser.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from verifiers.math._lexer import ParseError, Token, number_value
@@ -90,54 +91,58 @@ def starts_value(name: str) -> bool:
 
 
 def command(p: Grammar) -> Node:
+    """A command and its arguments: a constant (``\\pi``), a Greek name (``\\alpha_1``), a function
+    (``\\sin x``) or one of `_READERS` (``\\frac12``, ``\\binom{n}{k}``, ``\\begin{pmatrix}``...)."""
     name = str(p.take().value)[1:]
-    if name == "frac":
-        if p.tok.kind == "num":
-            value, places = number_value(p.tok)
-            if places is None and 10 <= value < 100:
-                p.take()  # \frac12: two one-digit arguments
-                a, b = divmod(int(value), 10)
-                return Div(num(a), num(b))
-        top = p.arg()
-        return Div(top, p.arg())
-    if name == "sqrt":
-        return function(p, "sqrt")
-    if name == "pi":
-        return Const("pi")
-    if name == "infty":
-        return OO
-    if name in ("imath",):
-        return Const("i")
+    if name in _CONSTANTS:
+        return _CONSTANTS[name]
     if name in GREEK:
         return p.subscript(name)
     if name in FUNCTIONS:
         return function(p, name)
-    if name == "binom":
-        n = p.arg()
-        return Binom(n, p.arg())
-    if name in ("emptyset", "varnothing"):
-        return Set(())
-    if name == "mathbb":
-        arg = p.arg()
-        if arg == Sym("R"):
-            return Interval(False, NEG_OO, OO, False)
-        raise ParseError("unsupported \\mathbb")
-    if name in ("lfloor", "lceil"):
-        inner = p.additive()
-        closer = "\\rfloor" if name == "lfloor" else "\\rceil"
-        if not p.is_cmd(closer):
-            raise ParseError(f"expected {closer}")
-        p.take()
-        return Fn("floor" if name == "lfloor" else "ceiling", inner)
-    if name == "begin":
-        return matrix(p)
-    if name == "langle":  # a vector written <2, -3, 4>
-        items = p.items(closers=())
-        if not p.is_cmd("\\rangle"):
-            raise ParseError("expected \\rangle")
-        p.take()
-        return Tup(items.items if isinstance(items, List) else (items,))
+    if name in _READERS:
+        return _READERS[name](p, name)
     raise ParseError(f"unsupported command \\{name}")
+
+
+def _frac(p: Grammar, name: str) -> Node:
+    if p.tok.kind == "num":
+        value, places = number_value(p.tok)
+        if places is None and 10 <= value < 100:
+            p.take()  # \frac12: two one-digit arguments
+            a, b = divmod(int(value), 10)
+            return Div(num(a), num(b))
+    top = p.arg()
+    return Div(top, p.arg())
+
+
+def _binom(p: Grammar, name: str) -> Node:
+    n = p.arg()
+    return Binom(n, p.arg())
+
+
+def _mathbb(p: Grammar, name: str) -> Node:
+    if p.arg() == Sym("R"):
+        return Interval(False, NEG_OO, OO, False)
+    raise ParseError("unsupported \\mathbb")
+
+
+def _floor_or_ceiling(p: Grammar, name: str) -> Node:
+    inner = p.additive()
+    closer = "\\rfloor" if name == "lfloor" else "\\rceil"
+    if not p.is_cmd(closer):
+        raise ParseError(f"expected {closer}")
+    p.take()
+    return Fn("floor" if name == "lfloor" else "ceiling", inner)
+
+
+def _vector(p: Grammar, name: str) -> Node:
+    """A vector written ``\\langle 2, -3, 4 \\rangle``."""
+    items = p.items(closers=())
+    if not p.is_cmd("\\rangle"):
+        raise ParseError("expected \\rangle")
+    p.take()
+    return Tup(items.items if isinstance(items, List) else (items,))
 
 
 def function(p: Grammar, name: str) -> Node:
@@ -202,3 +207,24 @@ def matrix(p: Grammar) -> Node:
     if not rows or len({len(r) for r in rows}) != 1:
         raise ParseError("ragged matrix")
     return Matrix(tuple(tuple(r) for r in rows))
+
+
+_CONSTANTS: dict[str, Node] = {
+    "pi": Const("pi"),
+    "infty": OO,
+    "imath": Const("i"),
+    "emptyset": Set(()),
+    "varnothing": Set(()),
+}
+"""Commands that are a value by themselves (nodes are frozen: one instance serves every parse)."""
+_READERS: dict[str, Callable[[Grammar, str], Node]] = {
+    "frac": _frac,
+    "sqrt": lambda p, name: function(p, "sqrt"),
+    "binom": _binom,
+    "mathbb": _mathbb,
+    "lfloor": _floor_or_ceiling,
+    "lceil": _floor_or_ceiling,
+    "begin": lambda p, name: matrix(p),
+    "langle": _vector,
+}
+"""Commands that read arguments after them: name -> reader of the grammar and the name."""
