@@ -5,6 +5,9 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import verifiers.math
 
@@ -134,3 +137,33 @@ def test_each_latex_command_reads_as_its_node() -> None:
         except ParseError as exc:
             got = f"ParseError: {exc}"
         assert got == expected, text
+
+
+def test_each_numeric_node_becomes_its_sympy_expression() -> None:
+    import sympy
+
+    from verifiers.math import MathConfig
+    from verifiers.math._core import parse_answer
+    from verifiers.math._symbolic import Unsupported, to_sympy
+
+    def parse(text: str) -> Any:
+        return parse_answer(text, MathConfig())
+
+    x = sympy.Symbol("x")
+    table = [
+        ("-x", -x),
+        ("5!", sympy.Integer(120)),
+        ("|x|", sympy.Abs(x)),
+        (r"50\%", sympy.Rational(1, 2)),
+        (r"30^\circ", sympy.Integer(30)),
+        (r"\log_2 x", sympy.log(x, 2)),
+        (r"\sqrt[3]{x}", sympy.root(x, 3)),
+        (r"\binom{5}{2}", sympy.Integer(10)),
+        (r"\sin x", sympy.sin(x)),
+        (r"\pi x + 1/2", sympy.pi * x + sympy.Rational(1, 2)),
+        ("x^2", x**2),
+    ]
+    for text, expected in table:
+        assert sympy.simplify(to_sympy(parse(text)) - expected) == 0, text
+    with pytest.raises(Unsupported, match="Set"):
+        to_sympy(parse(r"\{1, 2\}"))

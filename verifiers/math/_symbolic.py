@@ -7,7 +7,9 @@ too large to compute never reach sympy at all: they are compared by `canonical` 
 
 from __future__ import annotations
 
+import operator
 import random
+from collections.abc import Callable
 from typing import Any
 
 import sympy
@@ -60,6 +62,14 @@ _FUNCS: dict[str, Any] = {
     "ceiling": sympy.ceiling,
 }
 _CONSTS: dict[str, Any] = {"pi": sympy.pi, "e": sympy.E, "i": sympy.I, "oo": sympy.oo}
+_OF_ONE: dict[type[Node], Callable[[Any], Any]] = {
+    Neg: operator.neg,
+    Fact: sympy.factorial,
+    Abs: sympy.Abs,
+    Pct: lambda x: x / 100,
+    Deg: lambda x: x,  # a degree sign is read as a plain number
+}
+"""The nodes of one argument: what each makes of its argument's sympy expression."""
 
 
 class Unsupported(Exception):
@@ -75,8 +85,8 @@ def to_sympy(node: Node) -> Any:
             return sympy.Symbol(name)
         case Const(name):
             return _CONSTS[name]
-        case Neg(arg):
-            return -to_sympy(arg)
+        case Neg(arg) | Fact(arg) | Abs(arg) | Pct(arg) | Deg(arg):
+            return _OF_ONE[type(node)](to_sympy(arg))
         case Add(terms):
             return sympy.Add(*(to_sympy(a) for a in terms))
         case Mul(factors):
@@ -85,10 +95,6 @@ def to_sympy(node: Node) -> Any:
             return to_sympy(a) / to_sympy(b)
         case Pow(base, exp):
             return sympy.Pow(to_sympy(base), to_sympy(exp))
-        case Fact(arg):
-            return sympy.factorial(to_sympy(arg))
-        case Abs(arg):
-            return sympy.Abs(to_sympy(arg))
         case Fn(name, arg):
             return _FUNCS[name](to_sympy(arg))
         case Log(base, arg):
@@ -97,10 +103,6 @@ def to_sympy(node: Node) -> Any:
             return sympy.root(to_sympy(arg), to_sympy(index))
         case Binom(n, k):
             return sympy.binomial(to_sympy(n), to_sympy(k))
-        case Pct(arg):
-            return to_sympy(arg) / 100
-        case Deg(arg):
-            return to_sympy(arg)
     raise Unsupported(type(node).__name__)
 
 
