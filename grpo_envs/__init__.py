@@ -1,5 +1,11 @@
 """grpo-envs: reasoning tasks as Gymnasium environments with verifiable rewards.
 
+Owns: the environment (`ReasoningEnv`, `Task`, the registry and the built-in `envs`), answer
+formats and rubrics, the verdict on one completion as one value (`Judgement`), groups of G
+completions (`make_group`), the laws every env keeps (`check_env`), the `adapters` to other
+trainers and the ``grpo-envs`` command. Uses `verifiers`; never imports `trainer` (see
+``docs/architecture.md``).
+
 Importing this package is cheap: it imports neither torch nor docker, and environment
 modules load only when an environment is made. It registers the built-in ids
 (``grpo_envs/Name-v0``) and those of plugins (entry point group ``grpo_envs.envs``).

@@ -1,5 +1,9 @@
 """GRPO on torch + transformers (needs the ``train`` extra: ``pip install 'grpo-envs[train]'``).
 
+Owns: the run's configuration (`GRPOConfig`), generation (transformers, vLLM), rollouts, the
+advantages and losses, the loop, checkpoints and distributed runs, and evaluation (`trainer.eval`).
+Uses `grpo_envs` and `verifiers`; nothing imports it (see ``docs/architecture.md``).
+
 The math lives in small pure functions (`group_advantages`, `grpo_loss`, `pass_at_k`); the
 loop in `GRPOTrainer` only wires them. Importing ``trainer`` (or ``trainer.eval``) does not import
 torch: each name is loaded when first used.

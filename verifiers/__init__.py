@@ -1,8 +1,15 @@
 """Verifiable rewards: judge a completion against a reference.
 
 Every verifier is a plain function ``verify(reference, completion, ...) -> VerifyResult``
-that never raises on model output. Importing this package is cheap: it never imports torch,
-and sympy or Docker only when a verifier needs them.
+that never raises on model output.
+
+Owns: the verdict value (`VerifyResult`, `Status`); the verifiers `math`, `code` (with the
+Docker `sandbox`) and `structure` (where a completion's answer is); the seam between judging and
+where it runs (`Workload`, `Executor`) and the `executors`; the `testing` kit for any verifier.
+Imports neither `grpo_envs` nor `trainer` (see ``docs/architecture.md``).
+
+Importing this package is cheap: it never imports torch, and sympy or Docker only when a
+verifier needs them.
 
 Examples:
     >>> from verifiers import math

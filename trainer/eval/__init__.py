@@ -3,6 +3,9 @@ transformers, vLLM or an OpenAI-compatible server (the trainer's `Generator` sea
 same chat template, same multi-turn loop), writes ``samples.jsonl`` and ``summary.json`` and
 resumes; pass@k, maj@k and their 95% intervals are pure functions (`summarize`).
 
+Owns the evaluation run and its metrics; generation and judging are the trainer's `Generator`
+and the env's `Judgement`.
+
 Examples:
     >>> from trainer.eval import Sample, summarize
     >>> s = summarize([Sample("t1", True, "correct", "4"), Sample("t1", False, "incorrect", "5")], ks=[1, 2])

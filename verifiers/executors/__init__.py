@@ -1,6 +1,9 @@
 """Where batches of verdicts are computed: this process (`LocalExecutor`) or the long-lived
 workers of a Ray cluster (`RayExecutor`, ``pip install 'grpo-envs[ray]'``).
 
+Owns placing and running workloads (workers, their state, retries, timeouts), never what a
+verdict is: it imports no verifier.
+
 An executor runs any `verifiers.Workload` (a kind of judging: what its workers need, how each
 opens its state once, its batch function) and knows no verifier. ``verify_many(...,
 executor=...)`` of `verifiers.math` and `verifiers.code`, and ``Group.score(..., executor=...)``,
