@@ -255,7 +255,8 @@ def _coerce(name: str, value: Any) -> Any:
 
 
 def _type_name(kind: Any) -> str:
-    return kind.__name__ if isinstance(kind, type) else str(kind)
+    """A field type as its annotation reads: ``int``, ``dict[str, Any]``."""
+    return kind.__name__ if isinstance(kind, type) else str(kind).replace("typing.", "")
 
 
 def load_config(

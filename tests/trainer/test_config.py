@@ -83,6 +83,8 @@ def test_every_field_reads_back_from_its_flag_string() -> None:
     assert load_config(overrides={"mask_truncated_completions": "yes"}).mask_truncated_completions is True
     with pytest.raises(TrainerError, match="steps: cannot read 'ten' as int"):
         load_config(overrides={"steps": "ten"})
+    with pytest.raises(TrainerError, match=r"lora: cannot read '\{r: 4\}' as dict\[str, Any\]"):
+        load_config(overrides={"lora": "{r: 4}"})
     with pytest.raises(TrainerError, match="gradient_checkpointing must be true or false, got 'maybe'"):
         load_config(overrides={"gradient_checkpointing": "maybe"})
 
