@@ -17,6 +17,8 @@ import verifiers
 import verifiers.code
 import verifiers.commandline
 import verifiers.executors
+import verifiers.http
+import verifiers.judges
 import verifiers.math
 import verifiers.sandbox
 import verifiers.structure
@@ -30,6 +32,8 @@ PUBLIC_MODULES = [
     verifiers.code,
     verifiers.commandline,
     verifiers.executors,
+    verifiers.http,
+    verifiers.judges,
     verifiers.math,
     verifiers.sandbox,
     verifiers.structure,

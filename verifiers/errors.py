@@ -7,7 +7,8 @@ reason. These exceptions are for *our* side: bad arguments, a missing engine, a 
      ├── VerifierInputError (also a ValueError)  our caller's bug: a bad gold or config
      ├── VerifyTimeout                           `equivalent` could not decide in time
      ├── WorkerCrashed                           a worker process died while running a call
- ├── ExecutorError                           a Ray cluster cannot be reached or runs no judge
+     ├── ExecutorError                           a Ray cluster cannot be reached or runs no judge
+     ├── ServerError                             an OpenAI-compatible server is down or answers garbage
      └── SandboxError
           ├── EngineUnavailableError   no Docker engine answers
           └── ImageBuildError          the sandbox image could not be built
@@ -20,6 +21,7 @@ __all__ = [
     "ExecutorError",
     "ImageBuildError",
     "SandboxError",
+    "ServerError",
     "VerifierInputError",
     "VerifiersError",
     "VerifyTimeout",
@@ -46,6 +48,23 @@ class WorkerCrashed(VerifiersError):
 class ExecutorError(VerifiersError):
     """An executor cannot judge at all: Ray is missing, its cluster cannot be reached, or no
     judge actor could start there (a fault during a batch is a verdict, never this)."""
+
+
+class ServerError(VerifiersError):
+    """An OpenAI-compatible server (`verifiers.http.Client`) could not be reached, ran out of
+    time (``timed_out``), or answered something that is not an answer; the message names the URL.
+    A judge turns it into a verdict with status "timeout" or "error" (masked), never raises it."""
+
+    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_server_error, (str(self), self.timed_out))
+
+
+def _server_error(message: str, timed_out: bool) -> ServerError:
+    return ServerError(message, timed_out=timed_out)
 
 
 class SandboxError(VerifiersError):

@@ -1,8 +1,8 @@
 """The OpenAI-compatible backend: vLLM's and SGLang's servers, ``transformers serve``, hosted APIs.
 
-`Client` posts JSON with the standard library (no torch, no SDK): bounded concurrency, transient
-errors (connection refused or reset, timeouts, 429 and 5xx) retried with exponential backoff, and
-one clear `TrainerError` naming the URL when the server is down or answers garbage.
+`Client` is `verifiers.http.Client` (the LLM judge's too): bounded concurrency, transient errors
+(connection refused or reset, timeouts, 429 and 5xx) retried with exponential backoff, and one
+clear `TrainerError` naming the URL when the server is down or answers garbage.
 `CompletionsGenerator` is a `Generator` over ``/v1/completions``: the prompt is the text of the
 context our tokenizer built (same chat template as the other backends), one request per sample
 with ``n=1`` and the sample's own seed (servers such as ``transformers serve`` ignore ``n``), and
@@ -11,27 +11,20 @@ the completion text tokenized back into ids.
 
 from __future__ import annotations
 
-import json
-import logging
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from typing import Any
 
 from trainer._decode import kept_special_ids
 from trainer._sampling import Sample
 from trainer.errors import TrainerError
+from verifiers import ServerError, http
 
 __all__ = ["Client", "CompletionsGenerator"]
 
-log = logging.getLogger("trainer")
-RETRIED_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
-
-class Client:
-    """POSTs to an OpenAI-compatible server at ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``).
+class Client(http.Client):
+    """`verifiers.http.Client` (shared with the LLM judge) for ``--base-url``: its errors are one
+    `TrainerError` naming the URL.
 
     Examples:
         >>> Client("127.0.0.1:8000/v1", model="m")
@@ -40,74 +33,18 @@ class Client:
         trainer.errors.TrainerError: --base-url must start with http:// or https://, got '127.0.0.1:8000/v1'
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        model: str,
-        api_key: str | None = None,
-        concurrency: int = 64,
-        timeout: float = 600.0,
-        retries: int = 4,
-        backoff: float = 0.25,
-    ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise TrainerError(f"--base-url must start with http:// or https://, got {base_url!r}")
-        if concurrency < 1:
-            raise TrainerError(f"--concurrency must be >= 1, got {concurrency}")
-        self.base_url, self.model, self.api_key = base_url.rstrip("/"), model, api_key
-        self.concurrency, self.timeout, self.retries, self.backoff = concurrency, timeout, retries, backoff
+    def __init__(self, base_url: str, *, model: str, **options: Any) -> None:
+        try:
+            super().__init__(base_url, model=model, option="--base-url", **options)
+        except ServerError as exc:
+            raise TrainerError(str(exc).replace("concurrency", "--concurrency", 1)) from None
 
     def post(self, route: str, body: dict[str, Any]) -> dict[str, Any]:
         """The JSON answer to ``body`` at ``route`` (e.g. ``/completions``), retrying transient errors."""
-        url = self.base_url + route
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        data = json.dumps({"model": self.model, **body}).encode()
-        for attempt in range(self.retries + 1):
-            last = attempt == self.retries
-            try:
-                request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    raw = response.read()
-            except urllib.error.HTTPError as exc:
-                detail = exc.read()[:300].decode(errors="replace")
-                if exc.code not in RETRIED_STATUS or last:
-                    raise TrainerError(f"the server at {url} answered HTTP {exc.code}: {detail}") from None
-            except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
-                if last:
-                    reason = getattr(exc, "reason", exc)
-                    raise TrainerError(
-                        f"cannot reach the server at {url} ({reason}) after {self.retries + 1} tries: "
-                        "is it running, and is --base-url right (it ends in /v1)?"
-                    ) from None
-            else:
-                return _json(raw, url)
-            wait = self.backoff * 2**attempt
-            log.warning("%s failed (try %d of %d); retrying in %.1f s", url, attempt + 1, self.retries + 1, wait)
-            time.sleep(wait)
-        raise AssertionError("unreachable")
-
-    def map(self, call: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        """``call`` on every item, at most ``concurrency`` at a time, results in order."""
-        if len(items) <= 1:
-            return [call(item) for item in items]
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(items))) as pool:
-            return list(pool.map(call, items))
-
-
-def _json(raw: bytes, url: str) -> dict[str, Any]:
-    try:
-        answer = json.loads(raw)
-    except ValueError:
-        raise TrainerError(
-            f"the server at {url} answered something that is not JSON: {raw[:120]!r}; is --base-url an "
-            "OpenAI-compatible API (it ends in /v1)?"
-        ) from None
-    if not isinstance(answer, dict) or not isinstance(answer.get("choices"), list) or not answer["choices"]:
-        raise TrainerError(f"the server at {url} answered JSON without choices: {str(answer)[:200]}")
-    return answer
+        try:
+            return super().post(route, body)
+        except ServerError as exc:
+            raise TrainerError(str(exc)) from None
 
 
 def choice(answer: dict[str, Any], url: str, *, chat: bool) -> tuple[str, bool, int | None]:
