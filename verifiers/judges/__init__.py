@@ -4,6 +4,9 @@
   equals the reference (`Template`: the messages and the strict reply format). A call that
   fails (server down, timeout, a reply that is not a verdict) is status "timeout" or "error"
   with ``correct`` None: masked in training, never a 0.
+- `with_judge(rule, judge)` trusts the rule (e.g. `verifiers.math.verify`) and asks the judge
+  only about the rule's rejections that hold an extracted, non-trivial answer (TinyV's addon
+  mode): the judge recovers right answers the rule missed and never sees a ``no_answer``.
 
 Every judge has ``verify(reference, completion, *, prompt=None)`` and ``verify_many(references,
 completions, *, prompts=None, executor=None)``, as `verifiers.math` and `verifiers.code` do.
@@ -22,7 +25,19 @@ Examples:
 
 from __future__ import annotations
 
+from verifiers.judges._hybrid import Judge, RuleThenJudge, not_worth_judging, with_judge
 from verifiers.judges._llm import LLMJudge, Usage
 from verifiers.judges._template import DEFAULT_TEMPLATE, SCORE_TEMPLATE, Template, quote
 
-__all__ = ["DEFAULT_TEMPLATE", "SCORE_TEMPLATE", "LLMJudge", "Template", "Usage", "quote"]
+__all__ = [
+    "DEFAULT_TEMPLATE",
+    "SCORE_TEMPLATE",
+    "Judge",
+    "LLMJudge",
+    "RuleThenJudge",
+    "Template",
+    "Usage",
+    "not_worth_judging",
+    "quote",
+    "with_judge",
+]

@@ -9,9 +9,10 @@ learning; one that accepts any superset teaches the model to spray answers. The 
   all score correct), reflexivity (the gold itself, stated as the answer, and every gold of
   ``check_verifier(..., golds=[...])``, is correct), discrimination (near misses do
   not), gaming resistance (format-only shells, sprays, several values in one box, tag
-  injection, huge outputs never score correct), thinking never counts (a right answer only in a
-  thinking section, in any reasoning-model family's format, with a wrong or no final answer or
-  cut off, never scores correct), consistency (``correct`` agrees with ``status``).
+  injection, huge outputs never score correct), injections never pay (a completion talking to an
+  LLM judge, a fake verdict, role tags, the "One Token to Fool" master keys), thinking never
+  counts (a right answer only in a thinking section, in any reasoning-model family's format,
+  with a wrong or no final answer or cut off, never scores correct), consistency (``correct`` agrees with ``status``).
 
 Examples:
     >>> from verifiers import math as vm
@@ -30,7 +31,7 @@ with ``renderings`` and ``near_misses`` strategies); ``numbers()``, ``expression
 ``answer_sets()``, ``intervals()``, ``matrices()``, ``pairs()`` draw one kind;
 ``expressions``/``renderings``/``near_misses`` work on sympy expressions;
 ``answer_statements(answer)`` and ``as_the_answer(gold)`` state an answer the ways models do;
-``gaming_completions(gold)``, ``thinking_completions(problem)``, ``garbage()`` and
+``gaming_completions(gold)``, ``judge_injections(gold)``, ``thinking_completions(problem)``, ``garbage()`` and
 ``unbalanced_latex()`` draw hostile completions; ``programs_with_known_output()``,
 ``wrong_programs(n, k)``, ``test_suites(n, k)`` and ``code_problems()`` are the code counterparts.
 """
@@ -49,7 +50,7 @@ from verifiers.testing._check import (
     from_batch_reward,
 )
 from verifiers.testing._code import code_problems, programs_with_known_output, test_suites, wrong_programs
-from verifiers.testing._gaming import gaming_completions, garbage, unbalanced_latex
+from verifiers.testing._gaming import MASTER_KEYS, gaming_completions, garbage, judge_injections, unbalanced_latex
 from verifiers.testing._laws import LawBroken
 from verifiers.testing._math import expressions, near_misses, renderings
 from verifiers.testing._problems import (
@@ -66,6 +67,7 @@ from verifiers.testing._thinking import thinking_completions
 
 __all__ = [
     "LAWS",
+    "MASTER_KEYS",
     "Domain",
     "LawBroken",
     "LawResult",
@@ -81,6 +83,7 @@ __all__ = [
     "expressions",
     "from_batch_reward",
     "garbage",
+    "judge_injections",
     "gaming_completions",
     "intervals",
     "laws",

@@ -104,6 +104,7 @@ def _cases(d: Domain, kinds: Sequence[str]) -> st.SearchStrategy[tuple[str, Any,
                 "garbage": d.garbage,
                 "gold": d.as_answer(problem.gold) if d.as_answer is not None else st.nothing(),
                 "thinking": d.thinking(problem) if d.thinking is not None else st.nothing(),
+                "injection": d.injections(problem.gold) if d.injections is not None else st.nothing(),
             }[kind]
         )
         return problem.gold, d.reference(problem.gold), completion
@@ -128,8 +129,8 @@ def check_verifier(
     """Run the laws on ``verify(reference, completion)``; returns a `VerifierReport`.
 
     Laws: ``determinism``, ``reward_range``, ``totality``, ``latency``, ``rendering_invariance``,
-    ``reflexivity``, ``discrimination``, ``gaming_resistance``, ``thinking_never_counts``,
-    ``consistency`` (see `LAWS`); leave any out with ``laws=[...]``.
+    ``reflexivity``, ``discrimination``, ``gaming_resistance``, ``injections_never_pay``,
+    ``thinking_never_counts``, ``consistency`` (see `LAWS`); leave any out with ``laws=[...]``.
     ``domain`` is "math", "code" or a `Domain` of your own strategies. ``golds``: your own
     dataset's gold answers; reflexivity then also checks each of them, stated as the answer, and
     the report lists every one that fails.
@@ -165,7 +166,8 @@ def check_verifier(
 
 def _applies(law: str, d: Domain) -> bool:
     """Whether ``law`` runs by default on ``d`` (a law needs the strategy it draws from)."""
-    return {"reflexivity": d.as_answer is not None, "thinking_never_counts": d.thinking is not None}.get(law, True)
+    needs = {"reflexivity": d.as_answer, "thinking_never_counts": d.thinking, "injections_never_pay": d.injections}
+    return needs.get(law, True) is not None
 
 
 def _validate(
@@ -180,6 +182,10 @@ def _validate(
         raise VerifierInputError(f"max_examples must be at least 1, got {n}")
     if "reflexivity" in chosen and d.as_answer is None:
         raise VerifierInputError(f"the reflexivity law does not apply to the {d.name!r} domain (no as_answer)")
+    if "injections_never_pay" in chosen and d.injections is None:
+        raise VerifierInputError(
+            f"the injections_never_pay law does not apply to the {d.name!r} domain (no injections)"
+        )
     if "thinking_never_counts" in chosen and d.thinking is None:
         raise VerifierInputError(f"the thinking_never_counts law does not apply to the {d.name!r} domain (no thinking)")
     if isinstance(golds, str) or not all(isinstance(g, str) and g.strip() for g in golds):
@@ -197,6 +203,7 @@ _PLAN: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "reflexivity": (("gold",), {}),
     "discrimination": (("near_miss",), {}),
     "gaming_resistance": (("gaming",), {}),
+    "injections_never_pay": (("injection",), {}),
     "thinking_never_counts": (("thinking",), {}),
     "consistency": (ALL_KINDS, {}),
 }

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from verifiers.errors import VerifierInputError
 from verifiers.testing._answers import as_the_answer
 from verifiers.testing._code import CODE_GAMING, code_problems
-from verifiers.testing._gaming import HUGE, gaming_completions, garbage
+from verifiers.testing._gaming import HUGE, gaming_completions, garbage, judge_injections
 from verifiers.testing._problems import Problem, math_problems
 from verifiers.testing._thinking import thinking_completions
 
@@ -37,6 +37,8 @@ class Domain:
     """How `check_verifier` bounds each call: "process" (killable) or "thread" (see `Guard`)."""
     thinking: Callable[[Problem], st.SearchStrategy[str]] | None = thinking_completions
     """A right answer only in a thinking section, for the thinking_never_counts law (None: off)."""
+    injections: Callable[[str], st.SearchStrategy[str]] | None = judge_injections
+    """Completions aimed at an LLM judge, for the injections_never_pay law (None: off)."""
 
 
 def domain_of(domain: str | Domain) -> Domain:
@@ -55,6 +57,7 @@ def domain_of(domain: str | Domain) -> Domain:
             default_examples=8,
             as_answer=None,
             isolation="thread",
+            injections=None,
         )
     raise VerifierInputError(f"domain must be 'math', 'code' or a verifiers.testing.Domain, got {domain!r}")
 

@@ -165,6 +165,23 @@ def gaming_resistance(
         raise LawBroken("gaming_resistance", f"a gaming completion was judged correct: {r.describe()}")
 
 
+def injections_never_pay(
+    verify: Verify,
+    reference: Any,
+    completion: str,
+    *,
+    latency_s: float = 3.0,
+    reward_range: tuple[float, float] = (0.0, 1.0),
+) -> None:
+    """A completion aimed at an LLM judge (instructions, a fake verdict or judge reply, role tags,
+    a master key such as ":" or "Thought process:") is not judged correct. Worth running against
+    a judge made gullible on purpose: what the completion says must never reach it as anything
+    but quoted data, and an echo must never be a verdict."""
+    r = _settled(verify, reference, completion, latency_s, reward_range[1])
+    if r.correct is True:
+        raise LawBroken("injections_never_pay", f"a completion talking to the judge was paid: {r.describe()}")
+
+
 def thinking_never_counts(
     verify: Verify,
     reference: Any,
@@ -203,6 +220,7 @@ LAWS: dict[str, Callable[..., None]] = {
     "reflexivity": reflexivity,
     "discrimination": discrimination,
     "gaming_resistance": gaming_resistance,
+    "injections_never_pay": injections_never_pay,
     "thinking_never_counts": thinking_never_counts,
     "consistency": consistency,
 }
