@@ -92,7 +92,9 @@ def test_import_grpo_envs_imports_neither_docker_nor_torch() -> None:
 
 
 def test_import_verifiers_does_not_import_torch_or_docker() -> None:
-    loaded = _modules_after("import verifiers, verifiers.sandbox, verifiers.code; verifiers.sandbox.image_tag()")
+    loaded = _modules_after(
+        "import verifiers, verifiers.sandbox, verifiers.code, verifiers.judges; verifiers.sandbox.image_tag()"
+    )
     assert "verifiers" in loaded
     assert "torch" not in loaded
     assert "docker" not in loaded

@@ -4,6 +4,8 @@
   equals the reference (`Template`: the messages and the strict reply format). A call that
   fails (server down, timeout, a reply that is not a verdict) is status "timeout" or "error"
   with ``correct`` None: masked in training, never a 0.
+- `RewardModel(model)` scores (prompt, completion) with a sequence-classification model (one
+  logit), tokenised as TRL does; reward the sigmoid (or the raw logit), correct from a threshold.
 - `with_judge(rule, judge)` trusts the rule (e.g. `verifiers.math.verify`) and asks the judge
   only about the rule's rejections that hold an extracted, non-trivial answer (TinyV's addon
   mode): the judge recovers right answers the rule missed and never sees a ``no_answer``.
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 from verifiers.judges._hybrid import Judge, RuleThenJudge, not_worth_judging, with_judge
 from verifiers.judges._llm import LLMJudge, Usage
+from verifiers.judges._reward_model import RewardModel
 from verifiers.judges._template import DEFAULT_TEMPLATE, SCORE_TEMPLATE, Template, quote
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "SCORE_TEMPLATE",
     "Judge",
     "LLMJudge",
+    "RewardModel",
     "RuleThenJudge",
     "Template",
     "Usage",

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from verifiers._http import Client
 from verifiers._workload import Needs, Workload
 from verifiers.errors import ServerError, VerifierInputError
-from verifiers._http import Client
 from verifiers.judges._cache import ReplyCache, key_of
 from verifiers.judges._template import DEFAULT_TEMPLATE, Template
 from verifiers.result import Status, VerifyResult
