@@ -32,7 +32,7 @@ from grpo_envs._registry import register_builtins as _register_builtins
 from grpo_envs._rubric import RewardTerm, Rubric, format_reward, length_penalty
 from grpo_envs._spaces import TextSpace
 from grpo_envs._task import Task, stable_seed
-from grpo_envs._verifier import Verifier, code_verifier, math_verifier
+from grpo_envs._verifier import Verifier, code_verifier, judge_verifier, math_verifier
 from grpo_envs.errors import EnvCheckError, EnvConfigError, GrpoEnvsError, SetupError
 
 __version__ = "0.1.0"
@@ -62,6 +62,7 @@ __all__ = [
     "code_verifier",
     "env_ids",
     "format_reward",
+    "judge_verifier",
     "length_penalty",
     "make_group",
     "math_verifier",

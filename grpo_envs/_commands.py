@@ -10,6 +10,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import grpo_envs
 from grpo_envs.errors import GrpoEnvsError
@@ -85,6 +86,13 @@ def serve_parser() -> argparse.ArgumentParser:
         default="local",
         help="where requests are judged: here, or on RAY_ADDRESS's Ray cluster (pip install 'grpo-envs[ray]')",
     )
+    judge = parser.add_argument_group(
+        "an LLM judge behind --verifier math (the rule first, the judge on its rejections)"
+    )
+    judge.add_argument("--judge-url", default=None, help="an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
+    judge.add_argument("--judge-model", default=None, help="the served model's name (required with --judge-url)")
+    judge.add_argument("--judge-api-key", default=None, help="its API key (or $GRPO_ENVS_JUDGE_API_KEY)")
+    judge.add_argument("--judge-cache", default=None, help="keep the judge's replies in this directory")
     openenv = parser.add_argument_group("OpenEnv (--openenv; needs grpo-envs[openenv])")
     openenv.add_argument(
         "--openenv", action="store_true", help="serve --env through OpenEnv's server (WebSocket sessions at /ws)"
@@ -129,6 +137,7 @@ def _serve(args: argparse.Namespace) -> int:
         if args.tokenizer:
             special += _special_tokens(args.tokenizer)
         executor = None if args.verifier_executor == "local" else executor_named(args.verifier_executor)
+        judge = _judge(args)
         server = RewardServer(
             args.env,
             verifier=args.verifier,
@@ -138,19 +147,36 @@ def _serve(args: argparse.Namespace) -> int:
             token=token,
             special_tokens=special,
             max_items=args.max_items,
+            judge=judge,
         )
     except Exception as exc:
         print(f"grpo-envs serve: error: {exc}", file=sys.stderr)
         return 1
     if args.host not in ("127.0.0.1", "localhost", "::1") and token is None:
         print("grpo-envs serve: warning: listening beyond loopback without --token", file=sys.stderr)
-    what = args.env or f"gold answers with the {args.verifier} verifier"
+    what = args.env or f"gold answers with the {args.verifier} verifier" + (f", then {judge}" if judge else "")
     print(f"serving {what} at {server.url} (POST /get_reward, GET /health)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         server.close()
     return 0
+
+
+def _judge(args: argparse.Namespace) -> Any:
+    """The LLM judge ``--judge-url`` names (None without it)."""
+    import os
+
+    if args.judge_url is None:
+        return None
+    if args.verifier != "math":
+        raise GrpoEnvsError("--judge-url needs --verifier math: the rule judges first, the judge only its rejections")
+    if not args.judge_model:
+        raise GrpoEnvsError("--judge-url needs --judge-model NAME (the name the server serves the model under)")
+    from verifiers.judges import LLMJudge
+
+    key = args.judge_api_key or os.environ.get("GRPO_ENVS_JUDGE_API_KEY")
+    return LLMJudge(base_url=args.judge_url, model=args.judge_model, api_key=key, cache_dir=args.judge_cache)
 
 
 def _special_tokens(name: str) -> list[str]:

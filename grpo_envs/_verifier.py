@@ -18,7 +18,7 @@ from grpo_envs._logonce import log_error_once
 from verifiers import VerifyResult
 from verifiers.executors import Executor
 
-__all__ = ["Verifier", "code_verifier", "math_verifier"]
+__all__ = ["Verifier", "code_verifier", "judge_verifier", "math_verifier"]
 
 Verdict = VerifyResult | bool | float
 VerifyFn = Callable[..., Verdict]
@@ -88,7 +88,8 @@ class Verifier:
         ``executor``, e.g. a `RayExecutor`, when its ``verify_many`` takes one). Never raises on
         the verifier's failures; an executor's own (no cluster, no worker) are the caller's."""
         if executor is not None and self.verify_many is not None and _takes(self.verify_many, "executor"):
-            return [self._result(value) for value in self.verify_many(reference, answers, executor=executor)]
+            asked = _prompt_for(self.verify_many, prompt)
+            return [self._result(value) for value in self.verify_many(reference, answers, executor=executor, **asked)]
         if self.verify_many is not None:
             try:
                 many = list(self.verify_many(reference, answers, **_prompt_for(self.verify_many, prompt)))
@@ -204,3 +205,32 @@ def code_verifier(*, sandbox: Any = None, timeout_s: float = 5.0, partial_credit
         )
 
     return Verifier("code", verify, verify_many, config=(timeout_s, partial_credit))
+
+
+def judge_verifier(judge: Any, *, name: str | None = None) -> Verifier:
+    """A judge of `verifiers.judges` (an `LLMJudge`, a `RewardModel`, a rule-then-judge made by
+    `with_judge`) as an env's verifier: it gets the task's prompt as the question, and a group's
+    answers as one batch (on an executor when given).
+
+    Examples:
+        >>> from verifiers import math
+        >>> from verifiers.judges import LLMJudge, with_judge
+        >>> judge = LLMJudge(base_url="http://127.0.0.1:9/v1", model="judge")
+        >>> judge_verifier(with_judge(math.verify, judge)).name
+        'rule_then_judge'
+    """
+    if not callable(getattr(judge, "verify", None)) or not callable(getattr(judge, "verify_many", None)):
+        raise TypeError(f"judge must have verify and verify_many (verifiers.judges), got {type(judge).__name__}")
+    kind = {"LLMJudge": "llm_judge", "RewardModel": "reward_model", "RuleThenJudge": "rule_then_judge"}
+
+    def verify(reference: Any, answer: str, prompt: str | None = None) -> VerifyResult:
+        return judge.verify(reference, answer, prompt=prompt)  # type: ignore[no-any-return]
+
+    def verify_many(
+        reference: Any, answers: Sequence[str], executor: Executor | None = None, prompt: str | None = None
+    ) -> list[VerifyResult]:
+        n = len(answers)
+        return judge.verify_many([reference] * n, list(answers), prompts=[prompt] * n, executor=executor)  # type: ignore[no-any-return]
+
+    config = (repr(judge), repr(getattr(judge, "template", None)))
+    return Verifier(name or kind.get(type(judge).__name__, type(judge).__name__.lower()), verify, verify_many, config)

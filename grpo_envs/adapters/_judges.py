@@ -4,6 +4,7 @@ JSON test suites), for a user's own dataset with no env behind it."""
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Sequence
@@ -52,7 +53,10 @@ class EnvJudge:
                 self._scorers[env_id] = Scorer(env_id)
             return self._scorers[env_id]
 
-    def judge(self, responses: Sequence[str], labels: Sequence[str]) -> list[Judgement]:
+    def judge(
+        self, responses: Sequence[str], labels: Sequence[str], prompts: Sequence[str] | None = None
+    ) -> list[Judgement]:
+        """The env judges with its own tasks' prompts (``prompts`` is not read)."""
         groups: dict[tuple[str, str, int], list[int]] = {}
         for k, label in enumerate(labels):
             try:
@@ -75,22 +79,39 @@ class GoldJudge:
     """Labels are golds: a math answer (``"72"``, ``"\\frac{1}{2}"``, a GSM8K ``... #### 72``
     solution) for ``"math"``, a JSON test suite (what `verifiers.code.verify` takes, e.g.
     ``{"fn_name": "f", "inputs": [[1]], "outputs": [2]}``) for ``"code"``; judged on ``executor``
-    (e.g. a `RayExecutor`) when given."""
+    (e.g. a `RayExecutor`) when given. ``judge`` (a `verifiers.judges` judge, math only): the
+    rule first, the judge on its rejections (`verifiers.judges.with_judge`), shown the prompts."""
 
-    def __init__(self, verifier: str, *, timeout_s: float = 5.0, executor: Executor | None = None) -> None:
+    def __init__(
+        self, verifier: str, *, timeout_s: float = 5.0, executor: Executor | None = None, judge: Any = None
+    ) -> None:
         if verifier not in GOLD_VERIFIERS:
             raise ValueError(f"verifier must be one of {GOLD_VERIFIERS}, got {verifier!r}")
-        self.name = f"verifier:{verifier}"
+        if judge is not None and verifier != "math":
+            raise ValueError("a judge backs the math verifier only (a rule first, the judge on its rejections)")
+        self.hybrid = None
+        if judge is not None:
+            from verifiers.judges import with_judge
+            from verifiers.math import verify
+
+            self.hybrid = with_judge(functools.partial(verify, timeout_s=timeout_s), judge)
+        self.name = f"verifier:{verifier}" + ("+judge" if judge is not None else "")
         self.verifier = verifier
         self.timeout_s = timeout_s
         self.executor = executor
 
-    def judge(self, responses: Sequence[str], labels: Sequence[str]) -> list[Judgement]:
+    def judge(
+        self, responses: Sequence[str], labels: Sequence[str], prompts: Sequence[str] | None = None
+    ) -> list[Judgement]:
         for k, label in enumerate(labels):
             if not label.strip():
                 raise BadLabel(f"item {k}: the label is empty; it must be the gold answer")
         try:
-            if self.verifier == "math":
+            if self.hybrid is not None:
+                results = self.hybrid.verify_many(
+                    list(labels), list(responses), prompts=prompts, executor=self.executor
+                )
+            elif self.verifier == "math":
                 from verifiers.math import verify_many as math_many
 
                 results = math_many(list(labels), list(responses), timeout_s=self.timeout_s, executor=self.executor)

@@ -107,6 +107,8 @@ class RewardServer:
         timeout_s: the verifier's time limit per completion (per test case for code), with ``verifier``.
         executor: where requests are judged (`verifiers.executors`, e.g. a ``RayExecutor``;
             default: in this process).
+        judge: with ``verifier="math"``, a `verifiers.judges` judge (an ``LLMJudge``) asked
+            about the rule's rejections that hold an answer (`verifiers.judges.with_judge`).
         host, port: where to listen (loopback by default; port 0 picks a free one).
         token: when set, requests need ``Authorization: Bearer <token>``.
         special_tokens: strings removed from responses before judging (default: common ones;
@@ -129,6 +131,7 @@ class RewardServer:
         env_kwargs: dict[str, Any] | None = None,
         timeout_s: float = 5.0,
         executor: Executor | None = None,
+        judge: Any = None,
     ) -> None:
         if (env_id is None) == (verifier is None):
             raise GrpoEnvsError(
@@ -144,7 +147,7 @@ class RewardServer:
         self.judge: EnvJudge | GoldJudge = (
             EnvJudge(env_id, allow_any_env=allow_any_env, env_kwargs=env_kwargs, executor=executor)
             if env_id is not None
-            else GoldJudge(str(verifier), timeout_s=timeout_s, executor=executor)
+            else GoldJudge(str(verifier), timeout_s=timeout_s, executor=executor, judge=judge)
         )
         self.httpd = _Server((host, port), self._handler())
         self.httpd.daemon_threads = True
@@ -198,7 +201,7 @@ class RewardServer:
                 raise _BadRequest(400, f"item {k}: query does not start with its prompt; send the prompt as generated")
             responses.append(self._strip(q[len(p) :]))
         try:
-            verdicts = self.judge.judge(responses, labels)
+            verdicts = self.judge.judge(responses, labels, prompts=[str(p) for p in prompts])
         except BadLabel as exc:
             raise _BadRequest(400, str(exc)) from None
         rewards = [v.reward for v in verdicts]
