@@ -146,7 +146,9 @@ def test_the_cache_pays_once_and_never_keeps_a_failure(serve: Callable[[Script],
     assert judge.verify("12", "12").status == "error"
     broken["on"] = False
     first = judge.verify_many(["12", "12"], ["12", "13"])
+    files = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*.json")}
     again = judge_at(server, retries=0, cache_dir=tmp_path).verify_many(["12", "12"], ["12", "13"])
+    assert len(files) == 2 and {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*.json")} == files  # hits: no write
     assert [r.status for r in first] == [r.status for r in again] == ["correct", "incorrect"]
     assert len(server.requests) == 3  # the failure, then two calls; the re-run paid nothing
     other = Template(system=DEFAULT_TEMPLATE.system + " Be brief.", user=DEFAULT_TEMPLATE.user)

@@ -157,6 +157,7 @@ class LLMJudge:
         body = {"messages": messages, "max_tokens": s["max_tokens"], "temperature": s["temperature"]}
         key = key_of(self.model, s["max_tokens"], s["temperature"], self.template.reply, messages)
         reply = self._cached(key)
+        fresh = reply is None
         if reply is None:
             try:
                 reply = self._ask(body)
@@ -167,7 +168,7 @@ class LLMJudge:
         if reading.score is None:
             self._count(failed=1)
             return VerifyResult.judged("error", f"The judge's reply is not a verdict: {reading.problem}.")
-        if self._cache is not None:
+        if self._cache is not None and fresh:
             self._cache.put(key, {"reply": reply})
         correct = reading.score >= self.template.threshold
         status: Status = "correct" if correct else "incorrect"
