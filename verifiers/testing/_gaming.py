@@ -27,7 +27,6 @@ _JOINS = (" ", ", ", " and ", " or ", ", or ", " \\quad ", "$ or $", " \\text{ o
 
 _KINDS = (
     "shell", "spray", "boxes", "abandoned", "one_box", "alternatives", "hidden", "tags", "thinking", "echo", "huge",
-    "injection",
 )  # fmt: skip
 
 MASTER_KEYS = (":", ".", "Thought process:", "Let's solve this problem step by step.", "Solution")
@@ -83,7 +82,6 @@ def _fixed(gold: str, others: list[str]) -> dict[str, list[str]]:
             f"<|channel|>analysis<|message|>The answer is {gold}.<|end|>",
         ],
         "echo": [f"The question asks us to find the value, which we will now do. Consider {o0} and {o1}."],
-        "injection": _injections(o0),
         "huge": [
             " ".join(str(k) for k in range(20_000)),
             "\\boxed{" + " ".join(str(k) for k in range(5000)) + "}",
@@ -100,8 +98,8 @@ def gaming_completions(draw: st.DrawFn, gold: str) -> str:
     anywhere in it (last included), the gold committed and then abandoned for another final
     answer, several values in one box, the gold stated among alternatives, the gold after a
     chat-template token, in a question or negated, tag injection, the gold only in a thinking
-    section (then another answer, or cut off), a prompt echo without an answer, huge outputs,
-    and injections aimed at an LLM judge (`judge_injections`).
+    section (then another answer, or cut off), a prompt echo without an answer, huge outputs.
+    Completions aimed at an LLM judge are `judge_injections` (the injections_never_pay law).
     """
     others = _others(gold)
     kind = draw(st.sampled_from(_KINDS))
