@@ -114,3 +114,19 @@ def test_serve_judge_url_errors_are_one_line(argv: list[str], message: str, caps
     assert serve_main([*argv, "--port", "0"]) == 1
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_trl_reward_function_over_an_env_judged_by_a_hybrid(server: JudgeServer) -> None:
+    from grpo_envs.adapters import trl
+
+    hybrid = with_judge(vm.verify, LLMJudge(base_url=server.url, model="judge", retries=0))
+    reward = trl.reward_function(
+        "grpo_envs/MathDataset-v0", rows=ROWS, eval_fraction=0.0, verifier=judge_verifier(hybrid)
+    )
+    completions = ["So it takes $\\boxed{2 hours and 30 minutes}$.", "\\boxed{150}", "\\boxed{3 hours}"]
+    assert reward(completions=completions, task_seed=[0, 0, 0]) == [1.0, 1.0, 0.0]
+    down = with_judge(vm.verify, LLMJudge(base_url="http://127.0.0.1:9/v1", model="judge", retries=0))
+    masked = trl.reward_function(
+        "grpo_envs/MathDataset-v0", rows=ROWS, eval_fraction=0.0, verifier=judge_verifier(down)
+    )
+    assert masked(completions=completions, task_seed=[0, 0, 0]) == [None, 1.0, None]  # a failed judge: masked

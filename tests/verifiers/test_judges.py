@@ -236,3 +236,28 @@ def test_replies_are_read_strictly() -> None:
     assert [s.read(f"SCORE: {x}", answer="1").score for x in ("0", "1", "0.25", ".5", "1.0")] == [0, 1, 0.25, 0.5, 1]
     assert [s.read(f"SCORE: {x}", answer="1").score for x in ("1.5", "-0.1", "nan", "2", "0.5/1")] == [None] * 5
     assert json.loads(t.messages("q", "r", 'a"b')[1]["content"].split("<answer>")[1].split("</answer>")[0]) == 'a"b'
+
+
+class Recording:
+    """An executor that keeps what it was sent and judges nothing."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[Any, list[Any], dict[str, Any]]] = []
+
+    def map(self, workload: Any, references: Any, completions: Any, options: Any) -> list[Any]:
+        self.sent.append((workload, list(references), dict(options)))
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+def test_what_an_executor_is_sent(serve: Callable[[Script], JudgeServer]) -> None:
+    from verifiers import Needs
+
+    judge, executor = judge_at(serve(honest)), Recording()
+    judge.verify_many(["5", "6"], ["5", "6"], prompts=["a", "b"], executor=executor, answer_only=True)
+    ((workload, items, options),) = executor.sent
+    assert workload.needs == Needs(cpu=0, network=True) and workload.concurrent  # no CPU, no Docker: the network
+    assert dict(workload.settings) == judge.settings and items == [("5", "a"), ("6", "b")]
+    assert options == {"answer_only": True}
