@@ -27,9 +27,9 @@ class Client:
 
     ``concurrency``: requests in flight at once, over all threads. ``timeout``: seconds one
     request may take (connect, send, each read). ``retries``: further tries after a transient
-    fault, ``backoff * 2**k`` seconds apart, all within ``deadline`` seconds from the first
-    (None: no bound but the tries). ``option`` names the setting the user gave the URL in (for
-    messages, e.g. ``--base-url``).
+    fault, ``backoff * 2**k`` seconds apart; no try starts later than ``deadline`` seconds after
+    the first (None: no bound but the tries), so a call ends within ``deadline + timeout``.
+    ``option`` names the setting the user gave the URL in (for messages, e.g. ``--base-url``).
     """
 
     def __init__(

@@ -46,7 +46,7 @@ class LLMJudge:
     The judge sees the question (the task's ``prompt``), the reference and the completion's
     final section (never its thinking), quoted into ``template``'s answer slot. A server that
     cannot be reached, a timeout (``timeout_s`` per call; transient faults retried
-    ``retries`` times with backoff from ``backoff_s``, all within ``deadline_s``) or a reply
+    ``retries`` times with backoff from ``backoff_s``, none started after ``deadline_s``) or a reply
     that is not a verdict gives status "timeout" or "error" with ``correct`` None (masked in
     training, never a 0). ``concurrency`` bounds requests in flight. ``cache_dir``: replies kept
     on disk by (template, model, inputs), so a re-run pays once (only replies that are verdicts
