@@ -30,6 +30,11 @@ def serve() -> Iterator[Callable[[Script], JudgeServer]]:
         server.close()
 
 
+LATENCY_S = 10.0
+"""The laws' bound per call here: these tests are about what pays, not speed (the math rule's own
+latency law is tests/verifiers/test_testing.py's), and a loaded 2-core machine takes seconds."""
+
+
 @pytest.fixture(scope="module")
 def warm_rule() -> None:
     """The rule's sympy workers start once (seconds on a loaded machine), not inside a timed law."""
@@ -167,7 +172,12 @@ def test_injections_never_pay_through_the_hybrid_even_with_a_gullible_judge(
     assert not alone.ok
     hybrid = with_judge(vm.verify, naive)
     report = check_verifier(
-        hybrid.verify, "math", laws=["injections_never_pay", "gaming_resistance"], max_examples=80, isolation="thread"
+        hybrid.verify,
+        "math",
+        laws=["injections_never_pay", "gaming_resistance"],
+        max_examples=80,
+        isolation="thread",
+        latency_s=LATENCY_S,
     )
     assert report.ok, report.table()
     assert len(server.requests) > len(fooled)  # the hybrid did ask the judge (about extracted answers)
@@ -178,6 +188,8 @@ def test_check_verifier_passes_on_the_hybrid_with_a_scripted_judge(
     serve: Callable[[Script], JudgeServer], warm_rule: None
 ) -> None:
     server = serve(honest)
-    report = check_verifier(with_judge(vm.verify, judge_at(server)).verify, "math", isolation="thread")
+    report = check_verifier(
+        with_judge(vm.verify, judge_at(server)).verify, "math", isolation="thread", latency_s=LATENCY_S
+    )
     assert report.ok, report.table()
     assert len(server.requests) > 0
