@@ -229,9 +229,14 @@ def our_generator(model: Any, tok: Any, dev: Any) -> tuple[str, Callable[..., li
     gen = TransformersGenerator(model, tok, dev)
 
     def new(contexts: list[list[int]], *, max_new_tokens: int) -> list[tuple[list[int], bool]]:
-        return gen.generate(
-            contexts, max_new_tokens=max_new_tokens, temperature=1.0, top_p=1.0, min_new_tokens=max_new_tokens
-        )
+        try:
+            from trainer._sampling import SamplingParams
+        except ImportError:  # before the SamplingParams seam
+            return gen.generate(  # type: ignore[call-arg]
+                contexts, max_new_tokens=max_new_tokens, temperature=1.0, top_p=1.0, min_new_tokens=max_new_tokens
+            )
+        params = SamplingParams(max_new_tokens, min_new_tokens=max_new_tokens)
+        return [(list(c.ids), c.truncated) for c in gen.generate(contexts, params)]
 
     return "trainer._generation.TransformersGenerator", new
 

@@ -20,13 +20,14 @@ from typing import Any
 
 import torch
 
-from trainer._sampling import Generator, Sample, cut_at_eos
+from trainer._sampling import Continuation, Generator, SamplingParams, cut_at_eos
 from trainer.errors import TrainerError
 
 __all__ = [
     "CacheSupport",
+    "Continuation",
     "Generator",
-    "Sample",
+    "SamplingParams",
     "TransformersGenerator",
     "cache_support",
     "cut_at_eos",
@@ -106,8 +107,8 @@ class TransformersGenerator:
         >>> from trainer._model import demo_model, demo_tokenizer
         >>> tok = demo_tokenizer("0123456789")
         >>> gen = TransformersGenerator(demo_model(len(tok)), tok, torch.device("cpu"))
-        >>> [len(ids) for ids, _ in gen.generate([[5, 6], [7]], max_new_tokens=3, temperature=1.0, top_p=1.0,
-        ...                                      min_new_tokens=3)]
+        >>> params = SamplingParams(max_new_tokens=3, min_new_tokens=3)
+        >>> [len(c.ids) for c in gen.generate([[5, 6], [7]], params)]
         [3, 3]
     """
 
@@ -136,17 +137,10 @@ class TransformersGenerator:
         self.share_prefix = share_prefix and self._support is not None
         self.synced = synced
 
-    def generate(
-        self,
-        contexts: list[list[int]],
-        *,
-        max_new_tokens: int,
-        temperature: float,
-        top_p: float,
-        min_new_tokens: int = 0,
-        seeds: Sequence[int] | None = None,
-    ) -> list[Sample]:
-        del seeds  # one torch stream samples the whole batch: seed it with torch.manual_seed
+    def generate(self, contexts: Sequence[list[int]], params: SamplingParams) -> list[Continuation]:
+        """One continuation per context (``params.seeds`` are ignored: one torch stream samples
+        the whole batch; seed it with ``torch.manual_seed``)."""
+        max_new_tokens, min_new_tokens = params.max_new_tokens, params.min_new_tokens
         if not 0 <= min_new_tokens <= max_new_tokens:
             raise TrainerError(f"need 0 <= min_new_tokens <= max_new_tokens, got {min_new_tokens}, {max_new_tokens}")
         if not contexts:
@@ -156,8 +150,9 @@ class TransformersGenerator:
         order = list(range(len(contexts)))
         if len(contexts) > self.batch_size:  # several calls: group similar lengths to pad less
             order.sort(key=lambda k: len(contexts[k]))
-        out: list[Sample | None] = [None] * len(contexts)
-        sampling = {"temperature": temperature, "top_p": top_p, "top_k": 0, "min_new_tokens": min_new_tokens}
+        out: list[Continuation | None] = [None] * len(contexts)
+        sampling = {"temperature": params.temperature, "top_p": params.top_p, "top_k": 0}
+        sampling["min_new_tokens"] = min_new_tokens
         was_training = self.model.training
         self.model.eval()
         try:

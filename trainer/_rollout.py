@@ -1,11 +1,14 @@
 """Rollouts: G completions per task, sampled by a `Generator` and scored by the environment.
 
-Single-turn `ReasoningEnv`s are scored as a group (verified in parallel). Any other
-Gymnasium env with text observations and actions — multi-turn ones included — is stepped:
-the model's turns are generated tokens (in the loss), the environment's replies are appended
-as tokens masked out of the loss. Each turn's verdict is a `grpo_envs.Judgement`, kept as is:
-our envs give theirs in ``info["judgement"]``; any other env's step gets one built once, here
-(`Judgement.of_step`).
+The one rollout loop, for the trainer and every eval backend. Single-turn `ReasoningEnv`s are
+scored as a group (verified in parallel). Any other Gymnasium env with text observations and
+actions — multi-turn ones included — is stepped: the model's turns are generated tokens (in the
+loss), the environment's replies are appended as tokens masked out of the loss. A generator
+that takes token ids (`trainer._sampling.takes`) continues ids built with the model's chat
+template here (`_TokenContexts`); one that takes chat messages (a server's chat endpoint)
+continues the transcript (`_MessageContexts`), its turns counted in the server's tokens.
+Each turn's verdict is a `grpo_envs.Judgement`, kept as is: our envs give theirs in
+``info["judgement"]``; any other env's step gets one built once, here (`Judgement.of_step`).
 """
 
 from __future__ import annotations
@@ -14,15 +17,14 @@ import concurrent.futures
 import logging
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
 
 from grpo_envs import Judgement, ReasoningEnv, make_group, stable_seed
 from trainer._decode import decode_completion
-from trainer._sampling import Generator, LoggedGenerator, Sample
-from trainer.errors import TrainerError
+from trainer._sampling import Context, Continuation, Generator, SamplingParams, check_count, takes
 from verifiers import VerifyResult
 
 if TYPE_CHECKING:
@@ -33,9 +35,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("trainer")
 
 __all__ = ["Rollout", "generate", "is_single_turn", "rollout"]
-
-Sampled = tuple[list[Sample], list[list[float]] | None]
-"""A turn's samples and, from a `LoggedGenerator`, their tokens' log-probs."""
 
 
 @dataclass
@@ -51,7 +50,7 @@ class Rollout:
     judgements: list[Judgement] = field(default_factory=list)  # every turn's verdict, in order
     truncated: bool = False  # the last generated turn hit max_new_tokens without EOS
     text: str = ""
-    sampler_logps: list[float] | None = None  # a `LoggedGenerator`'s log-prob of each of ``ids`` (env tokens: 0)
+    sampler_logps: list[float] | None = None  # the generator's log-prob of each of ``ids`` (env tokens: 0)
 
     @property
     def generated(self) -> int:
@@ -101,11 +100,83 @@ class Rollout:
         self.judgements.append(judgement)
         self.reward = None if reward is None or self.reward is None else self.reward + reward
 
+    def extend(self, c: Continuation, text: str, *, first: bool) -> None:
+        """Our turn: its ids (in the loss), text and log-probs (kept while every turn has them)."""
+        kept = first or self.sampler_logps is not None
+        self.sampler_logps = [*(self.sampler_logps or []), *c.logps] if kept and c.logps is not None else None
+        self.ids += c.ids
+        self.mask += [1] * c.length
+        self.truncated, self.text = c.truncated, self.text + text
 
-def _context_ids(tokenizer: Any, observation: str, messages: Sequence[dict[str, str]] | None) -> list[int]:
-    if messages and getattr(tokenizer, "chat_template", None):
-        return _template(tokenizer, messages, generation_prompt=True)
-    return list(tokenizer(observation, add_special_tokens=False)["input_ids"])
+    def reply(self, ids: list[int]) -> None:
+        """The environment's reply: tokens masked out of the loss."""
+        self.ids += ids
+        self.mask += [0] * len(ids)
+        if self.sampler_logps is not None:
+            self.sampler_logps += [0.0] * len(ids)
+
+
+class _TokenContexts:
+    """Contexts as token ids: the observation (or the env's messages, through the tokenizer's
+    chat template), then every turn's ids and the env's replies as ids."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+
+    def start(self, observation: str, messages: Sequence[dict[str, str]] | None) -> list[int]:
+        if messages and getattr(self.tokenizer, "chat_template", None):
+            return _template(self.tokenizer, messages, generation_prompt=True)
+        return list(self.tokenizer(observation, add_special_tokens=False)["input_ids"])
+
+    def prompt_ids(self, context: Any) -> list[int]:
+        return list(context)
+
+    def text(self, c: Continuation) -> str:
+        return decode_completion(self.tokenizer, c.ids)
+
+    def after(self, context: Any, c: Continuation, observation: str, chat: bool, info: dict[str, Any]) -> Turn:
+        """The next context and the env's reply ids, after our turn ``c`` and the env's ``observation``."""
+        reply = _reply_ids(self.tokenizer, observation, chat, self.text(c), info)
+        return [*context, *c.ids, *reply], reply
+
+
+class _MessageContexts:
+    """Contexts as chat messages (the server applies its template): the env's messages or the
+    observation as a user turn, then our text and the env's reply (its ``info["messages"]`` when
+    it keeps a transcript). No ids: the rollout counts the server's tokens."""
+
+    def start(self, observation: str, messages: Sequence[dict[str, str]] | None) -> list[dict[str, str]]:
+        return list(messages) if messages else [{"role": "user", "content": observation}]
+
+    def prompt_ids(self, context: Any) -> list[int]:
+        return []
+
+    def text(self, c: Continuation) -> str:
+        return c.text or ""
+
+    def after(self, context: Any, c: Continuation, observation: str, chat: bool, info: dict[str, Any]) -> Turn:
+        if info.get("messages"):
+            return list(info["messages"]), []
+        return [*context, {"role": "assistant", "content": self.text(c)}, {"role": "user", "content": observation}], []
+
+
+Turn = tuple[Context, list[int]]
+"""The next context and the env's reply as ids (masked out of the loss; none for messages)."""
+
+
+class _Sampler:
+    """A turn's contexts to continuations: one `Generator` call with the rollout's `SamplingParams`,
+    each context seeded from ``sample_seed`` and its (task seed, sample, turn) when given."""
+
+    def __init__(self, generator: Generator, tokenizer: Any, params: SamplingParams, sample_seed: int | None) -> None:
+        self.generator, self.params, self.sample_seed = generator, params, sample_seed
+        self.contexts = _MessageContexts() if takes(generator) == "messages" else _TokenContexts(tokenizer)
+
+    def __call__(self, contexts: list[Any], keys: list[tuple[int, int, int]]) -> list[Continuation]:
+        params = self.params
+        if self.sample_seed is not None:  # (task seed, sample, turn) -> a seed of its own
+            params = replace(params, seeds=tuple(stable_seed(self.sample_seed, "sample", *k) % (2**31) for k in keys))
+        return check_count(self.generator, self.generator.generate(contexts, params), contexts)
 
 
 def generate(
@@ -119,16 +190,15 @@ def generate(
     device: torch.device,
     batch_size: int = 256,
     min_new_tokens: int = 0,
-) -> list[Sample]:
-    """Sample one continuation per context: (token ids up to and including EOS, truncated?).
+) -> list[Continuation]:
+    """Sample one continuation per context (token ids up to and including EOS, truncated?).
 
     A shortcut for ``TransformersGenerator(model, tokenizer, device, batch_size).generate(...)``.
     """
     from trainer._generation import TransformersGenerator
 
-    return TransformersGenerator(model, tokenizer, device, batch_size).generate(
-        contexts, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens
-    )
+    params = SamplingParams(max_new_tokens, temperature, top_p, min_new_tokens)
+    return TransformersGenerator(model, tokenizer, device, batch_size).generate(contexts, params)
 
 
 def is_single_turn(env: gymnasium.Env[Any, Any]) -> bool:
@@ -160,60 +230,41 @@ def rollout(
     grown to one per rollout with ``make_env`` (any other env).
 
     ``generator`` samples the completions (default: `TransformersGenerator` over ``model``); all
-    ``len(seeds) x num_generations`` contexts of a turn go to it in one call. With
-    ``sample_seed``, each context comes with a seed of its own, derived from ``sample_seed``, its
-    task's seed, its sample index and the turn (`Generator`'s ``seeds``). ``executor`` (e.g. a
-    `RayExecutor`) judges single-turn groups, all of a step's groups at once."""
+    ``len(seeds) x num_generations`` contexts of a turn go to it in one call, token ids or chat
+    messages as it takes them (`trainer._sampling.takes`; ``tokenizer`` may be None for one that
+    takes messages). With ``sample_seed``, each context comes with a seed of its own, derived from
+    ``sample_seed``, its task's seed, its sample index and the turn (`SamplingParams.seeds`).
+    ``executor`` (e.g. a `RayExecutor`) judges single-turn groups, all of a step's groups at once."""
     if generator is None:
         import torch
 
         from trainer._generation import TransformersGenerator
 
         generator = TransformersGenerator(model, tokenizer, device or torch.device("cpu"))
-    gen = generator
-
-    def sample(contexts: list[list[int]], keys: list[tuple[int, int, int]]) -> Sampled:
-        extra: dict[str, Any] = {}
-        if sample_seed is not None:  # (task seed, sample, turn) -> a seed of its own
-            extra["seeds"] = [stable_seed(sample_seed, "sample", *key) % (2**31) for key in keys]
-        sampling: dict[str, Any] = dict(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p)
-        logps: list[list[float]] | None = None
-        if isinstance(gen, LoggedGenerator):
-            out, logps = gen.generate_with_logps(contexts, min_new_tokens=min_new_tokens, **sampling, **extra)
-        else:
-            out = gen.generate(contexts, min_new_tokens=min_new_tokens, **sampling, **extra)
-        if len(out) != len(contexts) or (logps is not None and len(logps) != len(out)):
-            name = type(gen).__name__
-            raise TrainerError(f"{name}.generate returned {len(out)} samples for {len(contexts)} contexts")
-        return out, logps
-
+    params = SamplingParams(max_new_tokens, temperature, top_p, min_new_tokens)
+    sample = _Sampler(generator, tokenizer, params, sample_seed)
     if is_single_turn(envs[0] if envs else make_env()):
-        return _single_turn(tokenizer, envs, seeds, num_generations, sample, executor)
-    return _stepped(tokenizer, envs, seeds, num_generations, sample, max_turns)
+        return _single_turn(envs, seeds, num_generations, sample, executor)
+    return _stepped(envs, seeds, num_generations, sample, max_turns)
 
 
 def _single_turn(
-    tokenizer: Any,
-    envs: Sequence[Any],
-    seeds: Sequence[int],
-    num_generations: int,
-    sample: Callable[[list[list[int]], list[tuple[int, int, int]]], Sampled],
-    executor: Executor | None = None,
+    envs: Sequence[Any], seeds: Sequence[int], num_generations: int, sample: _Sampler, executor: Executor | None
 ) -> list[list[Rollout]]:
+    kind = sample.contexts
     groups = [make_group(env, seed, num_generations) for env, seed in zip(envs, seeds, strict=True)]
-    contexts = [_context_ids(tokenizer, grp.prompt, grp.messages) for grp in groups]
+    contexts = [kind.start(grp.prompt, grp.messages) for grp in groups]
     flat = [ctx for ctx in contexts for _ in range(num_generations)]
-    samples, logps = sample(flat, [(int(seed), j, 0) for seed in seeds for j in range(num_generations)])
+    samples = sample(flat, [(int(seed), j, 0) for seed in seeds for j in range(num_generations)])
     spans = [range(k * num_generations, (k + 1) * num_generations) for k in range(len(groups))]
-    all_texts = [[decode_completion(tokenizer, samples[i][0]) for i in span] for span in spans]
+    all_texts = [[kind.text(samples[i]) for i in span] for span in spans]
     scores = _scores(groups, all_texts, executor)
     out: list[list[Rollout]] = []
     for k, (span, texts) in enumerate(zip(spans, all_texts, strict=True)):
         group_rollouts = []
         for i, text, judgement in zip(span, texts, scores[k].judgements, strict=True):
-            ids, truncated = samples[i]
-            r = Rollout(prompt_ids=contexts[k], ids=list(ids), mask=[1] * len(ids), truncated=truncated, text=text)
-            r.sampler_logps = list(logps[i]) if logps is not None else None
+            r = Rollout(prompt_ids=kind.prompt_ids(contexts[k]))
+            r.extend(samples[i], text, first=True)
             r.record(judgement, judgement.reward)
             group_rollouts.append(r)
         out.append(group_rollouts)
@@ -228,61 +279,57 @@ def _scores(groups: Sequence[Any], texts: Sequence[list[str]], executor: Executo
         return list(threads.map(lambda g_t: g_t[0].score(g_t[1], executor=executor), zip(groups, texts, strict=True)))
 
 
+@dataclass
+class _Episode:
+    """A stepped rollout in progress: its env, what the generator continues next, and whether
+    the env keeps a chat transcript (its reset gave ``info["messages"]``)."""
+
+    env: Any
+    rollout: Rollout
+    context: Any
+    chat: bool
+
+
 def _stepped(
-    tokenizer: Any,
-    envs: Sequence[Any],
-    seeds: Sequence[int],
-    num_generations: int,
-    sample: Callable[[list[list[int]], list[tuple[int, int, int]]], Sampled],
-    max_turns: int,
+    envs: Sequence[Any], seeds: Sequence[int], num_generations: int, sample: _Sampler, max_turns: int
 ) -> list[list[Rollout]]:
-    flat_envs = list(envs)
-    rollouts: list[Rollout] = []
-    contexts: list[list[int]] = []
-    transcripts: list[list[dict[str, str]] | None] = []
-    for k, env in enumerate(flat_envs):
+    kind = sample.contexts
+    episodes: list[_Episode] = []
+    for k, env in enumerate(envs):
         observation, info = env.reset(seed=int(seeds[k // num_generations]))
         messages = info.get("messages") if isinstance(info, dict) else None
-        ctx = _context_ids(tokenizer, str(observation), messages)
-        rollouts.append(Rollout(prompt_ids=ctx, reward=0.0))
-        contexts.append(list(ctx))
-        transcripts.append(list(messages) if messages else None)
-    active = list(range(len(flat_envs)))
+        context = kind.start(str(observation), messages)
+        r = Rollout(prompt_ids=kind.prompt_ids(context), reward=0.0)
+        episodes.append(_Episode(env, r, context, chat=bool(messages)))
+    active = list(range(len(episodes)))
     for turn in range(max_turns):
         if not active:
             break
         keys = [(int(seeds[k // num_generations]), k % num_generations, turn) for k in active]
-        samples, logps = sample([contexts[k] for k in active], keys)
-        still = []
-        for j, (k, (ids, truncated)) in enumerate(zip(active, samples, strict=True)):
-            r = rollouts[k]
-            text = decode_completion(tokenizer, ids)
-            if logps is not None:
-                r.sampler_logps = [*(r.sampler_logps or []), *logps[j]]
-            r.ids += ids
-            r.mask += [1] * len(ids)
-            r.truncated, r.text = truncated, r.text + text
-            contexts[k] += ids
-            try:
-                observation, reward, terminated, truncated_env, info = flat_envs[k].step(text)
-                judgement = Judgement.of_step(reward, info)
-            except Exception as exc:  # an env that raises costs this rollout its reward
-                log.warning("the environment raised on a rollout; its reward is 0", exc_info=True)
-                observation, reward, terminated, truncated_env, info = "", 0.0, True, False, {}
-                judgement = raised(exc)
-            r.record(judgement, step_reward(reward))
-            info = info if isinstance(info, dict) else {}
-            if terminated or truncated_env:
-                continue
-            reply = _reply_ids(tokenizer, str(observation), transcripts[k], text, info)
-            r.ids += reply
-            r.mask += [0] * len(reply)
-            if r.sampler_logps is not None:
-                r.sampler_logps += [0.0] * len(reply)
-            contexts[k] += reply
-            still.append(k)
-        active = still
-    return [rollouts[k * num_generations : (k + 1) * num_generations] for k in range(len(seeds))]
+        samples = sample([episodes[k].context for k in active], keys)
+        active = [k for k, c in zip(active, samples, strict=True) if _turn(kind, episodes[k], c, first=turn == 0)]
+    return [[e.rollout for e in episodes[k * num_generations : (k + 1) * num_generations]] for k in range(len(seeds))]
+
+
+def _turn(kind: _TokenContexts | _MessageContexts, episode: _Episode, c: Continuation, *, first: bool) -> bool:
+    """Our turn ``c`` of ``episode``, the env's step and its reply; True when the episode goes on."""
+    r, text = episode.rollout, kind.text(c)
+    r.extend(c, text, first=first)
+    try:
+        observation, reward, terminated, truncated_env, info = episode.env.step(text)
+        judgement = Judgement.of_step(reward, info)
+    except Exception as exc:  # an env that raises costs this rollout its reward
+        log.warning("the environment raised on a rollout; its reward is 0", exc_info=True)
+        observation, reward, terminated, truncated_env, info = "", 0.0, True, False, {}
+        judgement = raised(exc)
+    r.record(judgement, step_reward(reward))
+    if terminated or truncated_env:
+        return False
+    episode.context, reply = kind.after(
+        episode.context, c, str(observation), episode.chat, info if isinstance(info, dict) else {}
+    )
+    r.reply(reply)
+    return True
 
 
 def step_reward(reward: Any) -> float | None:
@@ -296,12 +343,10 @@ def raised(exc: Exception) -> Judgement:
     return Judgement(0.0, VerifyResult.judged("error", why), {}, "", "", 0, "env-reward")
 
 
-def _reply_ids(
-    tokenizer: Any, observation: str, transcript: list[dict[str, str]] | None, completion: str, info: dict[str, Any]
-) -> list[int]:
+def _reply_ids(tokenizer: Any, observation: str, chat: bool, completion: str, info: dict[str, Any]) -> list[int]:
     """The environment's reply as tokens (masked out of the loss)."""
     messages = info.get("messages")
-    if transcript is not None and messages and getattr(tokenizer, "chat_template", None):
+    if chat and messages and getattr(tokenizer, "chat_template", None):
         before = _template(tokenizer, messages[:-1], generation_prompt=False)  # ends with our turn
         after = _template(tokenizer, messages, generation_prompt=True)
         if after[: len(before)] == before:

@@ -29,10 +29,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from trainer._sampling import Sample, cut_at_eos
+from trainer._sampling import Continuation, SamplingParams, cut_at_eos
 from trainer.errors import TrainerError
 
-__all__ = ["KWARGS_ENV", "ColocatedVLLM", "import_vllm", "load_vllm", "policy_weights"]
+__all__ = ["KWARGS_ENV", "ColocatedVLLM", "import_vllm", "load_vllm", "policy_weights", "vllm_params"]
 
 log = logging.getLogger("trainer")
 KWARGS_ENV = "GRPO_ENVS_VLLM_KWARGS"
@@ -54,6 +54,25 @@ def load_vllm(model: str, *, seed: int, **kwargs: Any) -> Any:
         return vllm.LLM(model=model, seed=seed, **kwargs)
     except (OSError, ValueError) as exc:
         raise TrainerError(f"vLLM cannot load model {model!r}: {exc}") from None
+
+
+def vllm_params(params: SamplingParams, n: int, **extra: Any) -> list[Any]:
+    """One ``vllm.SamplingParams`` per context (``n=1``, the context's seed from ``params.seeds``)
+    with ``extra`` (``logprobs``, ``stop_token_ids``, ...)."""
+    from vllm import SamplingParams as VLLMParams
+
+    return [
+        VLLMParams(
+            n=1,
+            temperature=params.temperature,
+            top_p=params.top_p,
+            max_tokens=params.max_new_tokens,
+            min_tokens=params.min_new_tokens,
+            seed=None if params.seeds is None else int(params.seeds[k]),
+            **extra,
+        )
+        for k in range(n)
+    ]
 
 
 def import_vllm() -> Any:
@@ -112,7 +131,8 @@ def policy_weights(model: Any) -> list[tuple[str, Any]]:
 
 
 class ColocatedVLLM:
-    """A `LoggedGenerator` over an in-process ``vllm.LLM`` that follows the policy's weights.
+    """A `Generator` over an in-process ``vllm.LLM`` that follows the policy's weights; its
+    continuations carry their tokens' log-probs (`Continuation.logps`).
 
     Built from ``model``'s config (in its dtype) and ``tokenizer``, with ``seed``, then synced
     with ``model``'s weights (a LoRA adapter merged). Every context is its own request (``n=1``, its own seed
@@ -123,8 +143,9 @@ class ColocatedVLLM:
 
     Examples:
         >>> engine = ColocatedVLLM(model, tok, seed=0)  # doctest: +SKIP
-        >>> samples, logps = engine.generate_with_logps([[5, 6]], max_new_tokens=4, temperature=1.0,
-        ...                                             top_p=1.0, seeds=[7])  # doctest: +SKIP
+        >>> [c] = engine.generate([[5, 6]], SamplingParams(max_new_tokens=4, seeds=(7,)))  # doctest: +SKIP
+        >>> len(c.logps) == len(c.ids)  # doctest: +SKIP
+        True
         >>> engine.sync(model)  # after an optimizer step  # doctest: +SKIP
         0.008
     """
@@ -172,65 +193,23 @@ class ColocatedVLLM:
         self.llm.reset_prefix_cache()
         return time.perf_counter() - started
 
-    def generate(
-        self,
-        contexts: list[list[int]],
-        *,
-        max_new_tokens: int,
-        temperature: float,
-        top_p: float,
-        min_new_tokens: int = 0,
-        seeds: Sequence[int] | None = None,
-    ) -> list[Sample]:
-        samples, _ = self.generate_with_logps(
-            contexts,
-            max_new_tokens=max_new_tokens,
-            temperature=temperature,
-            top_p=top_p,
-            min_new_tokens=min_new_tokens,
-            seeds=seeds,
-        )
-        return samples
-
-    def generate_with_logps(
-        self,
-        contexts: list[list[int]],
-        *,
-        max_new_tokens: int,
-        temperature: float,
-        top_p: float,
-        min_new_tokens: int = 0,
-        seeds: Sequence[int] | None = None,
-    ) -> tuple[list[Sample], list[list[float]]]:
-        from vllm import SamplingParams
+    def generate(self, contexts: Sequence[list[int]], params: SamplingParams) -> list[Continuation]:
+        """One continuation per context, each a request of its own (``n=1``, its seed from
+        ``params.seeds``), with its sampled tokens' log-probs."""
         from vllm.inputs import TokensPrompt
 
         if not contexts:
-            return [], []
-        stop = sorted(self.eos)
-        params = [
-            SamplingParams(
-                n=1,
-                temperature=temperature,
-                top_p=top_p,
-                max_tokens=max_new_tokens,
-                min_tokens=min_new_tokens,
-                seed=None if seeds is None else int(seeds[k]),
-                logprobs=0,  # the sampled token's own log-prob
-                stop_token_ids=stop,
-                detokenize=False,
-            )
-            for k in range(len(contexts))
-        ]
-        outputs = self.llm.generate([TokensPrompt(prompt_token_ids=list(c)) for c in contexts], params, use_tqdm=False)
-        samples: list[Sample] = []
-        logps: list[list[float]] = []
+            return []
+        requests = vllm_params(params, len(contexts), logprobs=0, stop_token_ids=sorted(self.eos), detokenize=False)
+        prompts = [TokensPrompt(prompt_token_ids=list(c)) for c in contexts]
+        outputs = self.llm.generate(prompts, requests, use_tqdm=False)
+        out: list[Continuation] = []
         for request in outputs:
             first = request.outputs[0]
-            ids, truncated = cut_at_eos(list(first.token_ids), self.eos)
-            samples.append((ids, truncated))
-            logps.append([float(d[t].logprob) for d, t in zip(first.logprobs or [], ids, strict=False)])
-        return samples, logps
+            cut = cut_at_eos(list(first.token_ids), self.eos)
+            logps = tuple(float(d[t].logprob) for d, t in zip(first.logprobs or [], cut.ids, strict=False))
+            out.append(Continuation(cut.ids, cut.truncated, logps))
+        return out
 
     def close(self) -> None:
         """Drop the engine and its temporary model folder."""

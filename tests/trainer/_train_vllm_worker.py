@@ -24,6 +24,7 @@ from gymnasium.spaces import Text
 from trainer import GRPOTrainer
 from trainer._batch import make_batch, sequence_logps
 from trainer._rollout import Rollout
+from trainer._sampling import SamplingParams
 from trainer.config import GRPOConfig, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,9 +81,8 @@ def fixed_sequence_gap(trainer: GRPOTrainer, prompt: list[int]) -> tuple[float, 
     log-probs of them and the trainer's forward, and (the tokens, vLLM's log-probs)."""
     assert trainer.engine is not None
     temperature = trainer.config.temperature
-    [(ids, _)], [logps] = trainer.engine.generate_with_logps(
-        [prompt], max_new_tokens=8, temperature=temperature, top_p=1.0, seeds=[1]
-    )
+    [c] = trainer.engine.generate([prompt], SamplingParams(8, temperature, 1.0, seeds=(1,)))
+    ids, logps = list(c.ids), list(c.logps or ())
     batch = make_batch([Rollout(prompt_ids=prompt, ids=ids, mask=[1] * len(ids))], trainer.tokenizer.pad_token_id)
     with torch.no_grad():
         ours = sequence_logps(trainer.model, batch, slice(0, 1), device=trainer.device, temperature=temperature)[0]
@@ -119,7 +119,7 @@ def sync(model: str, out: Path) -> dict[str, Any]:
         result[name] = {"gaps": gaps, "changes": changes, "sync_s": syncs, "sampler_kl": metrics["sampler_kl"]}
         if name == "full":  # one call of more prompt tokens than a step takes (4,096): seeded, whole prefills
             long = [random.Random(k).choices(vocab, k=150) for k in range(40)]
-            samples = trainer.engine.generate(long, max_new_tokens=2, temperature=1.0, top_p=1.0, seeds=range(40))
+            samples = trainer.engine.generate(long, SamplingParams(2, seeds=tuple(range(40))))
             result["long_batch"] = len(samples)
         close(trainer)
     return result

@@ -12,12 +12,23 @@ import torch
 import grpo_envs  # noqa: F401  (registers the envs)
 from grpo_envs import TextSpace
 from trainer import TrainerError
-from trainer._generation import Generator, Sample, TransformersGenerator, cut_at_eos
+from trainer._generation import Continuation, Generator, SamplingParams, TransformersGenerator, cut_at_eos
 from trainer._model import demo_model, demo_tokenizer
 from trainer._rollout import generate, rollout
 
 CPU = torch.device("cpu")
 PAD, EOS = 0, 1
+
+
+def params(
+    max_new_tokens: int, temperature: float = 1.0, top_p: float = 1.0, min_new_tokens: int = 0
+) -> SamplingParams:
+    return SamplingParams(max_new_tokens, temperature, top_p, min_new_tokens)
+
+
+def pairs(out: list[Continuation]) -> list[tuple[list[int], bool]]:
+    """Each continuation as (ids, truncated)."""
+    return [(list(c.ids), c.truncated) for c in out]
 
 
 class ScriptedLM:
@@ -56,8 +67,9 @@ def test_results_are_in_input_order_across_calls_and_lengths(tok: Any) -> None:
     lm = ScriptedLM(lambda c: [10 + len(c), c[-1], EOS])
     contexts = [[5] * n + [4 + k] for k, n in enumerate([7, 1, 4, 0, 9, 2, 2])]
     gen = TransformersGenerator(lm, tok, CPU, batch_size=3)
-    out = gen.generate(contexts, max_new_tokens=4, temperature=1.0, top_p=1.0)
-    assert out == [([10 + len(c), c[-1], EOS], False) for c in contexts]
+    out = gen.generate(contexts, params(4))
+    assert pairs(out) == [([10 + len(c), c[-1], EOS], False) for c in contexts]
+    assert all(c.logps is None for c in out)  # transformers reports no sampler log-probs
     assert len(lm.calls) == 3  # ceil(7 / 3)
     # sorted by length before batching: each call's width is close to its rows' lengths
     assert [call["shape"] for call in lm.calls] == [(3, 3), (3, 8), (1, 10)]
@@ -67,14 +79,14 @@ def test_eos_truncation_and_truncated_flag(tok: Any) -> None:
     scripts = {4: [7, EOS, 9, 9], 5: [7, 8, 9, 9], 6: [EOS], 7: [7, 8, 9, EOS]}
     lm = ScriptedLM(lambda c: scripts[c[-1]])
     gen = TransformersGenerator(lm, tok, CPU)
-    out = gen.generate([[4], [5], [6], [7]], max_new_tokens=4, temperature=1.0, top_p=1.0)
-    assert out == [([7, EOS], False), ([7, 8, 9, 9], True), ([EOS], False), ([7, 8, 9, EOS], False)]
-    assert cut_at_eos([3, 2, 1], frozenset({1, 2})) == ([3, 2], False)  # several EOS ids: the first one
+    out = gen.generate([[4], [5], [6], [7]], params(4))
+    assert pairs(out) == [([7, EOS], False), ([7, 8, 9, 9], True), ([EOS], False), ([7, 8, 9, EOS], False)]
+    assert cut_at_eos([3, 2, 1], frozenset({1, 2})) == Continuation((3, 2), False)  # several EOS ids: the first
 
 
 def test_generate_passes_cache_and_sampling_options_and_restores_train_mode(tok: Any) -> None:
     lm = ScriptedLM(lambda c: [EOS])
-    TransformersGenerator(lm, tok, CPU).generate([[4]], max_new_tokens=5, temperature=0.7, top_p=0.9, min_new_tokens=2)
+    TransformersGenerator(lm, tok, CPU).generate([[4]], params(5, temperature=0.7, top_p=0.9, min_new_tokens=2))
     (call,) = lm.calls
     assert call["use_cache"] is True and call["do_sample"] is True and call["training"] is False
     assert (call["temperature"], call["top_p"], call["top_k"], call["min_new_tokens"]) == (0.7, 0.9, 0, 2)
@@ -90,13 +102,13 @@ def test_min_new_tokens_equal_to_max_gives_exactly_that_length(tok: Any) -> None
     gen = TransformersGenerator(model, tok, CPU)
     contexts = [tok("c7=")["input_ids"], tok("s12=")["input_ids"], [5]] * 4
     torch.manual_seed(0)
-    fixed = gen.generate(contexts, max_new_tokens=6, temperature=1.0, top_p=1.0, min_new_tokens=6)
+    fixed = pairs(gen.generate(contexts, params(6, min_new_tokens=6)))
     assert [len(ids) for ids, _ in fixed] == [6] * len(contexts)
     assert all(tok.eos_token_id not in ids and truncated for ids, truncated in fixed)
-    free = gen.generate(contexts, max_new_tokens=6, temperature=1.0, top_p=1.0)
+    free = pairs(gen.generate(contexts, params(6)))
     assert all(len(ids) <= 6 for ids, _ in free)
     with pytest.raises(TrainerError, match="min_new_tokens"):
-        gen.generate(contexts, max_new_tokens=2, temperature=1.0, top_p=1.0, min_new_tokens=3)
+        gen.generate(contexts, params(2, min_new_tokens=3))
 
 
 def test_all_contexts_go_in_one_generate_call(tok: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -114,9 +126,7 @@ def test_all_contexts_go_in_one_generate_call(tok: Any, monkeypatch: pytest.Monk
     assert len(out) == 100 and len(calls) == 1 and calls[0][0] == 100
     assert model.training  # demo_model starts in train mode; generate restores it
     calls.clear()
-    TransformersGenerator(model, tok, CPU, batch_size=40).generate(
-        contexts, max_new_tokens=2, temperature=1.0, top_p=1.0
-    )
+    TransformersGenerator(model, tok, CPU, batch_size=40).generate(contexts, params(2))
     assert [c[0] for c in calls] == [40, 40, 20]
 
 
@@ -133,7 +143,7 @@ def test_repeated_contexts_are_prefilled_once_and_sample_as_without_sharing(tok:
         shapes.clear()
         torch.manual_seed(3)
         gen = TransformersGenerator(model, tok, CPU, share_prefix=share)
-        samples[share] = gen.generate(contexts, max_new_tokens=6, temperature=1.0, top_p=0.9)
+        samples[share] = gen.generate(contexts, params(6, top_p=0.9))
         if share:  # 5 distinct contexts, all but their last token; then generate() feeds 17 rows one token at a time
             assert shapes[0] == (5, 3) and shapes[1] == (17, 1)
         else:
@@ -149,22 +159,14 @@ class OracleGenerator:
         self.tok = tokenizer
         self.calls: list[tuple[int, int, int]] = []
 
-    def generate(
-        self,
-        contexts: list[list[int]],
-        *,
-        max_new_tokens: int,
-        temperature: float,
-        top_p: float,
-        min_new_tokens: int = 0,
-    ) -> list[Sample]:
-        self.calls.append((len(contexts), max_new_tokens, min_new_tokens))
+    def generate(self, contexts: list[list[int]], params: SamplingParams) -> list[Continuation]:
+        self.calls.append((len(contexts), params.max_new_tokens, params.min_new_tokens))
         out = []
         for k, ctx in enumerate(contexts):
             prompt = self.tok.decode(ctx)
             answer = int(prompt[1]) if prompt[0] == "c" else (int(prompt[1]) + 1) % 10
             digit = answer if k % 2 == 0 else (answer + 5) % 10
-            out.append((self.tok(str(digit))["input_ids"] + [self.tok.eos_token_id], False))
+            out.append(Continuation((*self.tok(str(digit))["input_ids"], self.tok.eos_token_id), False))
         return out
 
 
@@ -232,7 +234,7 @@ def test_a_custom_generator_drives_multi_turn_rollouts(tok: Any) -> None:
 
 def test_a_generator_returning_the_wrong_count_is_an_error(tok: Any) -> None:
     class Short:
-        def generate(self, contexts: list[list[int]], **kwargs: Any) -> list[Sample]:
+        def generate(self, contexts: list[list[int]], params: SamplingParams) -> list[Continuation]:
             return []
 
     with pytest.raises(TrainerError, match="returned 0 samples for 4 contexts"):
@@ -249,3 +251,63 @@ def test_a_generator_returning_the_wrong_count_is_an_error(tok: Any) -> None:
             make_env=lambda: gymnasium.make("grpo_envs/Digits-v0"),
             generator=Short(),
         )
+
+
+def test_every_generator_class_generates_from_contexts_and_params() -> None:
+    import inspect
+
+    from trainer._sampling import Timed
+    from trainer._vllm import ColocatedVLLM
+    from trainer.eval._chat import ChatGenerator
+    from trainer.eval._http import CompletionsGenerator
+    from trainer.eval._vllm import VLLMGenerator
+
+    classes = [TransformersGenerator, ColocatedVLLM, VLLMGenerator, CompletionsGenerator, ChatGenerator, Timed]
+    for cls in classes:
+        assert list(inspect.signature(cls.generate).parameters) == ["self", "contexts", "params"], cls
+    assert [getattr(cls, "takes", "ids") for cls in classes[:-1]] == ["ids"] * 4 + ["messages"]
+
+
+class TextOnly:
+    """A `Generator` that takes chat messages: answers the transcript's length, as text."""
+
+    takes = "messages"
+
+    def __init__(self) -> None:
+        self.seen: list[list[dict[str, str]]] = []
+
+    def generate(self, contexts: list[list[dict[str, str]]], params: SamplingParams) -> list[Continuation]:
+        self.seen += contexts
+        return [Continuation((), False, text=str(len(c)), num_tokens=3) for c in contexts]
+
+
+def test_a_generator_of_messages_runs_the_same_multi_turn_loop() -> None:
+    gen = TextOnly()
+    envs = [Echo() for _ in range(2)]
+    groups = rollout(
+        None, None, envs, [1], 2, max_new_tokens=2, temperature=1.0, top_p=1.0, device=None, make_env=Echo,
+        generator=gen, max_turns=3
+    )  # fmt: skip
+    # turn 1 sees the observation as a user message; turn 2 our answer and the env's reply too
+    assert [len(c) for c in gen.seen] == [1, 1, 3, 3] and gen.seen[2][1] == {"role": "assistant", "content": "1"}
+    for r in (r for g in groups for r in g):
+        assert r.ids == [] and r.prompt_ids == [] and r.mask == [1, 1, 1] * 2 and r.text == "13"
+        assert len(r.judgements) == 2 and r.sampler_logps is None
+
+
+def test_sampler_logps_are_kept_only_while_every_turn_has_them(tok: Any) -> None:
+    class Sometimes:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def generate(self, contexts: list[list[int]], params: SamplingParams) -> list[Continuation]:
+            self.calls += 1
+            logps = (-1.0, -1.0) if self.calls == 1 else None
+            return [Continuation((9, 9), False, logps) for _ in contexts]
+
+    groups = rollout(
+        None, tok, [Echo()], [1], 1, max_new_tokens=2, temperature=1.0, top_p=1.0, device=None, make_env=Echo,
+        generator=Sometimes(), max_turns=2
+    )  # fmt: skip
+    r = groups[0][0]
+    assert r.mask.count(1) == 4 and r.sampler_logps is None  # the second turn had none: none for the rollout

@@ -13,23 +13,31 @@ import pytest
 from grpo_envs import Judgement, Task, TextSpace
 from grpo_envs.envs.arithmetic import Arithmetic
 from tests.grpo_envs._byte_tokenizer import byte_tokenizer
-from trainer._rollout import Rollout, _stepped
+from trainer._rollout import Rollout, rollout
+from trainer._sampling import Continuation, SamplingParams
 
 TOKENIZER = byte_tokenizer()
 
 
-def scripted(turns: list[str]) -> Any:
-    """A `sample` function for `_stepped` that answers turn ``t`` with ``turns[t]``, every rollout."""
+class Scripted:
+    """A `Generator` that answers turn ``t`` with ``turns[t]``, every rollout."""
 
-    def sample(contexts: list[list[int]], keys: list[tuple[int, int, int]]) -> Any:
-        out = [(list(TOKENIZER(turns[turn], add_special_tokens=False)["input_ids"]), False) for _, _, turn in keys]
-        return out, None
+    def __init__(self, turns: list[str]) -> None:
+        self.turns, self.calls = turns, 0
 
-    return sample
+    def generate(self, contexts: list[list[int]], params: SamplingParams) -> list[Continuation]:
+        ids = tuple(TOKENIZER(self.turns[self.calls], add_special_tokens=False)["input_ids"])
+        self.calls += 1
+        return [Continuation(ids, False) for _ in contexts]
 
 
 def play(envs: list[Any], turns: list[str]) -> Rollout:
-    return _stepped(TOKENIZER, envs, [5], len(envs), scripted(turns), max_turns=len(turns))[0][0]
+    sampling: dict[str, Any] = dict(max_new_tokens=64, temperature=1.0, top_p=1.0, device=None)
+    groups = rollout(
+        None, TOKENIZER, envs, [5], len(envs), make_env=lambda: envs[0], generator=Scripted(turns),
+        max_turns=len(turns), **sampling
+    )  # fmt: skip
+    return groups[0][0]
 
 
 class Partial(gymnasium.Env[str, str]):

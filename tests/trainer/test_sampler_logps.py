@@ -18,30 +18,27 @@ from trainer._generation import TransformersGenerator
 from trainer._lora import apply_lora, merged_copy
 from trainer._model import demo_model, demo_tokenizer
 from trainer._rollout import rollout
-from trainer._sampling import LoggedGenerator, Sample
+from trainer._sampling import Continuation, Generator, SamplingParams
 from trainer._vllm import KWARGS_ENV, _env_kwargs, policy_weights
 from trainer.config import GRPOConfig
 
 
 class Scripted:
-    """A `LoggedGenerator`: every context gets ``[7, EOS]`` with log-probs ``[-0.5, -0.25]``."""
+    """A `Generator` with log-probs: every context gets ``[7, EOS]`` with log-probs ``[-0.5, -0.25]``."""
 
     def __init__(self, eos: int) -> None:
         self.eos, self.calls = eos, 0
 
-    def generate(self, contexts: list[list[int]], **sampling: Any) -> list[Sample]:
-        return self.generate_with_logps(contexts, **sampling)[0]
-
-    def generate_with_logps(self, contexts: list[list[int]], **sampling: Any) -> tuple[list[Sample], list[list[float]]]:
+    def generate(self, contexts: list[list[int]], params: SamplingParams) -> list[Continuation]:
         self.calls += 1
-        return [([7, self.eos], False) for _ in contexts], [[-0.5, -0.25] for _ in contexts]
+        return [Continuation((7, self.eos), False, (-0.5, -0.25)) for _ in contexts]
 
 
 @pytest.mark.parametrize("turns", [1, 2])
 def test_a_logged_generators_logps_follow_the_tokens_into_the_batch(turns: int) -> None:
     tok = demo_tokenizer("0123456789e=")
     gen = Scripted(tok.eos_token_id)
-    assert isinstance(gen, LoggedGenerator)
+    assert isinstance(gen, Generator)
     single = turns == 1
     make_env = (lambda: gymnasium.make("grpo_envs/Digits-v0")) if single else (lambda: EchoDigit(turns=turns))
     envs = [make_env() for _ in range(2 if single else 6)]
@@ -70,12 +67,8 @@ class FarSampler:
         self.inner = TransformersGenerator(trainer.model, trainer.tokenizer, trainer.device)
         self.synced = 0
 
-    def generate(self, contexts: list[list[int]], **sampling: Any) -> list[Sample]:
-        return self.generate_with_logps(contexts, **sampling)[0]
-
-    def generate_with_logps(self, contexts: list[list[int]], **sampling: Any) -> tuple[list[Sample], list[list[float]]]:
-        samples = self.inner.generate(contexts, **sampling)
-        return samples, [[-50.0] * len(ids) for ids, _ in samples]
+    def generate(self, contexts: list[list[int]], params: SamplingParams) -> list[Continuation]:
+        return [Continuation(c.ids, c.truncated, (-50.0,) * len(c.ids)) for c in self.inner.generate(contexts, params)]
 
     def sync(self, model: Any) -> float:
         self.synced += 1

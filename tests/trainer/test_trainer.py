@@ -335,16 +335,17 @@ def test_the_demo_learns(tmp_path: Path, preset: str) -> None:
 
 
 def test_chat_messages_go_through_the_tokenizer_chat_template(tmp_path: Path) -> None:
-    from trainer._rollout import _context_ids
+    from trainer._rollout import _TokenContexts
 
     trainer = GRPOTrainer(tiny(tmp_path, beta=0.0), env="grpo_envs/Digits-v0", show_progress=False)
     tok = trainer.tokenizer
     messages = [{"role": "user", "content": "c7="}]
-    assert _context_ids(tok, "c7=", messages) == tok("c7=", add_special_tokens=False)["input_ids"]
+    contexts = _TokenContexts(tok)
+    assert contexts.start("c7=", messages) == tok("c7=", add_special_tokens=False)["input_ids"]
     tok.chat_template = (
         "{% for m in messages %}{{ m['content'] }}={% endfor %}{% if add_generation_prompt %}0{% endif %}"
     )
-    assert tok.decode(_context_ids(tok, "c7=", messages)) == "c7==0"
+    assert tok.decode(contexts.start("c7=", messages)) == "c7==0"
 
 
 @pytest.mark.gpu

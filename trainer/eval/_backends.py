@@ -1,7 +1,8 @@
 """The eval's generation backends behind one shape: `Backend.run` gives the rollouts of a chunk of
-tasks. transformers, vLLM and ``/v1/completions`` all go through the trainer's `rollout` with a
-`Generator` (same prompts, same chat template, same multi-turn loop); ``--chat`` goes through
-`chat_rollout`, where the server applies its own template.
+tasks. Every backend is a `Generator` run by the trainer's `rollout` (same loop, single- and
+multi-turn): transformers, vLLM and ``/v1/completions`` continue token ids built with the model's
+chat template; ``--chat``'s `ChatGenerator` continues chat messages, and the server applies its
+own template.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def _vllm(model: Any, opts: Options) -> Backend:
 
 
 def _openai(model: Any, opts: Options) -> Backend:
-    from trainer.eval._chat import chat_rollout
+    from trainer.eval._chat import ChatGenerator
     from trainer.eval._http import Client, CompletionsGenerator
     from trainer.eval._tokenizer import FileTokenizer
 
@@ -119,23 +120,8 @@ def _openai(model: Any, opts: Options) -> Backend:
     if not isinstance(model, str):
         raise TrainerError("with --base-url, --model is the name the server serves the model under")
     client = Client(opts.base_url, model=model, api_key=opts.api_key, concurrency=opts.concurrency)
-    if opts.chat:
-
-        def chat(
-            envs: list[Any], seeds: Sequence[int], make_env: Callable[[], Any], chunk_seed: int
-        ) -> list[list[Any]]:
-            return chat_rollout(
-                client,
-                envs,
-                seeds,
-                opts.samples,
-                max_new_tokens=opts.max_new_tokens,
-                temperature=opts.temperature,
-                sample_seed=opts.seed,
-                executor=opts.executor,
-            )
-
-        return Backend("openai", chat, "per sample")
+    if opts.chat:  # the server applies its template: contexts are messages, no tokenizer here
+        return Backend("openai", _seeded_run(None, ChatGenerator(client), opts), "per sample")
     tok = opts.tokenizer if opts.tokenizer is not None and not isinstance(opts.tokenizer, str) else None
     tok = tok if tok is not None else FileTokenizer(opts.tokenizer or model)
     return Backend("openai", _seeded_run(tok, CompletionsGenerator(client, tok), opts), "per sample")

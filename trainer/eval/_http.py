@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from trainer._decode import kept_special_ids
-from trainer._sampling import Sample
+from trainer._sampling import Continuation, SamplingParams
 from trainer.errors import TrainerError
 from verifiers import ServerError, http
 
@@ -78,34 +78,25 @@ class CompletionsGenerator:
         # (vLLM, SGLang) to keep them in its text, or the verifier cannot tell thinking from answer
         self.keep_special = bool(kept_special_ids(tokenizer)[1])
 
-    def generate(
-        self,
-        contexts: list[list[int]],
-        *,
-        max_new_tokens: int,
-        temperature: float,
-        top_p: float,
-        min_new_tokens: int = 0,
-        seeds: Sequence[int] | None = None,
-    ) -> list[Sample]:
-        if min_new_tokens:
+    def generate(self, contexts: Sequence[list[int]], params: SamplingParams) -> list[Continuation]:
+        if params.min_new_tokens:
             raise TrainerError("the OpenAI-compatible backend has no min_new_tokens")
         url = self.client.base_url + "/completions"
 
-        def one(k: int) -> Sample:
+        def one(k: int) -> Continuation:
             prompt = self.tokenizer.decode(contexts[k], skip_special_tokens=False)
             if self.bos and prompt.startswith(self.bos):
                 prompt = prompt[len(self.bos) :]
-            body: dict[str, Any] = {"prompt": prompt, "max_tokens": max_new_tokens, "temperature": temperature}
-            body.update(top_p=top_p, n=1)
+            body: dict[str, Any] = {"prompt": prompt, "max_tokens": params.max_new_tokens}
+            body.update(temperature=params.temperature, top_p=params.top_p, n=1)
             if self.keep_special:
                 body["skip_special_tokens"] = False
-            if seeds is not None:
-                body["seed"] = int(seeds[k])
+            if params.seeds is not None:
+                body["seed"] = int(params.seeds[k])
             text, truncated, _ = choice(self.client.post("/completions", body), url, chat=False)
             ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
             if not truncated and self.eos is not None:
                 ids.append(int(self.eos))
-            return ids, truncated
+            return Continuation(tuple(ids), truncated)
 
         return list(self.client.map(one, list(range(len(contexts)))))

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from trainer._sampling import Sample
-from trainer._vllm import load_vllm
+from trainer._sampling import Continuation, SamplingParams
+from trainer._vllm import load_vllm, vllm_params
 
 __all__ = ["VLLMGenerator", "load_vllm"]
 
@@ -25,36 +25,15 @@ class VLLMGenerator:
     def __init__(self, llm: Any) -> None:
         self.llm = llm
 
-    def generate(
-        self,
-        contexts: list[list[int]],
-        *,
-        max_new_tokens: int,
-        temperature: float,
-        top_p: float,
-        min_new_tokens: int = 0,
-        seeds: Sequence[int] | None = None,
-    ) -> list[Sample]:
-        from vllm import SamplingParams
+    def generate(self, contexts: Sequence[list[int]], params: SamplingParams) -> list[Continuation]:
         from vllm.inputs import TokensPrompt
 
         if not contexts:
             return []
-        params = [
-            SamplingParams(
-                n=1,
-                temperature=temperature,
-                top_p=top_p,
-                max_tokens=max_new_tokens,
-                min_tokens=min_new_tokens,
-                seed=None if seeds is None else int(seeds[k]),
-            )
-            for k in range(len(contexts))
-        ]
         prompts = [TokensPrompt(prompt_token_ids=list(c)) for c in contexts]
-        outputs = self.llm.generate(prompts, params, use_tqdm=False)
-        out: list[Sample] = []
+        outputs = self.llm.generate(prompts, vllm_params(params, len(contexts)), use_tqdm=False)
+        out: list[Continuation] = []
         for request in outputs:
             first = request.outputs[0]
-            out.append((list(first.token_ids), first.finish_reason == "length"))
+            out.append(Continuation(tuple(first.token_ids), first.finish_reason == "length"))
         return out
