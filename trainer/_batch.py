@@ -1,7 +1,9 @@
-"""Padded tensors for a list of rollouts, and the per-token log-probs of their completions."""
+"""Padded tensors for a list of rollouts (a typed `Batch`), and the per-token log-probs of their
+completions."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -11,12 +13,37 @@ from trainer._generation import CacheSupport, cache_support, prompt_cache
 from trainer._math import group_advantages, token_logprobs
 from trainer._rollout import Rollout
 
-__all__ = ["loss_rows", "make_batch", "sequence_logps"]
+__all__ = ["Batch", "loss_rows", "make_batch", "sequence_logps"]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The rows of an update as tensors: left-padded prompts followed by right-padded completions.
+
+    ``ids``, ``attention``, ``positions``: ``[B, prompt width + completion width]``; ``mask``:
+    ``[B, completion width]``, 1 on the policy's tokens (0 on padding and the env's tokens);
+    ``sampler_logps``: the generator's log-probs of the completion tokens ``[B, completion
+    width]`` when every row has them (`Rollout.sampler_logps`, vLLM), else None."""
+
+    ids: torch.Tensor
+    attention: torch.Tensor
+    positions: torch.Tensor
+    mask: torch.Tensor
+    sampler_logps: torch.Tensor | None = None
+
+    @property
+    def completion_width(self) -> int:
+        return int(self.mask.shape[1])
+
+    @property
+    def completion(self) -> torch.Tensor:
+        """The completion ids ``[B, completion width]`` (a view of ``ids``)."""
+        return self.ids[:, self.ids.shape[1] - self.completion_width :]
 
 
 def loss_rows(
     groups: list[list[Rollout]], *, scale: str = "group", skip_zero_variance: bool = False
-) -> tuple[list[Rollout], list[float]]:
+) -> tuple[list[Rollout], torch.Tensor]:
     """The rollouts that enter the loss, with their group-relative advantages.
 
     Unjudged rollouts (`Rollout.judged` is False: a verifier timeout, an error) are masked, not
@@ -30,32 +57,34 @@ def loss_rows(
         ...     return Rollout([1], reward=reward, judgements=[Judgement.of_step(reward, {"status": status})])
         >>> g = [judged(1.0, "correct"), judged(0.0, "incorrect"), judged(0.0, "timeout")]
         >>> rows, adv = loss_rows([g])
-        >>> len(rows), [round(a, 4) for a in adv]
-        (2, [0.7071, -0.7071])
+        >>> len(rows), adv
+        (2, tensor([ 0.7071, -0.7071]))
     """
     rewards = [[r.reward if r.judged else None for r in g] for g in groups]
-    adv = group_advantages(rewards, scale=scale)
+    adv = group_advantages(rewards, scale=scale) if groups else torch.zeros((0, 2))
     rows: list[Rollout] = []
-    advantages: list[float] = []
+    picked: list[tuple[int, int]] = []
     for p, g in enumerate(groups):
         judged = [k for k, r in enumerate(g) if r.judged]
         if len(judged) < 2 or (skip_zero_variance and len({g[k].reward for k in judged}) == 1):
             continue
         rows += [g[k] for k in judged]
-        advantages += [float(adv[p][k]) for k in judged]
-    return rows, advantages
+        picked += [(p, k) for k in judged]
+    if not picked:
+        return rows, torch.zeros(0, dtype=torch.float32)
+    where = torch.tensor(picked)
+    return rows, adv[where[:, 0], where[:, 1]]
 
 
-def make_batch(rows: list[Rollout], pad: int, *, completion_width: int = 1) -> dict[str, torch.Tensor]:
-    """Left-padded prompts followed by right-padded completions (at least ``completion_width``
-    columns), with masks and positions; ``sampler``, the generator's log-probs of the completion
-    tokens, when every row has them (`Rollout.sampler_logps`)."""
+def make_batch(rows: list[Rollout], pad: int, *, completion_width: int = 1) -> Batch:
+    """The `Batch` of ``rows``: left-padded prompts followed by right-padded completions (at least
+    ``completion_width`` columns), with masks and positions; ``sampler_logps``, the generator's
+    log-probs of the completion tokens, when every row has them (`Rollout.sampler_logps`)."""
     width_p = max(len(r.prompt_ids) for r in rows)
     width_c = max(max(len(r.ids) for r in rows), completion_width, 1)
     n = len(rows)
     ids = torch.full((n, width_p + width_c), pad, dtype=torch.long)
     attention = torch.zeros((n, width_p + width_c), dtype=torch.long)
-    completion = torch.full((n, width_c), pad, dtype=torch.long)
     mask = torch.zeros((n, width_c), dtype=torch.float32)
     logged = all(r.sampler_logps is not None and len(r.sampler_logps) == len(r.ids) for r in rows)
     sampler = torch.zeros((n, width_c), dtype=torch.float32)
@@ -65,18 +94,16 @@ def make_batch(rows: list[Rollout], pad: int, *, completion_width: int = 1) -> d
         attention[k, width_p - p : width_p + c] = 1
         if c:
             ids[k, width_p : width_p + c] = torch.tensor(r.ids)
-            completion[k, :c] = torch.tensor(r.ids)
             mask[k, :c] = torch.tensor(r.mask, dtype=torch.float32)
             if logged:
                 sampler[k, :c] = torch.tensor(r.sampler_logps, dtype=torch.float32)
     positions = (attention.cumsum(-1) - 1).clamp(min=0)
-    batch = {"ids": ids, "attention": attention, "positions": positions, "completion": completion, "mask": mask}
-    return {**batch, "sampler": sampler} if logged else batch
+    return Batch(ids, attention, positions, mask, sampler if logged else None)
 
 
 def sequence_logps(
     model: Any,
-    batch: dict[str, torch.Tensor],
+    batch: Batch,
     rows: slice,
     *,
     device: torch.device,
@@ -108,23 +135,23 @@ def sequence_logps(
         >>> bool(torch.allclose(a, b, atol=1e-5)), tuple(a.shape)
         (True, (2, 2))
     """
-    width_c = batch["completion"].shape[1]
+    width_c = batch.completion_width
     support = _cache_for_sharing(model) if share_prefix else None
     if support is not None:
-        prompts = batch["ids"][rows, : batch["ids"].shape[1] - width_c]
+        prompts = batch.ids[rows, : batch.ids.shape[1] - width_c]
         if force or torch.unique(prompts, dim=0).shape[0] < prompts.shape[0]:
             return _shared_prefix_logps(model, batch, rows, support, device=device, temperature=temperature)
     inputs = {
-        "input_ids": batch["ids"][rows].to(device),
-        "attention_mask": batch["attention"][rows].to(device),
-        "position_ids": batch["positions"][rows].to(device),
+        "input_ids": batch.ids[rows].to(device),
+        "attention_mask": batch.attention[rows].to(device),
+        "position_ids": batch.positions[rows].to(device),
     }
     try:
         logits = model(**inputs, logits_to_keep=width_c + 1).logits
     except TypeError:  # a model without logits_to_keep
         logits = model(**inputs).logits[:, -(width_c + 1) :]
     logits = logits[:, :-1] / temperature
-    return token_logprobs(logits, batch["completion"][rows].to(device))
+    return token_logprobs(logits, batch.completion[rows].to(device))
 
 
 def _cache_for_sharing(model: Any) -> CacheSupport | None:
@@ -138,17 +165,17 @@ def _cache_for_sharing(model: Any) -> CacheSupport | None:
 
 def _shared_prefix_logps(
     model: Any,
-    batch: dict[str, torch.Tensor],
+    batch: Batch,
     rows: slice,
     support: CacheSupport,
     *,
     device: torch.device,
     temperature: float,
 ) -> torch.Tensor:
-    width_c = batch["completion"].shape[1]
-    width_p = batch["ids"].shape[1] - width_c
-    ids, attention, positions = (batch[k][rows].to(device) for k in ("ids", "attention", "positions"))
-    completion = batch["completion"][rows].to(device)
+    width_c = batch.completion_width
+    width_p = batch.ids.shape[1] - width_c
+    ids, attention, positions = (t[rows].to(device) for t in (batch.ids, batch.attention, batch.positions))
+    completion = batch.completion[rows].to(device)
     inner = unwrap(model)
     first_pass = model if width_c == 1 else inner  # one DDP forward per backward: the last one
     cache, head = prompt_cache(

@@ -124,25 +124,25 @@ class RankBatch:
     """
 
     rows: list[Any]
-    advantages: list[float]
+    advantages: torch.Tensor
     chunks: list[slice]
     counted: list[bool]
     live: bool
 
 
 def pad_ranks(
-    dist_info: Dist, rows: list[Any], advantages: list[float], filler: Any, micro_batch_size: int
+    dist_info: Dist, rows: list[Any], advantages: torch.Tensor, filler: Any, micro_batch_size: int
 ) -> RankBatch:
     """Cut ``rows`` into micro-batches, padded for the other ranks (a no-op in one process).
 
     Examples:
-        >>> share = pad_ranks(Dist(), ["a", "b", "c"], [1.0, 0.0, -1.0], "a", 2)
+        >>> share = pad_ranks(Dist(), ["a", "b", "c"], torch.tensor([1.0, 0.0, -1.0]), "a", 2)
         >>> share.chunks, share.counted, share.live
         ([slice(0, 2, None), slice(2, 3, None)], [True, True], True)
     """
     live = bool(rows)
     if not live:  # other ranks learn: join their collectives with a row that weighs nothing
-        rows, advantages = [filler], [0.0]
+        rows, advantages = [filler], torch.zeros(1, dtype=torch.float32)
     chunks = [slice(s, min(s + micro_batch_size, len(rows))) for s in range(0, len(rows), micro_batch_size)]
     real = len(chunks) if live else 0
     chunks += [chunks[-1]] * (dist_info.max(len(chunks)) - len(chunks))  # equal backward counts on every rank

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -28,18 +29,34 @@ __all__ = [
     "truncated_is_weights",
 ]
 
-SCALES = ("group", "batch", "none")
-"""How advantages are scaled (`group_advantages`)."""
 LOSS_TYPES = tuple(LOSSES)
 """The policy losses `grpo_loss` computes (`trainer._losses.LOSSES`)."""
+
+
+def group_std(r: torch.Tensor, valid: torch.Tensor, centered: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
+    """Each group's own std (the paper's scale), ``[num_groups, 1]``."""
+    return ((centered**2).sum(dim=1, keepdim=True) / (count - 1).clamp(min=1)).sqrt()
+
+
+def batch_std(r: torch.Tensor, valid: torch.Tensor, centered: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
+    """The std over every valid reward of the batch (one scale for all groups)."""
+    flat = r[valid]
+    return flat.std(unbiased=True) if flat.numel() > 1 else torch.tensor(0.0)
+
+
+ScaleFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+SCALES: dict[str, ScaleFn | None] = {"group": group_std, "batch": batch_std, "none": None}
+"""How advantages are scaled (`group_advantages`): each name's std from (rewards, which are valid,
+rewards minus their group's mean, valid counts per group), or None for no scaling (Dr. GRPO). A
+new scale is one function and a line here."""
 
 
 def group_advantages(rewards: Any, *, scale: str = "group", eps: float = 1e-8) -> torch.Tensor:
     """Group-relative advantages ``(r - mean) / (std + eps)`` per group (torch's unbiased std).
 
     ``rewards`` is ``[num_groups, G]`` (a tensor or nested lists; ``None``/NaN entries are left
-    out of their group's statistics and get advantage 0). ``scale``: "group" (the paper),
-    "batch" (std over every valid reward of the batch), "none" (Dr. GRPO: ``r - mean``).
+    out of their group's statistics and get advantage 0). ``scale`` (`SCALES`): "group" (the
+    paper), "batch" (std over every valid reward of the batch), "none" (Dr. GRPO: ``r - mean``).
     A group of equal rewards gives exact zeros, never NaN.
 
     Examples:
@@ -47,7 +64,7 @@ def group_advantages(rewards: Any, *, scale: str = "group", eps: float = 1e-8) -
         tensor([[ 0.8660, -0.8660, -0.8660,  0.8660]])
     """
     if scale not in SCALES:
-        raise TrainerError(f"scale must be one of {SCALES}, got {scale!r}")
+        raise TrainerError(f"scale must be one of {tuple(SCALES)}, got {scale!r}")
     if not torch.is_tensor(rewards):
         rewards = torch.tensor(
             [[math.nan if r is None else float(r) for r in row] for row in rewards], dtype=torch.float32
@@ -62,15 +79,8 @@ def group_advantages(rewards: Any, *, scale: str = "group", eps: float = 1e-8) -
     count = valid.sum(dim=1, keepdim=True)
     mean = filled.sum(dim=1, keepdim=True) / count.clamp(min=1)
     centered = torch.where(valid, r - mean, torch.zeros_like(r))
-    if scale == "none":
-        return centered
-    if scale == "group":
-        var = (centered**2).sum(dim=1, keepdim=True) / (count - 1).clamp(min=1)
-        std = var.sqrt()
-    else:
-        flat = r[valid]
-        std = flat.std(unbiased=True) if flat.numel() > 1 else torch.tensor(0.0)
-    return centered / (std + eps)
+    std = SCALES[scale]
+    return centered if std is None else centered / (std(r, valid, centered, count) + eps)
 
 
 def k3_kl(logps: torch.Tensor, ref_logps: torch.Tensor) -> torch.Tensor:

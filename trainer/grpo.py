@@ -45,7 +45,7 @@ import gymnasium
 import torch
 
 from grpo_envs import ReasoningEnv, stable_seed
-from trainer._batch import loss_rows, make_batch, sequence_logps
+from trainer._batch import Batch, loss_rows, make_batch, sequence_logps
 from trainer._correction import configured_weights
 from trainer._distributed import (
     Dist,
@@ -192,7 +192,7 @@ class GRPOTrainer:
         self._generate_s += generator.seconds
         return [g for part in self.dist.gather(groups) for g in part]
 
-    def _logps(self, model: Any, batch: dict[str, torch.Tensor], rows: slice) -> torch.Tensor:
+    def _logps(self, model: Any, batch: Batch, rows: slice) -> torch.Tensor:
         return sequence_logps(
             model,
             batch,
@@ -203,7 +203,7 @@ class GRPOTrainer:
             force=self.dist.fsdp,
         )
 
-    def _ref_logps(self, batch: dict[str, torch.Tensor], rows: slice) -> torch.Tensor | None:
+    def _ref_logps(self, batch: Batch, rows: slice) -> torch.Tensor | None:
         base = unwrap(self.model)
         if is_lora(base) and self.config.beta > 0:
             with adapter_disabled(base):
@@ -257,13 +257,13 @@ class GRPOTrainer:
         width = self.dist.max(max(len(r.ids) for r in share.rows)) if self.dist.fsdp else 1
         batch = make_batch(share.rows, self.tokenizer.pad_token_id, completion_width=width)
         mask = self._loss_mask(batch, share)
-        adv = torch.tensor(share.advantages, dtype=torch.float32, device=self.device)
+        adv = share.advantages.to(self.device)
         args = loss_settings(cfg, n, tokens=max(self.dist.sum(float(mask.sum())), 1.0))
         with torch.no_grad():
             frozen = self.model if self.dist.fsdp else unwrap(self.model)
             old = [self._logps(frozen, batch, c) for c in share.chunks] if cfg.num_iterations > 1 else None
             ref = [self._ref_logps(batch, c) for c in share.chunks]
-        sampled = batch.get("sampler")  # the generator's own log-probs (vLLM), else None
+        sampled = batch.sampler_logps  # the generator's own log-probs (vLLM), else None
         totals = UpdateTotals(n, args["num_tokens"], cfg.num_iterations, sampler=sampled is not None,
                               corrected=sampled is not None and cfg.importance_sampling_clip_max > 0)  # fmt: skip
         grad_norm = 0.0
@@ -289,14 +289,14 @@ class GRPOTrainer:
         self.scheduler.step()
         return {**{k: self.dist.sum(v) for k, v in totals.values.items()}, "grad_norm": grad_norm}
 
-    def _rows(self, groups: list[list[Rollout]]) -> tuple[list[Rollout], list[float]]:
+    def _rows(self, groups: list[list[Rollout]]) -> tuple[list[Rollout], torch.Tensor]:
         """The rollouts that enter the loss and their advantages (`loss_rows`: unjudged ones masked)."""
         return loss_rows(groups, scale=self.config.scale, skip_zero_variance=self.config.skip_zero_variance_groups)
 
-    def _loss_mask(self, batch: dict[str, torch.Tensor], share: RankBatch) -> torch.Tensor:
+    def _loss_mask(self, batch: Batch, share: RankBatch) -> torch.Tensor:
         """The completion tokens that weigh: none of a stand-in row, none of a truncated
         completion with ``mask_truncated_completions``."""
-        mask = batch["mask"].to(self.device)
+        mask = batch.mask.to(self.device)
         for k, r in enumerate(share.rows):
             if not share.live or (self.config.mask_truncated_completions and r.truncated):
                 mask[k] = 0.0

@@ -46,7 +46,7 @@ def _logps_and_grads(
     model.zero_grad(set_to_none=True)
     logps = sequence_logps(model, batch, rows, device=CPU, temperature=temperature, share_prefix=share)
     weights = torch.linspace(-1.0, 1.0, logps.numel()).reshape(logps.shape)  # every token counts differently
-    (logps * batch["mask"][rows] * weights).sum().backward()
+    (logps * batch.mask[rows] * weights).sum().backward()
     grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
     return logps.detach(), grads
 
@@ -65,7 +65,7 @@ def test_shared_prompt_forward_gives_the_same_logps_and_gradients(temperature: f
         with _spy() as spy:
             shared, shared_grads = _logps_and_grads(model, batch, rows, share=True, temperature=temperature)
         assert spy.call_count == 1, "the shared path was not taken"
-        mask = batch["mask"][rows].bool()
+        mask = batch.mask[rows].bool()
         torch.testing.assert_close(shared[mask], plain[mask], rtol=1e-5, atol=1e-5)
         assert plain_grads.keys() == shared_grads.keys() and plain_grads
         for name, grad in plain_grads.items():
@@ -111,7 +111,7 @@ def test_shared_prompt_forward_under_lora_and_with_the_adapter_disabled() -> Non
         if "lora_B" in name:
             torch.nn.init.normal_(param, std=0.1)
     batch = make_batch(_groups(), pad=0)
-    mask = batch["mask"].bool()
+    mask = batch.mask.bool()
     plain, plain_grads = _logps_and_grads(model, batch, slice(0, 12), share=False)
     with _spy() as spy:
         shared, shared_grads = _logps_and_grads(model, batch, slice(0, 12), share=True)
@@ -159,3 +159,10 @@ def test_trainer_update_is_the_same_with_and_without_prompt_sharing(tmp_path: Pa
     assert m_plain["grad_norm"] > 0
     for name, grad in g_plain.items():  # (AdamW's step divides by sqrt(v): weights would amplify 1e-9 noise)
         torch.testing.assert_close(g_shared[name], grad, rtol=1e-4, atol=1e-7, msg=name)
+
+
+def test_a_batch_holds_each_completion_once_after_its_left_padded_prompt() -> None:
+    b = make_batch([Rollout([3, 4], [5, 6], [1, 1]), Rollout([7], [8], [1])], pad=0)
+    assert b.ids.tolist() == [[3, 4, 5, 6], [0, 7, 8, 0]] and b.attention.tolist() == [[1, 1, 1, 1], [0, 1, 1, 0]]
+    assert b.completion.tolist() == [[5, 6], [8, 0]] and b.completion.data_ptr() == b.ids[:, 2:].data_ptr()  # a view
+    assert b.mask.tolist() == [[1.0, 1.0], [1.0, 0.0]] and b.sampler_logps is None and b.completion_width == 2

@@ -9,11 +9,12 @@ from typing import Any
 
 import gymnasium
 import pytest
+import torch
 
 from grpo_envs import Judgement, Verifier
 from grpo_envs.adapters import trl as trl_adapter
 from tests.trainer.test_trainer import EchoDigit, rows, tiny
-from trainer import GRPOTrainer, group_advantages
+from trainer import GRPOTrainer, TrainerError, group_advantages
 from trainer._batch import loss_rows
 from trainer._rollout import Rollout
 from verifiers import VerifyResult
@@ -32,8 +33,8 @@ def test_judged_rollouts_get_the_advantages_of_the_group_without_the_masked_ones
         rows, adv = loss_rows([[masked[0], judged[0], masked[1], judged[1], masked[2], judged[2]]], scale=scale)
         assert rows == judged  # the masked ones are not in the loss at all: no tokens, no KL, no normaliser
         expected = group_advantages([[1.0, 0.0, 0.5]], scale=scale)[0].tolist()
-        assert adv == pytest.approx(expected)
-    assert adv == pytest.approx([0.5, -0.5, 0.0])  # scale="none" by hand: r - mean(1, 0, 0.5)
+        assert adv.tolist() == pytest.approx(expected)
+    assert adv.tolist() == pytest.approx([0.5, -0.5, 0.0])  # scale="none" by hand: r - mean(1, 0, 0.5)
 
 
 def test_a_group_with_fewer_than_two_judged_rollouts_is_dropped() -> None:
@@ -42,7 +43,7 @@ def test_a_group_with_fewer_than_two_judged_rollouts_is_dropped() -> None:
     even = [rollout(1.0, "correct", True), rollout(1.0, "correct", True), rollout(0.0, "timeout")]
     full = [rollout(1.0, "correct", True), rollout(0.0, "incorrect", False), rollout(0.0, "incorrect", False)]
     rows, adv = loss_rows([one, none, even, full])
-    assert rows == [*even[:2], *full] and adv[:2] == [0.0, 0.0]
+    assert rows == [*even[:2], *full] and adv[:2].tolist() == [0.0, 0.0]
     rows, _ = loss_rows([one, none, even, full], skip_zero_variance=True)
     assert rows == full  # the equal judged rewards of `even` are a zero-variance group
 
@@ -149,3 +150,17 @@ def test_a_run_without_signal_says_why_once(
     messages = [(r.levelname, r.getMessage()) for r in caplog.records]
     assert [lv for lv, m in messages if said in m] == [level]  # once in 11 flat steps, not twice
     assert not any(not_said in m for _, m in messages)
+
+
+def test_advantage_scales_are_functions_chosen_by_name() -> None:
+    from trainer._math import SCALES
+
+    assert set(SCALES) == {"group", "batch", "none"} and SCALES["none"] is None
+    rewards = [[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 0.0]]
+    by_batch = group_advantages(rewards, scale="batch")
+    std = torch.tensor(rewards).flatten().std()  # one std over the batch: 0.5175
+    assert torch.allclose(by_batch[0], torch.tensor([0.5, -0.5, -0.5, 0.5]) / std, atol=1e-6)
+    with pytest.raises(TrainerError, match="scale must be one of"):
+        group_advantages(rewards, scale="rank")
+    _, adv = loss_rows([[rollout(1.0, "correct", True), rollout(0.0, "incorrect", False)]])
+    assert adv.dtype == torch.float32 and adv.shape == (2,)  # advantages stay a tensor

@@ -53,10 +53,11 @@ def test_a_logged_generators_logps_follow_the_tokens_into_the_batch(turns: int) 
     if not single:
         assert any(sum(r.mask) == 4 for r in rows)  # some episodes took both turns (EchoDigit never says e7)
     batch = make_batch(rows, tok.pad_token_id)
+    assert batch.sampler_logps is not None
     for k, r in enumerate(rows):
-        assert batch["sampler"][k, : len(r.ids)].tolist() == r.sampler_logps
-    rows[0].sampler_logps = None  # one row without them: no sampler column at all
-    assert "sampler" not in make_batch(rows, tok.pad_token_id)
+        assert batch.sampler_logps[k, : len(r.ids)].tolist() == r.sampler_logps
+    rows[0].sampler_logps = None  # one row without them: no sampler log-probs at all
+    assert make_batch(rows, tok.pad_token_id).sampler_logps is None
 
 
 class FarSampler:

@@ -43,7 +43,7 @@ def test_lora_reference_is_the_base_model_with_the_adapter_disabled(tmp_path: Pa
     assert metrics["kl"] > 0, "after two updates the adapted policy differs from the reference"
     groups = trainer._rollouts([11, 12], trainer._pool(trainer._envs, 2))
     batch = make_batch([r for g in groups for r in g], trainer.tokenizer.pad_token_id)
-    rows = slice(0, batch["ids"].shape[0])
+    rows = slice(0, batch.ids.shape[0])
     base = demo_model(len(trainer.tokenizer), seed=cfg.seed).eval()  # the same initial weights, never trained
     trainer.model.eval()
     with torch.no_grad():

@@ -110,7 +110,7 @@ def test_multi_turn_env_tokens_are_masked_out(tmp_path: Path) -> None:
     r = multi[0]
     assert len(r.ids) == len(r.mask) and r.mask[0] == 1 and r.generated >= 2
     batch = make_batch([r], trainer.tokenizer.pad_token_id)
-    assert batch["mask"].sum() == r.generated
+    assert batch.mask.sum() == r.generated
 
 
 def _options_config(tmp_path: Path, name: str, **overrides: Any) -> GRPOConfig:
