@@ -44,8 +44,34 @@ class Dist:
     @property
     def fsdp(self) -> bool:
         """Sharded over ranks (FSDP under torchrun): every forward is a collective, so all ranks
-        must run the same ones. In one process ``mode="fsdp"`` trains exactly like DDP's."""
+        must run the same ones. In one process ``mode="fsdp"`` trains exactly like DDP's.
+
+        What FSDP changes in the loop is decided here, once: `collective_forwards`, `frozen`,
+        `completion_width`, `check`; the loop itself never asks which mode it runs."""
         return self.enabled and self.mode == "fsdp"
+
+    @property
+    def collective_forwards(self) -> bool:
+        """Every forward is a collective (FSDP): generation keeps stepping until every rank is
+        done (``synced_gpus``) and the loss takes the same forwards on every rank."""
+        return self.fsdp
+
+    def frozen(self, model: Any) -> Any:
+        """The module for forwards without gradients (old and reference log-probs): the sharded
+        module itself under FSDP (its forwards are collectives), else the one under DDP's wrapper."""
+        return model if self.fsdp else unwrap(model)
+
+    def completion_width(self, width: int) -> int:
+        """The least completion width of this rank's batch: every rank's widest under FSDP (the
+        ranks run the same forwards, on the same shapes), else no minimum."""
+        return self.max(width) if self.fsdp else 1
+
+    def check(self, *, single_turn: bool, generator: str) -> None:
+        """What FSDP does not run: multi-turn envs, and a vLLM engine per rank."""
+        if self.fsdp and not single_turn:
+            raise TrainerError('distributed="fsdp" supports single-turn envs; use distributed="ddp" for multi-turn')
+        if self.fsdp and generator == "vllm":
+            raise TrainerError('generator="vllm" runs with distributed="ddp" (one engine per rank), not "fsdp"')
 
     def shard(self, items: list[Any]) -> list[Any]:
         """This rank's contiguous share of ``items`` (``len(items)`` must divide by the world)."""

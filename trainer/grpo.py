@@ -68,7 +68,6 @@ from trainer._sampling import Timed, timed
 from trainer._signal import SignalWatch
 from trainer._vllm import ColocatedVLLM
 from trainer.config import GRPOConfig
-from trainer.errors import TrainerError
 from verifiers.executors import Executor
 
 __all__ = ["GRPOTrainer"]
@@ -121,10 +120,7 @@ class GRPOTrainer:
         alphabet = env_alphabet(probe) if (model or config.model) == "demo" and tokenizer is None else None
         self._envs: list[gymnasium.Env[Any, Any]] = [probe]
         self._eval_envs: list[gymnasium.Env[Any, Any]] = []
-        if self.dist.fsdp and not self._single_turn():
-            raise TrainerError('distributed="fsdp" supports single-turn envs; use distributed="ddp" for multi-turn')
-        if self.dist.fsdp and config.generator == "vllm":
-            raise TrainerError('generator="vllm" runs with distributed="ddp" (one engine per rank), not "fsdp"')
+        self.dist.check(single_turn=self._single_turn(), generator=config.generator)
         self.model, self.ref_model, self.tokenizer = build_policy(
             config, model, tokenizer, alphabet=alphabet, device=self.device, dist=self.dist
         )
@@ -164,7 +160,11 @@ class GRPOTrainer:
             return timed(self.engine)
         return timed(
             TransformersGenerator(
-                unwrap(self.model), self.tokenizer, self.device, share_prefix=self.share_prefix, synced=self.dist.fsdp
+                unwrap(self.model),
+                self.tokenizer,
+                self.device,
+                share_prefix=self.share_prefix,
+                synced=self.dist.collective_forwards,
             )
         )
 
@@ -200,14 +200,14 @@ class GRPOTrainer:
             device=self.device,
             temperature=self.config.temperature,
             share_prefix=self.share_prefix,
-            force=self.dist.fsdp,
+            force=self.dist.collective_forwards,
         )
 
     def _ref_logps(self, batch: Batch, rows: slice) -> torch.Tensor | None:
         base = unwrap(self.model)
         if is_lora(base) and self.config.beta > 0:
             with adapter_disabled(base):
-                return self._logps(self.model if self.dist.fsdp else base, batch, rows)
+                return self._logps(self.dist.frozen(self.model), batch, rows)
         if self.ref_model is not None:
             return self._logps(self.ref_model, batch, rows)
         return None
@@ -254,13 +254,13 @@ class GRPOTrainer:
         if not n:  # every group had equal rewards: nothing to learn, the schedule still advances
             return self._no_update()
         share = pad_ranks(self.dist, rows, advantages, groups[0][0], cfg.micro_batch_size)
-        width = self.dist.max(max(len(r.ids) for r in share.rows)) if self.dist.fsdp else 1
+        width = self.dist.completion_width(max(len(r.ids) for r in share.rows))
         batch = make_batch(share.rows, self.tokenizer.pad_token_id, completion_width=width)
         mask = self._loss_mask(batch, share)
         adv = share.advantages.to(self.device)
         args = loss_settings(cfg, n, tokens=max(self.dist.sum(float(mask.sum())), 1.0))
         with torch.no_grad():
-            frozen = self.model if self.dist.fsdp else unwrap(self.model)
+            frozen = self.dist.frozen(self.model)
             old = [self._logps(frozen, batch, c) for c in share.chunks] if cfg.num_iterations > 1 else None
             ref = [self._ref_logps(batch, c) for c in share.chunks]
         sampled = batch.sampler_logps  # the generator's own log-probs (vLLM), else None

@@ -44,3 +44,13 @@ def test_one_unwrap_and_one_single_turn_test() -> None:
         "_distributed.py"
     ]
     assert [n for n, t in text.items() if "max_turns == 1" in t] == ["_rollout.py"]
+
+
+def test_the_loop_never_asks_which_parallelism_it_runs() -> None:
+    """FSDP vs DDP is decided once, in `Dist` (``collective_forwards``, ``frozen``,
+    ``completion_width``, ``check``): the step reads no mode."""
+    tree = ast.parse((ROOT / "grpo.py").read_text())
+    asked = [
+        node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in ("fsdp", "mode")
+    ]
+    assert asked == []

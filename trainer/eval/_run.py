@@ -18,13 +18,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from grpo_envs import stable_seed
 from trainer.errors import TrainerError
 from trainer.eval._metrics import Sample, summarize
 from verifiers.errors import VerifierInputError
 from verifiers.executors import executor_named
+
+if TYPE_CHECKING:
+    from verifiers.executors import Executor
 
 __all__ = ["evaluate", "plot", "table"]
 
@@ -93,54 +96,79 @@ def evaluate(
     folder or hub name of its tokenizer files, default ``model``; ``chat=True`` sends messages and
     lets the server apply its template). ``verifier_executor``: where single-turn groups are
     judged, "local" (here) or "ray" (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new
-    local one; made for this call and closed at its end); multi-turn envs judge here.
-    ``show_progress=False``: no progress bar.
+    local one; made for this call and closed at its end); multi-turn envs judge here. ``show_progress``: a bar.
 
     Examples:
         >>> s = evaluate("grpo_envs/Digits-v0", "demo", n=2, samples=2, max_new_tokens=1)  # doctest: +SKIP
         >>> s["pass@1"]["value"]  # doctest: +SKIP
         0.0
     """
-    from trainer._rollout import is_single_turn
     from trainer.eval._backends import Options, open_backend
 
-    if n < 1 or samples < 1:
-        raise TrainerError(f"-n and --samples must be >= 1, got -n {n} and --samples {samples}")
-    ks = list(ks or [k for k in (1, 2, 4, 8, 16, 32, 64, 128) if k <= samples])
-    if max(ks) > samples or min(ks) < 1:
-        shown = ",".join(map(str, ks))
-        raise TrainerError(f"each -k must be in [1, --samples]; got -k {shown} with --samples {samples}")
+    ks = _ks(n, samples, ks)
     make_env, probe = _envs(env, env_kwargs, split)
-    folder = Path(out) if out is not None else Path("runs/eval") / re.sub(r"[^A-Za-z0-9_.-]+", "-", str(env))
-    path = folder / "samples.jsonl"
-    if path.exists() and not resume:
-        raise TrainerError(f"{path} exists: pass --resume to continue that run, or another --out")
+    path = _samples_file(env, out, resume)
     opts = Options(samples, seed, temperature, max_new_tokens, device, tokenizer, base_url, api_key, concurrency, chat)
-    try:  # not connected yet: Ray starts at the first batch it judges
-        executor = None if verifier_executor == "local" else executor_named(verifier_executor)
-    except VerifierInputError as exc:
-        raise TrainerError(f"verifier_executor: {exc}") from None
-    if executor is not None and not is_single_turn(probe):
-        log.warning("verifier_executor=%s judges single-turn envs; %s steps its turns here", verifier_executor, env)
+    executor = _executor(verifier_executor, probe, env)
     try:
         opts = replace(opts, engine_kwargs=engine_kwargs or {}, executor=executor)
         engine = open_backend("openai" if base_url else backend, model, probe, opts)
-        folder.mkdir(parents=True, exist_ok=True)
-        done = _resumed(path, samples) if resume else {}
-        seeds = _task_seeds(seed, n)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        done, seeds = _resumed(path, samples) if resume else {}, _task_seeds(seed, n)
         with open(path, "a") as sink:
             _generate(engine, make_env, probe, seeds, samples, done, sink, seed=seed, show_progress=show_progress)
     finally:
         if executor is not None:
             executor.close()
     rows = [row for s in seeds for row in done[s][:samples]]
+    facts = dict(env=str(env), model=str(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
+    return _summary(path.parent, rows, ks, probe, {**facts, "backend": engine.name, "seeding": engine.seeding})
+
+
+def _samples_file(env: Any, out: str | Path | None, resume: bool) -> Path:
+    """The run's ``samples.jsonl`` (in ``out``, default ``runs/eval/<env>``); one that exists only with ``resume``."""
+    folder = Path(out) if out is not None else Path("runs/eval") / re.sub(r"[^A-Za-z0-9_.-]+", "-", str(env))
+    path = folder / "samples.jsonl"
+    if path.exists() and not resume:
+        raise TrainerError(f"{path} exists: pass --resume to continue that run, or another --out")
+    return path
+
+
+def _summary(
+    folder: Path, rows: list[dict[str, Any]], ks: list[int], probe: Any, facts: dict[str, Any]
+) -> dict[str, Any]:
+    """The summary of ``rows`` with ``facts`` beside it, written to ``summary.json`` and plotted."""
     equivalent = getattr(getattr(probe.unwrapped, "verifier", None), "equivalent", None)
-    summary = summarize([_sample(row) for row in rows], ks, equivalent, seed=seed)
-    summary.update(env=str(env), model=str(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
-    summary.update(backend=engine.name, seeding=engine.seeding)
+    summary = summarize([_sample(row) for row in rows], ks, equivalent, seed=facts["seed"])
+    summary.update(facts)
     (folder / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     plot(summary, folder / "passk.png")
     return summary
+
+
+def _ks(n: int, samples: int, ks: Sequence[int] | None) -> list[int]:
+    """The k of pass@k and maj@k (default 1, 2, 4, ... up to ``samples``), checked."""
+    if n < 1 or samples < 1:
+        raise TrainerError(f"-n and --samples must be >= 1, got -n {n} and --samples {samples}")
+    ks = list(ks or [k for k in (1, 2, 4, 8, 16, 32, 64, 128) if k <= samples])
+    if max(ks) > samples or min(ks) < 1:
+        shown = ",".join(map(str, ks))
+        raise TrainerError(f"each -k must be in [1, --samples]; got -k {shown} with --samples {samples}")
+    return ks
+
+
+def _executor(name: str, probe: Any, env: Any) -> Executor | None:
+    """The executor named ``name`` (None: "local"), not connected yet (Ray starts at the first
+    batch it judges)."""
+    from trainer._rollout import is_single_turn
+
+    try:
+        executor = None if name == "local" else executor_named(name)
+    except VerifierInputError as exc:
+        raise TrainerError(f"verifier_executor: {exc}") from None
+    if executor is not None and not is_single_turn(probe):
+        log.warning("verifier_executor=%s judges single-turn envs; %s steps its turns here", name, env)
+    return executor
 
 
 def _resumed(path: Path, samples: int) -> dict[int, list[dict[str, Any]]]:
