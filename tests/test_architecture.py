@@ -197,7 +197,6 @@ LONG_FUNCTIONS_TO_SPLIT = {
     "verifiers/code/_verify.py:verify_many",
     "verifiers/sandbox/_roles.py:judge",  # the sandbox's in-container program
     "verifiers/sandbox/_zygote.py:become_job",
-    "trainer/eval/_run.py:evaluate",  # eval's loop (issue #39)
 }
 
 

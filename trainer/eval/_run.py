@@ -105,8 +105,7 @@ def evaluate(
     """
     from trainer.eval._backends import Options, open_backend
 
-    ks = _ks(n, samples, ks)
-    make_env, probe = _envs(env, env_kwargs, split)
+    ks, (make_env, probe) = _ks(n, samples, ks), _envs(env, env_kwargs, split)
     path = _samples_file(env, out, resume)
     opts = Options(samples, seed, temperature, max_new_tokens, device, tokenizer, base_url, api_key, concurrency, chat)
     executor = _executor(verifier_executor, probe, env)
