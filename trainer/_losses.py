@@ -32,7 +32,18 @@ import torch
 
 from trainer.errors import TrainerError
 
-__all__ = ["LOSSES", "Loss", "Surrogate", "cispo_surrogate", "clipped_surrogate", "gspo_surrogate"]
+__all__ = [
+    "LOSSES",
+    "REDUCTIONS",
+    "Loss",
+    "Surrogate",
+    "cispo_surrogate",
+    "clipped_surrogate",
+    "generation_limit",
+    "gspo_surrogate",
+    "sequence_mean",
+    "token_mean",
+]
 
 
 class Surrogate(NamedTuple):
@@ -97,38 +108,53 @@ def cispo_surrogate(
     return Surrogate(weight * adv * logps, ratio, ratio < 1 - eps_low, ratio > 1 + eps_high)
 
 
-def _completions(sequences: float, tokens: Any, max_new_tokens: int | None) -> Any:
-    return sequences
+def sequence_mean(per_token: torch.Tensor, mask: torch.Tensor, sequences: float, tokens: Any, limit: int | None) -> Any:
+    """Each completion's token mean, summed over completions / ``sequences`` (the GRPO paper)."""
+    rows = (per_token * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
+    return rows.sum() / sequences
 
 
-def _tokens(sequences: float, tokens: Any, max_new_tokens: int | None) -> Any:
-    return tokens.clamp(min=1.0) if torch.is_tensor(tokens) else max(float(tokens), 1.0)
+def token_mean(per_token: torch.Tensor, mask: torch.Tensor, sequences: float, tokens: Any, limit: int | None) -> Any:
+    """The sum over every token / ``tokens`` (DAPO: a long completion weighs more)."""
+    total = tokens.clamp(min=1.0) if torch.is_tensor(tokens) else max(float(tokens), 1.0)
+    return (per_token * mask).sum(dim=1).sum() / total
 
 
-def _generation_limit(sequences: float, tokens: Any, max_new_tokens: int | None) -> Any:
-    if max_new_tokens is None:
+def generation_limit(
+    per_token: torch.Tensor, mask: torch.Tensor, sequences: float, tokens: Any, limit: int | None
+) -> Any:
+    """The sum over every token / (``sequences`` x ``limit``, the generation limit: Dr. GRPO)."""
+    if limit is None:
         raise TrainerError("loss_type='dr_grpo' needs max_new_tokens (the generation limit)")
-    return sequences * float(max_new_tokens)
+    return (per_token * mask).sum(dim=1).sum() / (sequences * float(limit))
 
 
 SurrogateFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, float, float], Surrogate]
+ReductionFn = Callable[[torch.Tensor, torch.Tensor, float, Any, "int | None"], Any]
+
+REDUCTIONS: dict[str, ReductionFn] = {
+    "sequence_mean": sequence_mean,
+    "token_mean": token_mean,
+    "generation_limit": generation_limit,
+}
+"""How a loss reduces its per-token terms ``[B, T]`` (masked by ``mask``) to one number, given the
+batch's completions (``sequences``), its completion tokens and the generation limit. A new
+reduction is one function and a line here."""
 
 
 class Loss(NamedTuple):
-    """A loss: its surrogate, whether each completion's tokens are averaged before the
-    completions are summed, and what that sum is divided by (from the batch's completions,
-    tokens and generation limit)."""
+    """A loss: its surrogate and the name of its reduction (`REDUCTIONS`)."""
 
     surrogate: SurrogateFn
-    row_mean: bool
-    divisor: Callable[[float, Any, int | None], Any]
+    reduction: str
 
 
 LOSSES: dict[str, Loss] = {
-    "grpo": Loss(clipped_surrogate, True, _completions),
-    "dapo": Loss(clipped_surrogate, False, _tokens),
-    "dr_grpo": Loss(clipped_surrogate, False, _generation_limit),
-    "gspo": Loss(gspo_surrogate, True, _completions),
-    "cispo": Loss(cispo_surrogate, False, _tokens),
+    "grpo": Loss(clipped_surrogate, "sequence_mean"),
+    "dapo": Loss(clipped_surrogate, "token_mean"),
+    "dr_grpo": Loss(clipped_surrogate, "generation_limit"),
+    "gspo": Loss(gspo_surrogate, "sequence_mean"),
+    "cispo": Loss(cispo_surrogate, "token_mean"),
 }
-"""Every ``loss_type``: its surrogate and reduction."""
+"""Every ``loss_type``: its surrogate and reduction. A new loss is one surrogate function and a
+line here."""

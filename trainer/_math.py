@@ -4,14 +4,13 @@ k3 KL, pass@k."""
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from trainer._correction import importance_weights
-from trainer._losses import LOSSES, Surrogate
+from trainer._losses import LOSSES, REDUCTIONS, Surrogate
 from trainer.errors import TrainerError
 from trainer.eval._metrics import pass_at_k  # torch-free, shared with the eval metrics
 
@@ -149,7 +148,6 @@ def grpo_loss(
     num_sequences: int | None = None,
     num_tokens: float | None = None,
     is_weights: torch.Tensor | None = None,
-    **deprecated: Any,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """The policy loss ``loss_type`` (`trainer._losses.LOSSES`) with a k3 KL penalty, over ``[B, T]``
     token log-probs.
@@ -176,7 +174,6 @@ def grpo_loss(
         >>> round(float(loss), 5)
         0.33333
     """
-    max_new_tokens, divisor = _renamed(deprecated, max_new_tokens)
     if loss_type not in LOSSES:
         raise TrainerError(f"loss_type must be one of {LOSS_TYPES}, got {loss_type!r}")
     if beta != 0.0 and ref_logps is None:
@@ -188,12 +185,8 @@ def grpo_loss(
     kl = k3_kl(logps32, ref_logps.float()) if ref_logps is not None else torch.zeros_like(logps32)
     per_token = -(s.objective - beta * kl) * (is_weights.float() if is_weights is not None else 1.0)
     sequences = float(num_sequences if num_sequences is not None else logps.shape[0])
-    if divisor is None:
-        divisor = spec.divisor(sequences, num_tokens if num_tokens is not None else m.sum(), max_new_tokens)
-    summed = (per_token * m).sum(dim=1)  # each completion's sum, or with row_mean its token mean
-    if spec.row_mean:
-        summed = summed / m.sum(dim=1).clamp(min=1.0)
-    return summed.sum() / divisor, _loss_metrics(s, kl, m)
+    tokens = num_tokens if num_tokens is not None else m.sum()
+    return REDUCTIONS[spec.reduction](per_token, m, sequences, tokens, max_new_tokens), _loss_metrics(s, kl, m)
 
 
 def loss_settings(config: Any, num_sequences: int, *, tokens: float) -> dict[str, Any]:
@@ -220,24 +213,6 @@ def _loss_metrics(s: Surrogate, kl: torch.Tensor, m: torch.Tensor) -> dict[str, 
             "clip_high": float((s.clip_high.float() * m).sum() / tokens),
             "ratio": float((s.ratio.detach() * m).sum() / tokens),
         }
-
-
-def _renamed(deprecated: dict[str, Any], max_new_tokens: int | None) -> tuple[int | None, float | None]:
-    """The old keyword names of `grpo_loss` (accepted for one release, with a warning)."""
-    unknown = set(deprecated) - {"max_completion_length", "normalizer"}
-    if unknown:
-        raise TypeError(f"grpo_loss() got unexpected keyword arguments {sorted(unknown)}")
-    if "max_completion_length" in deprecated:
-        warnings.warn("grpo_loss(max_completion_length=) is now max_new_tokens=", DeprecationWarning, stacklevel=3)
-        max_new_tokens = deprecated["max_completion_length"]
-    divisor = deprecated.get("normalizer")
-    if divisor is not None:
-        warnings.warn(
-            "grpo_loss(normalizer=) is replaced by num_sequences= / num_tokens= (the batch's counts)",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-    return max_new_tokens, divisor
 
 
 def token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:

@@ -177,20 +177,6 @@ def test_per_sequence_losses_over_micro_batches_equal_one_pass(loss_type: str) -
     assert float(counted.detach()) == pytest.approx(float(alone.detach()) * 4 / 6)  # its share of the whole batch
 
 
-def test_old_keyword_names_still_work_with_a_warning() -> None:
-    new, _ = grpo_loss(LP, LP, None, ADV, MASK, beta=0.0, loss_type="dr_grpo", max_new_tokens=4)
-    with pytest.warns(DeprecationWarning, match="max_new_tokens"):
-        old, _ = grpo_loss(LP, LP, None, ADV, MASK, beta=0.0, loss_type="dr_grpo", max_completion_length=4)
-    assert float(old) == float(new)
-    with pytest.warns(DeprecationWarning, match="num_tokens"):
-        by_divisor, _ = grpo_loss(LP, LP, None, ADV, MASK, beta=0.0, loss_type="dapo", normalizer=12.0)
-    assert float(by_divisor) == pytest.approx(
-        float(grpo_loss(LP, LP, None, ADV, MASK, beta=0.0, loss_type="dapo", num_tokens=12.0)[0])
-    )
-    with pytest.raises(TypeError, match="nomalizer"):
-        grpo_loss(LP, LP, None, ADV, MASK, nomalizer=1.0)
-
-
 def test_truncated_is_weights_by_hand() -> None:
     from trainer._math import sampler_mismatch, truncated_is_weights
 

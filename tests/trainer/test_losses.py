@@ -164,3 +164,28 @@ def test_micro_batches_equal_one_pass(loss_type: str) -> None:
         )  # fmt: skip
         got += torch.autograd.grad(part, x)[0]
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-7)
+
+
+# -- reductions by name --------------------------------------------------------------------------
+def test_each_reduction_by_hand() -> None:
+    from trainer._losses import REDUCTIONS
+
+    per_token = torch.tensor([[1.0, 3.0, 100.0], [2.0, 100.0, 100.0]])  # 100: masked out
+    mask = torch.tensor([[1.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    assert float(REDUCTIONS["sequence_mean"](per_token, mask, 2.0, mask.sum(), 3)) == (2.0 + 2.0) / 2
+    assert float(REDUCTIONS["token_mean"](per_token, mask, 2.0, mask.sum(), 3)) == 6.0 / 3
+    assert float(REDUCTIONS["generation_limit"](per_token, mask, 2.0, mask.sum(), 3)) == 6.0 / (2 * 3)
+    assert {spec.reduction for spec in LOSSES.values()} == set(REDUCTIONS)
+
+
+def test_a_new_loss_is_a_line_in_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from trainer._losses import Loss, cispo_surrogate
+
+    monkeypatch.setitem(LOSSES, "cispo_by_sequence", Loss(cispo_surrogate, "sequence_mean"))
+    lp, old = torch.tensor([[-0.5, -1.0, 0.0], [-0.2, 0.0, 0.0]]), torch.tensor([[-0.7, -0.8, 0.0], [-0.1, 0.0, 0.0]])
+    adv, mask = torch.tensor([1.0, -1.0]), torch.tensor([[1, 1, 0], [1, 0, 0]])
+    mine = _grad("cispo_by_sequence", lp, old, adv, mask, beta=0.0)
+    cispo = _grad("cispo", lp, old, adv, mask, beta=0.0)
+    assert mine[2] == cispo[2]  # the same surrogate: the same clipping and ratio
+    # cispo divides every token by the 3 tokens; by sequence, row 0's two tokens by 2 x 2 and row 1's one by 2
+    assert torch.allclose(mine[1], cispo[1] * torch.tensor([[3 / 4, 3 / 4, 0.0], [3 / 2, 0.0, 0.0]]))
