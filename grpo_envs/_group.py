@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,12 +64,6 @@ class Group:
     messages: tuple[dict[str, str], ...]
     env: ReasoningEnv = field(repr=False, compare=False)
 
-    @property
-    def size(self) -> int:
-        """Deprecated name of `num_generations` (until the next release)."""
-        warnings.warn("Group.size is now Group.num_generations", FutureWarning, stacklevel=2)
-        return self.num_generations
-
     def score(self, completions: Sequence[str], *, executor: Executor | None = None) -> GroupScore:
         """Verify single-turn completions of this task together (in parallel); never raises.
 
@@ -105,11 +98,7 @@ def make_group(
     """The group for task ``seed``: ``num_generations`` (G) completions of the same task.
 
     ``env`` is an env id (made with ``gymnasium.make(env, **kwargs)``) or an env instance.
-    ``size=`` is the old name of ``num_generations`` (accepted until the next release).
     """
-    if num_generations is None and "size" in kwargs:
-        warnings.warn("make_group(size=) is now make_group(num_generations=)", FutureWarning, stacklevel=2)
-        num_generations = kwargs.pop("size")
     if num_generations is None:
         raise GrpoEnvsError("make_group needs num_generations, the number of completions in the group (G)")
     if not _is_int(num_generations) or num_generations < 1:

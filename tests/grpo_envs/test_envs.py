@@ -211,18 +211,16 @@ def test_text_space() -> None:
 
 
 # -- groups ----------------------------------------------------------------------------------
-def test_make_group_checks_its_arguments_and_takes_the_old_name() -> None:
+def test_make_group_checks_its_arguments() -> None:
     with pytest.raises(GrpoEnvsError, match="num_generations must be an int >= 1, got 2.5"):
         make_group("grpo_envs/Arithmetic-v0", seed=1, num_generations=2.5)  # type: ignore[arg-type]
     with pytest.raises(GrpoEnvsError, match="seed must be an int"):
         make_group("grpo_envs/Arithmetic-v0", seed="1", num_generations=2)  # type: ignore[arg-type]
-    with pytest.warns(FutureWarning, match="num_generations"):
-        old = make_group("grpo_envs/Arithmetic-v0", seed=1, size=4)
-    assert old.num_generations == 4
-    with pytest.warns(FutureWarning, match="Group.size is now Group.num_generations"):
-        assert old.size == 4
+    with pytest.raises(GrpoEnvsError, match="needs num_generations"):
+        make_group("grpo_envs/Arithmetic-v0", seed=1)
+    group = make_group("grpo_envs/Arithmetic-v0", seed=1, num_generations=4)
     with pytest.raises(GrpoEnvsError, match="a list of strings, got one string"):
-        old.score("one completion")  # type: ignore[arg-type]
+        group.score("one completion")  # type: ignore[arg-type]
 
 
 def test_make_group_scores_a_group() -> None:
