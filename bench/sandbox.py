@@ -35,7 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from verifiers.sandbox import DockerSandbox, engine_client, image_tag  # noqa: E402
-from verifiers.sandbox._container import Lockdown  # noqa: E402
+from verifiers.sandbox._host.container import Lockdown  # noqa: E402
 
 SHORT = "print(sum(i * i for i in range(1000)))"
 SUITE = "import sys\nnums = list(map(int, sys.stdin.read().split()))\nprint(sum(nums))"

@@ -12,7 +12,7 @@ import pytest
 
 from verifiers import code as vc
 from verifiers.sandbox import DockerSandbox
-from verifiers.sandbox._classes import shared_classes
+from verifiers.sandbox._host.classes import shared_classes
 
 sys.path.insert(0, str(Path(__file__).parent))
 from judging import judged  # noqa: E402

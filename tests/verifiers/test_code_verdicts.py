@@ -18,7 +18,7 @@ import pytest
 
 from verifiers import code as vc
 from verifiers.sandbox import DockerSandbox, engine_client
-from verifiers.sandbox._container import LABEL, Container, ContainerGone
+from verifiers.sandbox._host.container import LABEL, Container, ContainerGone
 
 sys.path.insert(0, str(Path(__file__).parent))
 from judging import fenced  # noqa: E402

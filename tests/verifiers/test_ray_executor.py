@@ -131,7 +131,7 @@ def test_a_local_cluster_of_the_executors_own_offers_docker(cluster: dict[str, A
 @pytest.mark.docker
 def test_nothing_outlives_the_cluster_run(cluster: dict[str, Any]) -> None:
     from verifiers.sandbox import engine_client
-    from verifiers.sandbox._container import OWNER_LABEL
+    from verifiers.sandbox._host.container import OWNER_LABEL
 
     assert cluster["leftover"] == []  # no Ray process, actor or worker pool
     assert cluster["ray_after_close"] is False

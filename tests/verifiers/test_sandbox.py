@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from verifiers.sandbox import DockerSandbox, ExecResult, Job
-from verifiers.sandbox._docker import OUT_CAP
-from verifiers.sandbox._engines import remove_orphans
+from verifiers.sandbox._host.engines import remove_orphans
+from verifiers.sandbox._host.pool import OUT_CAP
 
 pytestmark = pytest.mark.docker
 
@@ -354,7 +354,7 @@ def test_a_container_killed_under_a_job_is_retried_on_a_fresh_one(one: DockerSan
 
 
 def test_orphans_of_a_dead_process_are_removed(box: DockerSandbox) -> None:
-    from verifiers.sandbox._container import LABEL, OWNER_LABEL
+    from verifiers.sandbox._host.container import LABEL, OWNER_LABEL
 
     client = next(iter(box._all)).client
     orphan = client.containers.create(

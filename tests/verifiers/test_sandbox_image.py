@@ -13,11 +13,11 @@ from verifiers import ImageBuildError
 from verifiers.sandbox import (
     IMAGE_REPOSITORY,
     SANDBOX_UID,
-    _image,
     build_image,
     engine_client,
     image_tag,
 )
+from verifiers.sandbox._host import image as _image
 
 LOCKED = dict(
     network_mode="none",

@@ -1,5 +1,6 @@
-"""The codecs of objects across the boundary, in one process: the program's side (`_objects`)
-and the judge's (`_link`), with answers a hostile program could forge."""
+"""The codecs of objects across the boundary, in one process: the program's side
+(`_in_container.objects`) and the judge's (`_in_container.link`), with answers a hostile program
+could forge."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from verifiers.sandbox._handles import Handle
-from verifiers.sandbox._link import JudgeCodec, Link, update_in_place
-from verifiers.sandbox._objects import MAX_OBJECTS, Objects
-from verifiers.sandbox._wire import NotAValue
+from verifiers.sandbox._in_container.handles import Handle
+from verifiers.sandbox._in_container.link import JudgeCodec, Link, update_in_place
+from verifiers.sandbox._in_container.objects import MAX_OBJECTS, Objects
+from verifiers.sandbox._in_container.wire import NotAValue
 
 NODE = "class Node:\n    def __init__(self, val, nxt=None):\n        self.val, self.nxt = val, nxt\n"
 
@@ -120,14 +121,13 @@ def test_the_program_parts_share_no_top_level_name() -> None:
     """The in-container program is its parts joined into one module: a name two parts define
     would silently be the later one's."""
     import ast
-    from pathlib import Path
 
-    from verifiers.sandbox import _program
+    from verifiers.sandbox._host import program
 
     owners: dict[str, str] = {}
     clashes = []
-    for part in _program._PARTS:
-        tree = ast.parse((Path(_program.__file__).parent / part).read_text())
+    for part in program.PARTS:
+        tree = ast.parse((program.SOURCE / part).read_text())
         names = set()
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -144,11 +144,10 @@ def test_the_program_parts_share_no_top_level_name() -> None:
 
 def test_every_module_a_part_imports_is_a_part_before_it() -> None:
     import re
-    from pathlib import Path
 
-    from verifiers.sandbox import _program
+    from verifiers.sandbox._host import program
 
-    here = Path(_program.__file__).parent
-    for k, part in enumerate(_program._PARTS):
-        for module in re.findall(r"^from verifiers\.sandbox\.(_\w+) import", (here / part).read_text(), re.M):
-            assert f"{module}.py" in _program._PARTS[:k], (part, module)
+    for k, part in enumerate(program.PARTS):
+        text = (program.SOURCE / part).read_text()
+        for module in re.findall(r"^from verifiers\.sandbox\._in_container\.(\w+) import", text, re.M):
+            assert f"{module}.py" in program.PARTS[:k], (part, module)

@@ -16,8 +16,8 @@ from verifiers.code._extract import find_code
 from verifiers.code._tests import Suite, parse_suite
 from verifiers.errors import SandboxError, VerifierInputError
 from verifiers.result import VerifyResult
-from verifiers.sandbox._engines import sweep_orphans
-from verifiers.sandbox._types import ExecResult, Job, Sandbox
+from verifiers.sandbox._host.engines import sweep_orphans
+from verifiers.sandbox._host.protocol import ExecResult, Job, Sandbox
 
 if TYPE_CHECKING:
     from verifiers._workload import Executor
@@ -92,7 +92,7 @@ def _same(expected: Any, actual: Any) -> bool:
 
 def _named_tuple_as_tuple(tagged: Any, depth: int) -> Any:
     """A named tuple result (``["N", [name, fields, values]]``) is a tuple here: it equals one."""
-    from verifiers.sandbox._wire import NotAValue, decode
+    from verifiers.sandbox._in_container.wire import NotAValue, decode
 
     if tagged[0] == "N" and isinstance(tagged[1], list) and len(tagged[1]) == 3:
         return tuple(decode(v, depth + 1, _named_tuple_as_tuple) for v in tagged[1][2])
@@ -100,7 +100,7 @@ def _named_tuple_as_tuple(tagged: Any, depth: int) -> Any:
 
 
 def _from_call(result: Mapping[str, Any], expected: Any, suite: Suite) -> Outcome:
-    from verifiers.sandbox._wire import NotAValue, decode
+    from verifiers.sandbox._in_container.wire import NotAValue, decode
 
     status = result.get("status")
     if status in ("timeout", "output_limit", "memory"):

@@ -15,10 +15,9 @@ Examples:
 
 from __future__ import annotations
 
-from verifiers.sandbox._docker import DockerSandbox, default_sandbox
-from verifiers.sandbox._engine import engine_client, how_to_start_engine
-from verifiers.sandbox._fake import FakeSandbox
-from verifiers.sandbox._image import (
+from verifiers.sandbox._host.client import engine_client, how_to_start_engine
+from verifiers.sandbox._host.fake import FakeSandbox
+from verifiers.sandbox._host.image import (
     IMAGE_REPOSITORY,
     SANDBOX_UID,
     build_image,
@@ -26,7 +25,8 @@ from verifiers.sandbox._image import (
     image_tag,
     recipe,
 )
-from verifiers.sandbox._types import ExecResult, Job, Sandbox
+from verifiers.sandbox._host.pool import DockerSandbox, default_sandbox
+from verifiers.sandbox._host.protocol import ExecResult, Job, Sandbox
 
 __all__ = [
     "IMAGE_REPOSITORY",

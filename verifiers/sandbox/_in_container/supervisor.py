@@ -1,21 +1,21 @@
 """The in-container side of the sandbox: a supervisor, a solution server and a test judge.
 
-The container's command is ``python3 -s -c <program> supervise JOB_UID JUDGE_UID``, where
-the program is this module with `_wire`, `_objects`, `_faults`, `_handles`, `_link`, `_pyshim`,
-`_roles`, `_procs` and `_zygote` (see `_program`):
-standard library only, on the image's Python.
+The container runs ``python3 -s -c <bootstrap> supervise JOB_UID JUDGE_UID``; the bootstrap
+reads the program from stdin and runs it as ``__main__``. The program is this module with
+`wire`, `objects`, `console`, `faults`, `handles`, `link`, `pyshim`, `roles`, `procs` and `zygote`
+(see `verifiers.sandbox._host.program`): standard library only, on the image's Python.
 
 Roles and privileges (uids are chosen per container by the host):
 
 - ``supervise`` is PID 1: root with only CAP_SETUID, CAP_SETGID and CAP_KILL (everything
   else dropped, ``no-new-privileges``, read-only root file system). It talks to the host over
   the container's attached stdin/stdout (8-byte length + JSON frames), starts each job as a
-  fresh ``python3`` under the job uid, enforces time limits (`_procs.Clock`), caps output, kills every
+  fresh ``python3`` under the job uid, enforces time limits (`procs.Clock`), caps output, kills every
   process of a uid when a job ends, wipes the writable directories and reaps orphans.
 - ``serve`` runs model code as the job uid and answers function calls with values encoded as
-  exact builtin types; in judge mode its other objects stay there as handles (`_objects`).
+  exact builtin types; in judge mode its other objects stay there as handles (`objects`).
 - ``judge`` runs dataset test code as a second uid; the function under test is a proxy whose
-  every call crosses to the solution server as encoded values (`_link`). The job uid cannot read the
+  every call crosses to the solution server as encoded values (`link`). The job uid cannot read the
   judge's memory, files or pipes, so expected values never reach the model's code.
 """
 
@@ -29,7 +29,7 @@ import signal
 import sys
 from typing import Any
 
-from verifiers.sandbox._procs import (
+from verifiers.sandbox._in_container.procs import (
     Clock,
     Limits,
     Run,
@@ -42,11 +42,11 @@ from verifiers.sandbox._procs import (
     reap,
     wipe,
 )
-from verifiers.sandbox._wire import MAX_ANSWER, read_frame, write_frame
-from verifiers.sandbox._zygote import Zygote
+from verifiers.sandbox._in_container.wire import MAX_ANSWER, read_frame, write_frame
+from verifiers.sandbox._in_container.zygote import Zygote
 
 POLL_S = 0.25  # a waiting supervisor reads its clocks, and checks that the host is still there, this often
-Budget = tuple[Clock, float]  # a clock and its limit in seconds (see `_procs.Clock`)
+Budget = tuple[Clock, float]  # a clock and its limit in seconds (see `procs.Clock`)
 
 
 class Supervisor:
@@ -101,7 +101,7 @@ class Supervisor:
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         files = {"solution.py": msg["source"].encode()}
-        if msg.get("classes"):  # the test's class definitions the program may use (see `_objects.test_classes`)
+        if msg.get("classes"):  # the test's class definitions the program may use (see `objects.test_classes`)
             files[".classes.json"] = json.dumps(msg["classes"]).encode()
         pid, in_w, out_r, err_r = self.zygote.spawn(
             self.job_uid,
@@ -373,7 +373,7 @@ class Server:
 
 
 def main() -> None:
-    """``python3 -c <this file> supervise JOB_UID JUDGE_UID`` (the container's command)."""
+    """``supervise JOB_UID JUDGE_UID``: the container's command, once the program arrived (see `_host.program`)."""
     zygote = Zygote()  # first: before any job data exists in this process
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))  # `docker stop` is instant

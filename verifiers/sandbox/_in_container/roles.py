@@ -3,13 +3,13 @@
 - ``serve`` runs model code as the job uid and answers requests: calls by name, operations on
   its objects the judge holds handles to, what a name is. Each answer carries what the call
   printed, the in-place changes to the judge's arguments and the result, all as data
-  (`_objects`).
+  (`objects`).
 - ``judge`` runs dataset test code as a second uid; the program's functions, classes and
-  objects are stand-ins whose every use crosses to the solution server (`_link`). The job uid
+  objects are stand-ins whose every use crosses to the solution server (`link`). The job uid
   cannot read the judge's memory, files or pipes, so expected values never reach the model's
   code.
 
-Part of the in-container program (see `_program`).
+Part of the in-container program (see `_host.program`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from verifiers.sandbox._console import JudgeStdin, judge_input
-from verifiers.sandbox._faults import SolutionError
-from verifiers.sandbox._link import Link
-from verifiers.sandbox._objects import Codec, Objects, TooLarge, is_builtin_type, test_classes
-from verifiers.sandbox._pyshim import install
-from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
+from verifiers.sandbox._in_container.console import JudgeStdin, judge_input
+from verifiers.sandbox._in_container.faults import SolutionError
+from verifiers.sandbox._in_container.link import Link
+from verifiers.sandbox._in_container.objects import Codec, Objects, TooLarge, is_builtin_type, test_classes
+from verifiers.sandbox._in_container.pyshim import install
+from verifiers.sandbox._in_container.wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
 
 
 def describe(exc: BaseException) -> str:

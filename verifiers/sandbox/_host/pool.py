@@ -14,13 +14,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from verifiers.errors import EngineUnavailableError, SandboxError
-from verifiers.sandbox._classes import shared_classes
-from verifiers.sandbox._container import Container, ContainerGone, Lockdown
-from verifiers.sandbox._engine import how_to_start_engine
-from verifiers.sandbox._engines import Engine, remove_orphans, remove_pool
-from verifiers.sandbox._image import image_exists, image_tag
-from verifiers.sandbox._procs import WALL_SLACK
-from verifiers.sandbox._types import ExecResult, Job
+from verifiers.sandbox._host.classes import shared_classes
+from verifiers.sandbox._host.client import how_to_start_engine
+from verifiers.sandbox._host.container import Container, ContainerGone, Lockdown
+from verifiers.sandbox._host.engines import Engine, remove_orphans, remove_pool
+from verifiers.sandbox._host.image import image_exists, image_tag
+from verifiers.sandbox._host.protocol import ExecResult, Job
+from verifiers.sandbox._in_container.procs import WALL_SLACK
 
 __all__ = ["DockerSandbox", "default_sandbox"]
 
@@ -214,7 +214,7 @@ class DockerSandbox:
         """Run one supervisor request; one retry on a fresh container if ours fails."""
         if self._closed:
             raise SandboxError("the sandbox is closed")
-        msg = {**msg, "memory_mb": memory_mb}  # the program's own limit inside (see `_zygote.become_job`)
+        msg = {**msg, "memory_mb": memory_mb}  # the program's own limit inside (see `_in_container.zygote.become_job`)
         last: Exception | None = None
         for _attempt in range(2):
             container = self._acquire(memory_mb)
@@ -307,7 +307,7 @@ class DockerSandbox:
         memory_mb: int | None = None,
     ) -> list[dict[str, Any]]:
         """Load ``code`` and call ``fn_name(*args)`` for each ``args`` (encoded values back)."""
-        from verifiers.sandbox._wire import encode
+        from verifiers.sandbox._in_container.wire import encode
 
         timeout = timeout_s or self.timeout_s
         suite = suite_timeout_s or timeout * max(1, len(calls)) + 5
@@ -334,7 +334,7 @@ class DockerSandbox:
         memory_mb: int | None = None,
     ) -> list[dict[str, Any]]:
         """Run each test statement in a judge process against ``code`` (see `verifiers.code`);
-        the test code's classes that ``code`` lacks are defined for it first (see `_classes`)."""
+        the test code's classes that ``code`` lacks are defined for it first (see `_host.classes`)."""
         timeout = timeout_s or self.timeout_s
         suite = suite_timeout_s or (timeout + 5) * max(1, len(tests)) + 5
         msg = {

@@ -12,7 +12,7 @@ when the program itself binds no such name (a class the program defines wins). O
 - the test code's standard-library imports, so decorators and bases such as ``@dataclass``
   resolve (they run in a scratch namespace: the program gets the classes, not the imports).
 
-No instance, no expected value and no other test code crosses (see `_objects`). A definition
+No instance, no expected value and no other test code crosses (see `_in_container.objects`). A definition
 that fails to run there (a base the program side lacks) is left out.
 """
 

@@ -1,13 +1,13 @@
 """The test's console, lent to the program during each call: what it reads comes from the
 judge.
 
-Printed output goes the other way with each answer (see `_roles.Printed`). For input: while a
+Printed output goes the other way with each answer (see `roles.Printed`). For input: while a
 judge's request runs, the program's ``sys.stdin`` and ``input`` ask the judge, which answers
 from *its* ``sys.stdin`` and ``input`` as the test has them at that moment (a
 ``monkeypatch.setattr("builtins.input", ...)`` or ``sys.stdin = io.StringIO(...)``); a test that
 set up no input gives end of file, as a closed stdin would.
 
-Part of the in-container program (see `_program`).
+Part of the in-container program (see `_host.program`).
 """
 
 from __future__ import annotations

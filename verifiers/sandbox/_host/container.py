@@ -1,8 +1,9 @@
 """One warm, locked-down container running the supervisor, and the wire to it.
 
 The host speaks to the supervisor over the container's attached stdin/stdout (Docker's
-multiplexed attach stream), in frames of an 8-byte length and JSON. The log driver is
-``none``: nothing a job prints is written to the host's disk.
+multiplexed attach stream), in frames of an 8-byte length and JSON; the first thing it writes
+there is the supervisor program itself (see `program`). The log driver is ``none``: nothing a
+job prints is written to the host's disk.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from typing import Any
 
 from verifiers.errors import SandboxError
-from verifiers.sandbox._program import PROGRAM as SUPERVISOR
+from verifiers.sandbox._host.program import BOOTSTRAP, PROGRAM, frame
 
 log = logging.getLogger("verifiers.sandbox")
 
@@ -100,15 +101,7 @@ class Container:
         owner = f"{socket.gethostname()}:{os.getpid()}"
         self.container = client.containers.create(
             image,
-            command=[
-                "python3",  # no -E: PYTHONHASHSEED must count (the environment is ours, see Lockdown)
-                "-s",
-                "-c",
-                SUPERVISOR,
-                "supervise",
-                str(self.job_uid),
-                str(self.judge_uid),
-            ],
+            command=self.command(),
             labels={LABEL: pool, OWNER_LABEL: owner},
             # The engine removes it once the supervisor exits, which it does when our attached
             # stdin closes (``StdinOnce``): also when this process is killed and never removes it.
@@ -122,10 +115,34 @@ class Container:
             self.raw: socket.socket = self.sock._sock
             self.container.start()
             self.buf = bytearray()
+            self.send_program()
             self.request({"op": "ping"}, timeout_s=30)
         except Exception:
             self.destroy()
             raise
+
+    program = PROGRAM
+    """The supervisor program this container runs (see `program`)."""
+
+    def command(self) -> list[str]:
+        """The container's command: the bootstrap that reads the program from stdin."""
+        return [
+            "python3",  # no -E: PYTHONHASHSEED must count (the environment is ours, see Lockdown)
+            "-s",
+            "-c",
+            BOOTSTRAP,
+            "supervise",
+            str(self.job_uid),
+            str(self.judge_uid),
+        ]
+
+    def send_program(self) -> None:
+        """Write the program to the bootstrap waiting on the container's stdin."""
+        try:
+            self.raw.settimeout(30)
+            self.raw.sendall(frame(self.program))
+        except OSError as exc:
+            raise ContainerGone(f"cannot send the supervisor program to the container: {exc}") from exc
 
     @property
     def id(self) -> str:

@@ -8,7 +8,7 @@ operator, a constructor) they arrive as a ``RuntimeError``, as PEP 479 makes the
 generator, so ``all(map(f, xs))`` cannot end early and pass. ``GeneratorExit``, ``SystemExit`` and
 ``KeyboardInterrupt`` arrive as a plain `SolutionError`.
 
-Part of the in-container program (see `_program`).
+Part of the in-container program (see `_host.program`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Process plumbing inside the container: limits, stdio pumping, kill-by-uid, wiping, reaping.
 
-Part of the in-container program (see `_program`).
+Part of the in-container program (see `_host.program`).
 """
 
 from __future__ import annotations

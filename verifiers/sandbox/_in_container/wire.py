@@ -3,9 +3,9 @@
 Frames are an 8-byte big-endian length and JSON. Values crossing between a program and its
 judge (or the host) are tagged so that only exact builtin types survive: a subclass of a
 builtin or any other object arrives as "not a value" (`NotAValue`), never as itself, unless
-the codec given as ``other`` makes data of it (handles and copies, see `_objects`).
+the codec given as ``other`` makes data of it (handles and copies, see `objects`).
 
-Part of the in-container program (see `_program`): standard library only, no package imports.
+Part of the in-container program (see `_host.program`): standard library only, no package imports.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ Other = Callable[[Any, int], Any]
 
 def encode(value: Any, depth: int = 0, other: Other | None = None) -> Any:
     """Tag a value so that only exact builtin types survive; anything else is "x", or what
-    ``other(value, depth)`` makes of it (handles and copies, see `_objects`)."""
+    ``other(value, depth)`` makes of it (handles and copies, see `objects`)."""
     if depth > MAX_DEPTH:
         return ["x", "nested too deeply"]
     t = type(value)

@@ -2,7 +2,7 @@
 
 What crosses between the program and the judge is data, never code:
 
-- **plain values** (exact builtin types, see `_wire`) as themselves;
+- **plain values** (exact builtin types, see `wire`) as themselves;
 - **stdlib containers** from the program (``defaultdict``, ``OrderedDict``, ``Counter`` as a
   dict, ``deque`` as a list); from the judge they arrive as their own types;
 - **dataset objects**: an instance of a class the *test code* defines (``ListNode``,
@@ -17,11 +17,11 @@ What crosses between the program and the judge is data, never code:
 One exception, before any of this: the *definitions* of the test code's classes that the program
 does not define itself (``ListNode``, a ``@dataclass``), stripped to their docstring, fields,
 ``__slots__`` and special methods, run in the program's namespace before its code (see
-`_classes`; a class the program defines wins). They carry no instance, no expected value and no
+`_host.classes`; a class the program defines wins). They carry no instance, no expected value and no
 other test code: a definition the task's text gives and a program could write itself, so they let
 a right program that uses the dataset's class run, and give a hostile one nothing.
 
-Part of the in-container program (see `_program`).
+Part of the in-container program (see `_host.program`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from __future__ import annotations
 import collections
 from typing import Any, cast
 
-from verifiers.sandbox._wire import NotAValue, decode, encode
+from verifiers.sandbox._in_container.wire import NotAValue, decode, encode
 
 MAX_OBJECTS = 100_000  # dataset objects in one message
 MAX_METHODS = 256
@@ -261,7 +261,7 @@ class Codec:
 
 
 def test_classes(namespace: dict[str, Any]) -> None:
-    """The test code's class definitions the program lacks (see `_classes`), each run in a
+    """The test code's class definitions the program lacks (see `_host.classes`), each run in a
     scratch namespace with the test's standard-library imports; a failing one is left out."""
     import builtins
     import json

@@ -9,7 +9,7 @@ subset: ``mark.parametrize`` (stacked: the product), other marks (no-ops), ``app
 generator fixtures, by argument name), ``skip``/``fail``. Each ``test_*`` function (each method
 of a test class, on a fresh instance) is one test; its parametrized cases must all pass.
 
-Part of the in-container program (see `_program`).
+Part of the in-container program (see `_host.program`).
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ class CaptureResult(tuple):  # type: ignore[type-arg]
 
 class Capture:
     """The ``capsys`` fixture: the test's ``sys.stdout``/``sys.stderr`` (where what the
-    program prints during a call goes, see `_link`) until the test ends."""
+    program prints during a call goes, see `link`) until the test ends."""
 
     def __init__(self) -> None:
         import io
@@ -153,7 +153,7 @@ class MonkeyPatch:
     """The ``monkeypatch`` fixture, for the test's own process: ``setattr`` (also as
     ``"module.attr"``), ``delattr``, ``setitem``, ``delitem``, ``setenv``, ``delenv``, ``chdir``,
     undone when the test ends. The program is another process: what it reads through
-    ``input()`` and ``sys.stdin`` follows the test's patched ones (see `_console`), nothing else
+    ``input()`` and ``sys.stdin`` follows the test's patched ones (see `console`), nothing else
     it sees is patched."""
 
     def __init__(self) -> None:

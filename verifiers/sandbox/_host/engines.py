@@ -9,8 +9,8 @@ import socket
 import time
 from typing import Any
 
-from verifiers.sandbox._container import LABEL, OWNER_LABEL, remove
-from verifiers.sandbox._engine import engine_client
+from verifiers.sandbox._host.client import engine_client
+from verifiers.sandbox._host.container import LABEL, OWNER_LABEL, remove
 
 __all__ = ["Engine", "remove_orphans", "remove_pool", "sweep_orphans"]
 

@@ -1,6 +1,6 @@
 """The zygote: a warm interpreter that forks every job, and what a job does before it runs.
 
-Part of the in-container program (see `_program`).
+Part of the in-container program (see `_host.program`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import signal
 import sys
 from typing import Any
 
-from verifiers.sandbox._procs import Limits, b64
-from verifiers.sandbox._roles import judge, serve
-from verifiers.sandbox._wire import HEADER
+from verifiers.sandbox._in_container.procs import Limits, b64
+from verifiers.sandbox._in_container.roles import judge, serve
+from verifiers.sandbox._in_container.wire import HEADER
 
 PRELOAD = (
     "collections",

@@ -24,7 +24,7 @@ import tempfile
 from typing import TYPE_CHECKING, Any
 
 from verifiers.errors import ImageBuildError
-from verifiers.sandbox._engine import engine_client
+from verifiers.sandbox._host.client import engine_client
 
 if TYPE_CHECKING:
     import docker

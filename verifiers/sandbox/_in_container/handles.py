@@ -3,7 +3,7 @@ metaclass of its classes).
 
 Every use of a `Handle` (a call, a method, an attribute, ``len``, ``bool``, ``str``, ``iter``,
 ``next``, indexing, ``in``, an operator, ``with``) is a request that runs in the program's
-process (through the judge's `_link.Link`); what comes back is again data (see `_objects`),
+process (through the judge's `link.Link`); what comes back is again data (see `objects`),
 type-checked where Python would check it (``bool`` must be a bool, ``len`` an int >= 0, ``str``
 a str). A handle never equals a plain value and never ranks against one: the program's
 ``__eq__`` and ``__lt__`` decide only between two of its own objects, so an object "equal to"
@@ -14,14 +14,14 @@ What the program's answers can do to the test's control flow, use by use: ``bool
 ``index`` give a value of the checked type or raise ``TypeError`` in the test; ``iter`` gives one
 of its objects (or a plain iterator over a plain value), and ``next`` on it may end the
 iteration (its ``StopIteration``); every other request that raises ``StopIteration`` or
-``StopAsyncIteration`` raises ``RuntimeError`` (see `_faults`), so a ``map``, ``filter`` or
+``StopAsyncIteration`` raises ``RuntimeError`` (see `faults`), so a ``map``, ``filter`` or
 generator expression over its functions never ends early; ``with`` runs its ``__enter__`` and
 ``__exit__`` there, and its ``__exit__`` may swallow the program's errors and the test's own
 ``Exception``s but never an ``AssertionError`` (the test's verdict) or a ``BaseException``;
 ``__del__`` runs only in the program's process (its objects live until the job ends), never in the
-test's. The test's objects reach the program as copies (see `_objects`).
+test's. The test's objects reach the program as copies (see `objects`).
 
-Part of the in-container program (see `_program`).
+Part of the in-container program (see `_host.program`).
 """
 
 from __future__ import annotations

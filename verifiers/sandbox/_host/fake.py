@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from verifiers.sandbox._types import ExecResult, Job
+from verifiers.sandbox._host.protocol import ExecResult, Job
 
 __all__ = ["FakeSandbox"]
 

@@ -2,11 +2,11 @@
 codec of one request (dataset objects out as attributes, answers rebuilt as the judge's own
 classes, in-place changes copied back).
 
-The program's classes are judge classes (`_handles.Remote`) whose calls and ``isinstance``
+The program's classes are judge classes (`handles.Remote`) whose calls and ``isinstance``
 checks run over there; its exception classes are real exception classes here (their builtin
 bases honoured) so ``except`` and ``pytest.raises`` work.
 
-Part of the in-container program (see `_program`).
+Part of the in-container program (see `_host.program`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,16 @@ import collections
 import sys
 from typing import Any, cast
 
-from verifiers.sandbox._console import feed
-from verifiers.sandbox._faults import ITERATION_ENDS, SolutionDied, SolutionError, SolutionMissing, program_error
-from verifiers.sandbox._handles import Handle, Remote, exception_attribute
-from verifiers.sandbox._objects import (
+from verifiers.sandbox._in_container.console import feed
+from verifiers.sandbox._in_container.faults import (
+    ITERATION_ENDS,
+    SolutionDied,
+    SolutionError,
+    SolutionMissing,
+    program_error,
+)
+from verifiers.sandbox._in_container.handles import Handle, Remote, exception_attribute
+from verifiers.sandbox._in_container.objects import (
     FACTORIES,
     MAX_OBJECTS,
     attr_name,
@@ -28,7 +34,7 @@ from verifiers.sandbox._objects import (
     is_namedtuple,
     namedtuple_tag,
 )
-from verifiers.sandbox._wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
+from verifiers.sandbox._in_container.wire import MAX_ANSWER, NotAValue, decode, encode, read_frame, write_frame
 
 CHECKS: dict[str, tuple[type, ...]] = {
     "len": (int,),
@@ -139,7 +145,7 @@ class Link:
         raise self.error(answer, message.get("what") == "next")
 
     def error(self, answer: dict[str, Any], advancing: bool = False) -> BaseException:
-        """The program's exception as the judge raises it (see `_faults`): ``advancing`` when
+        """The program's exception as the judge raises it (see `faults`): ``advancing`` when
         the request was ``next()`` on one of its iterators, the one place an iteration may end."""
         kind, detail, message = answer.get("type", "Exception"), answer.get("detail", ""), answer.get("message")
         try:
