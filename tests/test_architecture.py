@@ -195,8 +195,6 @@ LONG_FUNCTIONS_TO_SPLIT = {
     "verifiers/code/_tests.py:parse_suite",  # the code verifier's test parsers
     "verifiers/code/_tests.py:tests_from_row",
     "verifiers/code/_verify.py:verify_many",
-    "verifiers/sandbox/_in_container/roles.py:judge",  # the sandbox's in-container program
-    "verifiers/sandbox/_in_container/zygote.py:become_job",
 }
 
 

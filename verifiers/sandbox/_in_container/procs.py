@@ -240,29 +240,40 @@ class Run:
                 r, w, _ = select.select(readers, writers, [], max(0.0, wait))
             except InterruptedError:
                 continue
-            for name in ("out", "err"):
-                fd = self.fds.get(name)
-                if fd is not None and fd in r:
-                    try:
-                        chunk = os.read(fd, 1 << 16)
-                    except BlockingIOError:
-                        continue
-                    if not chunk:
-                        self.close(name)
-                        continue
-                    self.buf[name].append(chunk)
-                    self.size[name] += len(chunk)
-                    if self.size[name] > cap:
-                        self.truncated = True
-                        return True
-            if "in" in self.fds and self.fds["in"] in w:
-                try:
-                    sent = os.write(self.fds["in"], self.stdin[: 1 << 16])
-                    self.stdin = self.stdin[sent:]
-                except (BrokenPipeError, BlockingIOError):
-                    self.stdin = self.stdin[:0]
-                if not self.stdin:
-                    self.close("in")
+            if self.read_ready(r, cap):
+                return True
+            self.write_stdin(w)
+
+    def read_ready(self, ready: list[int], cap: int) -> bool:
+        """Read what the process printed on the pipes in ``ready``; True once a stream passed ``cap``."""
+        for name in ("out", "err"):
+            fd = self.fds.get(name)
+            if fd is None or fd not in ready:
+                continue
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                self.close(name)
+                continue
+            self.buf[name].append(chunk)
+            self.size[name] += len(chunk)
+            if self.size[name] > cap:
+                self.truncated = True
+                return True
+        return False
+
+    def write_stdin(self, ready: list[int]) -> None:
+        """Write the next piece of the process's stdin if its pipe is in ``ready``; close it once all is written."""
+        if "in" in self.fds and self.fds["in"] in ready:
+            try:
+                sent = os.write(self.fds["in"], self.stdin[: 1 << 16])
+                self.stdin = self.stdin[sent:]
+            except (BrokenPipeError, BlockingIOError):
+                self.stdin = self.stdin[:0]
+            if not self.stdin:
+                self.close("in")
 
     def collect(self) -> None:
         if self.status is None:

@@ -307,18 +307,17 @@ def free_names(setup: str, tests: list[str]) -> list[str]:
 
 
 def judge() -> None:
+    """The judge process: the test set-up, then each test from ``first`` on, each a ``start``
+    frame and its record on fd 4; the program is reached over fds 5 and 6 (see `link`)."""
     spec = read_frame(3)
     rec, req, resp = 4, 5, 6
     try:
         ready = read_frame(resp, MAX_ANSWER)
     except (EOFError, OSError, ValueError):
         ready = {"status": "crashed", "detail": "the program exited while loading"}
-    tests: list[str] = spec["tests"]
-    first: int = spec["first"]
+    tests: list[str] = spec["tests"][spec["first"] :]
     if ready.get("status") != "ready":
-        for _ in tests[first:]:
-            write_frame(rec, {"start": True})
-            write_frame(rec, {"status": "crashed", "detail": ready.get("detail", "did not load")})
+        record_all(rec, tests, {"status": "crashed", "detail": ready.get("detail", "did not load")})
         return
 
     # This test's fault outside the test code's sight: what goes wrong in our harness (the
@@ -328,12 +327,36 @@ def judge() -> None:
     fault: dict[str, Any] = {}
     namespace: dict[str, Any] = {"__name__": "__judge__", "__builtins__": __builtins__}
     link = Link(req, resp, fault, namespace)
-    proxy = link.proxy
-    names = free_names(spec.get("setup") or "", tests)
-    install(link, names, namespace)  # `from solution import f` and `import pytest`, for pytest files
-    remote = []
+    remote = bind_names(link, spec.get("setup") or "", spec["tests"], namespace)
+    try:  # the set-up (a pytest module runs whole here, its module-level calls included)
+        for name, value in link.resolve(remote).items():  # functions, classes, values, handles
+            namespace.setdefault(name, value)
+        exec(compile(spec.get("setup") or "", "setup", "exec", dont_inherit=True), namespace)
+    except BaseException as exc:
+        failure = fault.get("record") or {"status": "failed", "detail": f"the test set-up failed: {describe(exc)}"}
+        record_all(rec, tests, failure)
+        return
+    if spec.get("entry_point"):  # after the set-up: a prompt's stub of the function is not the program's
+        namespace[spec["entry_point"]] = link.proxy("")
+    namespace["candidate"] = link.proxy("")
+    run_tests(rec, tests, namespace, fault)
+
+
+def record_all(rec: int, tests: list[str], record: dict[str, Any]) -> None:
+    """The same record for each of ``tests`` (none of them could run)."""
+    for _ in tests:
+        write_frame(rec, {"start": True})
+        write_frame(rec, record)
+
+
+def bind_names(link: Link, setup: str, tests: list[str], namespace: dict[str, Any]) -> list[str]:
+    """Bind the names the test code uses but never binds: the pytest shims, ``typing``'s
+    generics, standard modules; returns the rest, the program's (for `Link.resolve`)."""
     import typing
 
+    names = free_names(setup, tests)
+    install(link, names, namespace)  # `from solution import f` and `import pytest`, for pytest files
+    remote = []
     for name in names:
         if name in typing.__all__ and name[:1].isupper():  # List[int] in the test's annotations
             namespace.setdefault(name, getattr(typing, name))
@@ -345,20 +368,13 @@ def judge() -> None:
             except ImportError:
                 pass
         remote.append(name)
-    try:  # the set-up (a pytest module runs whole here, its module-level calls included)
-        for name, value in link.resolve(remote).items():  # functions, classes, values, handles
-            namespace.setdefault(name, value)
-        exec(compile(spec.get("setup") or "", "setup", "exec", dont_inherit=True), namespace)
-    except BaseException as exc:
-        failure = fault.get("record") or {"status": "failed", "detail": f"the test set-up failed: {describe(exc)}"}
-        for _ in tests[first:]:
-            write_frame(rec, {"start": True})
-            write_frame(rec, failure)
-        return
-    if spec.get("entry_point"):  # after the set-up: a prompt's stub of the function is not the program's
-        namespace[spec["entry_point"]] = proxy("")
-    namespace["candidate"] = proxy("")
-    for test in tests[first:]:
+    return remote
+
+
+def run_tests(rec: int, tests: list[str], namespace: dict[str, Any], fault: dict[str, Any]) -> None:
+    """Run each test statement in ``namespace``; its record is our harness's fault if there was
+    one, else what the test did. Stops after a record that asks for a fresh program."""
+    for test in tests:
         write_frame(rec, {"start": True})
         fault.clear()
         try:

@@ -146,58 +146,10 @@ def zygote_loop(sock: Any) -> None:
 
 def become_job(msg: dict[str, Any], fds: list[int]) -> None:
     """In the forked job: isolate, drop privileges, then run the job's role. Never returns."""
-    import io
-    import random
-    import resource
     import types
 
     try:
-        os.setsid()
-        for target, fd in enumerate(fds):
-            os.dup2(fd, 100 + target)
-        for target in range(len(fds)):
-            os.dup2(100 + target, target)
-        os.closerange(len(fds), 1 << 16)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write("1000")  # under memory pressure, the job dies first
-        uid = int(msg["uid"])
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
-        nproc, fsize, nofile, memory_mb = msg["limits"]
-        if memory_mb:  # the program's own memory: past it, MemoryError at the same point every run
-            resource.setrlimit(resource.RLIMIT_DATA, (memory_mb << 20, memory_mb << 20))
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        os.umask(0o077)
-        workdir = msg["workdir"]
-        os.chdir(workdir)
-        for name, data in msg["files"].items():
-            path = os.path.join(workdir, name)
-            os.makedirs(os.path.dirname(path) or workdir, exist_ok=True)
-            with open(path, "wb") as out:
-                out.write(base64.b64decode(data))
-        os.environ.clear()
-        os.environ.update(msg["env"])
-        streams = {
-            "stdin": io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)), encoding="utf-8"),
-            "stdout": io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "wb", closefd=False)), encoding="utf-8"),
-            "stderr": io.TextIOWrapper(
-                io.BufferedWriter(io.FileIO(2, "wb", closefd=False)),
-                encoding="utf-8",
-                errors="backslashreplace",
-                line_buffering=True,
-            ),
-        }
-        for name, stream in streams.items():  # a fresh process's sys.stdin, __stdin__, ...
-            setattr(sys, name, stream)
-            setattr(sys, f"__{name}__", stream)
-        random.seed(0)  # the same for every job: no verdict depends on chance
-        sys.argv = ["main.py"]
-        sys.path[0] = workdir
+        workdir = isolate(msg, fds)
     except BaseException:
         os._exit(126)
     status = 0
@@ -221,6 +173,73 @@ def become_job(msg: dict[str, Any], fds: list[int]) -> None:
         sys.excepthook(*sys.exc_info())
         status = 1
     shutdown(status)
+
+
+def isolate(msg: dict[str, Any], fds: list[int]) -> str:
+    """Make this fork the job's own process: its session and fds, its uid and limits, its files,
+    a fresh process's state. Returns its work dir (the current directory)."""
+    os.setsid()
+    for target, fd in enumerate(fds):
+        os.dup2(fd, 100 + target)
+    for target in range(len(fds)):
+        os.dup2(100 + target, target)
+    os.closerange(len(fds), 1 << 16)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with open("/proc/self/oom_score_adj", "w") as f:
+        f.write("1000")  # under memory pressure, the job dies first
+    drop_privileges(int(msg["uid"]), msg["limits"])
+    workdir = str(msg["workdir"])
+    os.chdir(workdir)
+    for name, data in msg["files"].items():
+        path = os.path.join(workdir, name)
+        os.makedirs(os.path.dirname(path) or workdir, exist_ok=True)
+        with open(path, "wb") as out:
+            out.write(base64.b64decode(data))
+    fresh_process(msg["env"], workdir)
+    return workdir
+
+
+def drop_privileges(uid: int, limits: list[int]) -> None:
+    """Become ``uid`` (no groups, no way back) under the job's resource limits."""
+    import resource
+
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    nproc, fsize, nofile, memory_mb = limits
+    if memory_mb:  # the program's own memory: past it, MemoryError at the same point every run
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_mb << 20, memory_mb << 20))
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    os.umask(0o077)
+
+
+def fresh_process(env: dict[str, str], workdir: str) -> None:
+    """What a fresh ``python3 main.py`` would have: its environment, stdio on fds 0-2, the
+    same random seed (no verdict depends on chance), its argv and path."""
+    import io
+    import random
+
+    os.environ.clear()
+    os.environ.update(env)
+    streams = {
+        "stdin": io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)), encoding="utf-8"),
+        "stdout": io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "wb", closefd=False)), encoding="utf-8"),
+        "stderr": io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(2, "wb", closefd=False)),
+            encoding="utf-8",
+            errors="backslashreplace",
+            line_buffering=True,
+        ),
+    }
+    for name, stream in streams.items():  # a fresh process's sys.stdin, __stdin__, ...
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
+    random.seed(0)
+    sys.argv = ["main.py"]
+    sys.path[0] = workdir
 
 
 def exit_status(exc: SystemExit) -> int:
