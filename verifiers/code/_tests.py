@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,67 +88,86 @@ def parse_suite(tests: Mapping[str, Any]) -> Suite:
         return tests
     if not isinstance(tests, Mapping):
         raise _bad(f"got a {type(tests).__name__}")
-    if "stdin_stdout" in tests:
-        cases = tests["stdin_stdout"]
-        if not isinstance(cases, (list, tuple)) or not cases:
-            raise _bad('"stdin_stdout" must be a non-empty list')
-        pairs = []
-        for k, case in enumerate(cases):
-            if not isinstance(case, Mapping) or not {"input", "output"} <= set(case):
-                raise _bad(f'stdin_stdout[{k}] needs "input" and "output"')
-            if not isinstance(case["input"], str) or not isinstance(case["output"], str):
-                raise _bad(f"stdin_stdout[{k}]: input and output must be str")
-            pairs.append((case["input"], case["output"]))
-        return Suite("stdin_stdout", tuple(pairs))
-    if "fn_name" in tests:
-        fn, inputs, outputs = tests["fn_name"], tests.get("inputs"), tests.get("outputs")
-        if not isinstance(fn, str) or not fn.isidentifier():
-            raise _bad(f"fn_name must be a Python identifier, got {fn!r}")
-        if isinstance(inputs, tuple):
-            inputs = [list(args) if isinstance(args, tuple) else args for args in inputs]
-        outputs = list(outputs) if isinstance(outputs, tuple) else outputs
-        if not isinstance(inputs, list) or not isinstance(outputs, list) or not inputs:
-            raise _bad('"inputs" and "outputs" must be non-empty lists')
-        if len(inputs) != len(outputs):
-            raise _bad(f"{len(inputs)} inputs but {len(outputs)} outputs")
-        if not all(isinstance(args, list) for args in inputs):
-            raise _bad("each input must be a list of arguments")
-        return Suite(
-            "call",
-            tuple(zip(inputs, outputs, strict=True)),
-            fn_name=fn,
-            json_outputs=bool(tests.get("json_outputs", False)),
-            unwrap_outputs=bool(tests.get("unwrap_outputs", False)),
-        )
-    if "asserts" in tests:
-        code, entry = tests["asserts"], tests.get("entry_point", "")
-        if not isinstance(code, str) or not code.strip():
-            raise _bad('"asserts" must be non-empty test code')
-        if not isinstance(entry, str) or (entry and not entry.isidentifier()):
-            raise _bad(f"entry_point must be a Python identifier, got {entry!r}")
-        setup, statements = _split_statements(code)
-        if not statements:
-            raise _bad("the test code has no top-level assert or call")
-        extra, preamble = tests.get("setup", ""), _preamble(tests)
-        return Suite(
-            "judge",
-            tuple(statements),
-            fn_name=entry,
-            preamble=preamble,
-            setup="\n".join(s for s in (preamble, extra, setup) if s),
-            prompt=tests.get("prompt", ""),
-        )
-    if "pytest" in tests:
-        code = tests["pytest"]
-        if not isinstance(code, str) or not code.strip():
-            raise _bad('"pytest" must be the non-empty source of a test module')
-        cases = _pytest_cases(code)
-        if not cases:
-            raise _bad("the pytest file defines no test_* function or Test* class with test_* methods")
-        preamble = _preamble(tests)
-        setup = "\n".join(s for s in (preamble, code) if s)
-        return Suite("judge", tuple(f"__pytest_case__({name!r})" for name in cases), setup=setup, preamble=preamble)
+    for key, shape in _SHAPES:  # the first key present decides the shape
+        if key in tests:
+            return shape(tests)
     raise _bad(f"unknown keys {sorted(tests)}")
+
+
+def _stdin_stdout_suite(tests: Mapping[str, Any]) -> Suite:
+    cases = tests["stdin_stdout"]
+    if not isinstance(cases, (list, tuple)) or not cases:
+        raise _bad('"stdin_stdout" must be a non-empty list')
+    pairs = []
+    for k, case in enumerate(cases):
+        if not isinstance(case, Mapping) or not {"input", "output"} <= set(case):
+            raise _bad(f'stdin_stdout[{k}] needs "input" and "output"')
+        if not isinstance(case["input"], str) or not isinstance(case["output"], str):
+            raise _bad(f"stdin_stdout[{k}]: input and output must be str")
+        pairs.append((case["input"], case["output"]))
+    return Suite("stdin_stdout", tuple(pairs))
+
+
+def _call_suite(tests: Mapping[str, Any]) -> Suite:
+    fn, inputs, outputs = tests["fn_name"], tests.get("inputs"), tests.get("outputs")
+    if not isinstance(fn, str) or not fn.isidentifier():
+        raise _bad(f"fn_name must be a Python identifier, got {fn!r}")
+    if isinstance(inputs, tuple):
+        inputs = [list(args) if isinstance(args, tuple) else args for args in inputs]
+    outputs = list(outputs) if isinstance(outputs, tuple) else outputs
+    if not isinstance(inputs, list) or not isinstance(outputs, list) or not inputs:
+        raise _bad('"inputs" and "outputs" must be non-empty lists')
+    if len(inputs) != len(outputs):
+        raise _bad(f"{len(inputs)} inputs but {len(outputs)} outputs")
+    if not all(isinstance(args, list) for args in inputs):
+        raise _bad("each input must be a list of arguments")
+    return Suite(
+        "call",
+        tuple(zip(inputs, outputs, strict=True)),
+        fn_name=fn,
+        json_outputs=bool(tests.get("json_outputs", False)),
+        unwrap_outputs=bool(tests.get("unwrap_outputs", False)),
+    )
+
+
+def _asserts_suite(tests: Mapping[str, Any]) -> Suite:
+    code, entry = tests["asserts"], tests.get("entry_point", "")
+    if not isinstance(code, str) or not code.strip():
+        raise _bad('"asserts" must be non-empty test code')
+    if not isinstance(entry, str) or (entry and not entry.isidentifier()):
+        raise _bad(f"entry_point must be a Python identifier, got {entry!r}")
+    setup, statements = _split_statements(code)
+    if not statements:
+        raise _bad("the test code has no top-level assert or call")
+    extra, preamble = tests.get("setup", ""), _preamble(tests)
+    return Suite(
+        "judge",
+        tuple(statements),
+        fn_name=entry,
+        preamble=preamble,
+        setup="\n".join(s for s in (preamble, extra, setup) if s),
+        prompt=tests.get("prompt", ""),
+    )
+
+
+def _pytest_suite(tests: Mapping[str, Any]) -> Suite:
+    code = tests["pytest"]
+    if not isinstance(code, str) or not code.strip():
+        raise _bad('"pytest" must be the non-empty source of a test module')
+    cases = _pytest_cases(code)
+    if not cases:
+        raise _bad("the pytest file defines no test_* function or Test* class with test_* methods")
+    preamble = _preamble(tests)
+    setup = "\n".join(s for s in (preamble, code) if s)
+    return Suite("judge", tuple(f"__pytest_case__({name!r})" for name in cases), setup=setup, preamble=preamble)
+
+
+_SHAPES: tuple[tuple[str, Callable[[Mapping[str, Any]], Suite]], ...] = (
+    ("stdin_stdout", _stdin_stdout_suite),
+    ("fn_name", _call_suite),
+    ("asserts", _asserts_suite),
+    ("pytest", _pytest_suite),
+)
 
 
 def _preamble(tests: Mapping[str, Any]) -> str:
@@ -253,36 +272,52 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
     if style not in STYLES:
         raise VerifierInputError(f"style must be one of {STYLES}, got {style!r}")
     _require(row, style)
-    if style == "humaneval":
+    return _FROM_ROW[style](row)
+
+
+def _humaneval_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "asserts": f"{row['test']}\n\ncheck({row['entry_point']})\n",
+        "entry_point": row["entry_point"],
+        "setup": row["prompt"],
+        "prompt": row["prompt"],
+    }
+
+
+def _leetcode_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {"asserts": f"{row['test']}\n\ncheck({row['entry_point']})\n", "preamble": row["prompt"]}
+
+
+def _pytest_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """KodCode and the like: a test module that imports from `solution`."""
+    return {"pytest": row["test_code"] if "test_code" in row else row["test"]}
+
+
+def _mbpp_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    asserts = "\n".join(row["test_list"])
+    imports = "\n".join(row.get("test_imports") or [])  # sanitized MBPP: e.g. "import math"
+    setup = "\n".join(part for part in (imports, row.get("test_setup_code") or "") if part)
+    return {"asserts": asserts, "entry_point": _first_called(asserts), "setup": setup}
+
+
+def _livecodebench_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    cases = list(_json(row["public_test_cases"], "public_test_cases"))
+    private = row.get("private_test_cases")
+    if private:
+        cases += list(_json(private, "private_test_cases"))
+    metadata = _json(row.get("metadata") or "{}", "metadata")
+    if cases and all(c.get("testtype") == "functional" for c in cases):
         return {
-            "asserts": f"{row['test']}\n\ncheck({row['entry_point']})\n",
-            "entry_point": row["entry_point"],
-            "setup": row["prompt"],
-            "prompt": row["prompt"],
+            "fn_name": metadata.get("func_name", ""),
+            "inputs": [[json.loads(line) for line in c["input"].split("\n") if line.strip()] for c in cases],
+            "outputs": [json.loads(c["output"]) for c in cases],
+            "json_outputs": True,
         }
-    if style == "leetcode":
-        return {"asserts": f"{row['test']}\n\ncheck({row['entry_point']})\n", "preamble": row["prompt"]}
-    if style == "pytest":  # KodCode and the like: a test module that imports from `solution`
-        return {"pytest": row["test_code"] if "test_code" in row else row["test"]}
-    if style == "mbpp":
-        asserts = "\n".join(row["test_list"])
-        imports = "\n".join(row.get("test_imports") or [])  # sanitized MBPP: e.g. "import math"
-        setup = "\n".join(part for part in (imports, row.get("test_setup_code") or "") if part)
-        return {"asserts": asserts, "entry_point": _first_called(asserts), "setup": setup}
-    if style == "livecodebench":
-        cases = list(_json(row["public_test_cases"], "public_test_cases"))
-        private = row.get("private_test_cases")
-        if private:
-            cases += list(_json(private, "private_test_cases"))
-        metadata = _json(row.get("metadata") or "{}", "metadata")
-        if cases and all(c.get("testtype") == "functional" for c in cases):
-            return {
-                "fn_name": metadata.get("func_name", ""),
-                "inputs": [[json.loads(line) for line in c["input"].split("\n") if line.strip()] for c in cases],
-                "outputs": [json.loads(c["output"]) for c in cases],
-                "json_outputs": True,
-            }
-        return {"stdin_stdout": [{"input": c["input"], "output": c["output"]} for c in cases]}
+    return {"stdin_stdout": [{"input": c["input"], "output": c["output"]} for c in cases]}
+
+
+def _taco_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """TACO and APPS: ``input_output`` JSON, call-based when it names ``fn_name``."""
     spec = _json(row["input_output"], "input_output")
     inputs, outputs = spec["inputs"], spec["outputs"]
     if spec.get("fn_name"):
@@ -298,3 +333,14 @@ def tests_from_row(row: Mapping[str, Any], *, style: str) -> dict[str, Any]:
         return "\n".join(map(str, value)) if isinstance(value, list) else str(value)
 
     return {"stdin_stdout": [{"input": text(i), "output": text(o)} for i, o in zip(inputs, outputs, strict=True)]}
+
+
+_FROM_ROW: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
+    "humaneval": _humaneval_row,
+    "leetcode": _leetcode_row,
+    "pytest": _pytest_row,
+    "mbpp": _mbpp_row,
+    "livecodebench": _livecodebench_row,
+    "taco": _taco_row,
+    "apps": _taco_row,
+}

@@ -5,14 +5,13 @@
 from __future__ import annotations
 
 import concurrent.futures
-import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from verifiers._workload import Needs, Workload
-from verifiers.code._compare import first_difference
 from verifiers.code._extract import find_code
+from verifiers.code._outcomes import KIND, Outcome, from_call, from_exec, from_record
 from verifiers.code._tests import Suite, parse_suite
 from verifiers.errors import SandboxError, VerifierInputError
 from verifiers.result import VerifyResult
@@ -24,15 +23,6 @@ if TYPE_CHECKING:
 
 __all__ = ["WORKLOAD", "verify", "verify_many"]
 
-Outcome = tuple[str, str]  # (kind, detail); kind "passed" or a failure kind
-_KIND = {
-    "wrong_answer": "wrong answer",
-    "runtime_error": "runtime error",
-    "timeout": "time limit",
-    "memory": "memory limit",
-    "output_limit": "output limit",
-}
-
 
 def _sandbox(sandbox: Sandbox | None) -> Sandbox:
     if sandbox is not None:
@@ -40,103 +30,6 @@ def _sandbox(sandbox: Sandbox | None) -> Sandbox:
     from verifiers.sandbox import default_sandbox
 
     return default_sandbox()
-
-
-def _last_line(stderr: str) -> str:
-    lines = [line for line in stderr.strip().splitlines() if line.strip()]
-    return lines[-1][:200] if lines else "no error message"
-
-
-def _from_exec(result: ExecResult, expected: str, timeout_s: float, memory_mb: int | None = None) -> Outcome:
-    if result.error is not None:
-        return "error", result.error
-    if result.timed_out:
-        return "timeout", f"over {timeout_s:g} s"
-    if result.oom_killed or (result.exit_code != 0 and _last_line(result.stderr).startswith("MemoryError")):
-        return "memory", "the program ran out of memory" + (f" (its limit is {memory_mb} MB)" if memory_mb else "")
-    if result.truncated:
-        return "output_limit", "the program printed more than the output cap"
-    if result.exit_code != 0:
-        return "runtime_error", f"exit status {result.exit_code}: {_last_line(result.stderr)}"
-    diff = first_difference(expected, result.stdout)
-    return ("passed", "") if diff is None else ("wrong_answer", diff)
-
-
-def _as_json(value: Any) -> Any:
-    if isinstance(value, (list, tuple)):
-        return [_as_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _as_json(v) for k, v in value.items()}
-    return value
-
-
-def _same(expected: Any, actual: Any) -> bool:
-    """Exact builtin types; ints and floats compare as numbers (floats within 1e-6; ``inf``
-    equals ``inf`` of its sign, as the datasets' harnesses have it; ``nan`` equals nothing,
-    as in Python)."""
-    numbers = (int, float)
-    if type(expected) in numbers and type(actual) in numbers:
-        if float in (type(expected), type(actual)):
-            if math.isinf(expected) or math.isinf(actual):
-                return bool(expected == actual)
-            return bool(abs(expected - actual) <= 1e-6 * max(1.0, abs(expected)))
-        return bool(expected == actual)
-    if type(expected) is not type(actual):
-        return False
-    if isinstance(expected, (list, tuple)):
-        return len(expected) == len(actual) and all(map(_same, expected, actual))
-    if isinstance(expected, dict):
-        return expected.keys() == actual.keys() and all(_same(v, actual[k]) for k, v in expected.items())
-    return bool(expected == actual)
-
-
-def _named_tuple_as_tuple(tagged: Any, depth: int) -> Any:
-    """A named tuple result (``["N", [name, fields, values]]``) is a tuple here: it equals one."""
-    from verifiers.sandbox._in_container.wire import NotAValue, decode
-
-    if tagged[0] == "N" and isinstance(tagged[1], list) and len(tagged[1]) == 3:
-        return tuple(decode(v, depth + 1, _named_tuple_as_tuple) for v in tagged[1][2])
-    raise NotAValue("malformed value")
-
-
-def _from_call(result: Mapping[str, Any], expected: Any, suite: Suite) -> Outcome:
-    from verifiers.sandbox._in_container.wire import NotAValue, decode
-
-    status = result.get("status")
-    if status in ("timeout", "output_limit", "memory"):
-        return str(status), str(result.get("detail", ""))
-    if status == "too_large":
-        return "wrong_answer", str(result.get("detail", ""))
-    if status != "ok":
-        return "runtime_error", str(result.get("detail", "the program failed"))
-    value = result.get("value")
-    if isinstance(value, list) and value[:1] == ["h"] and len(value) > 2:  # an object of the program's
-        return "wrong_answer", f"the result is not a plain value (a {str(value[2])[:80]})"
-
-    try:
-        actual = decode(value, 0, _named_tuple_as_tuple)
-    except (NotAValue, ValueError, TypeError) as exc:
-        return "wrong_answer", f"the result is not a plain value ({exc})"
-    if suite.json_outputs:
-        actual = _as_json(actual)
-    ok = _same(expected, actual) or (
-        suite.unwrap_outputs and isinstance(expected, list) and len(expected) == 1 and _same(expected[0], actual)
-    )
-    return ("passed", "") if ok else ("wrong_answer", f"expected {expected!r:.80}, got {actual!r:.80}")
-
-
-def _from_record(record: Mapping[str, Any] | None) -> Outcome:
-    if record is None:
-        return "error", "no record"
-    status, detail = record.get("status"), str(record.get("detail", ""))
-    return {
-        "passed": ("passed", ""),
-        "failed": ("wrong_answer", detail),
-        "crashed": ("runtime_error", detail),
-        "timeout": ("timeout", detail),
-        "output_limit": ("output_limit", detail),
-        "memory": ("memory", detail),
-    }.get(str(status), ("error", detail or "the test could not run"))
 
 
 def _program(code: str, suite: Suite) -> str:
@@ -170,7 +63,7 @@ def _result(outcomes: list[Outcome], partial_credit: bool, extracted: str) -> Ve
         reason = "The test passed." if len(outcomes) == 1 else f"All {len(outcomes)} tests passed."
         return VerifyResult.judged("correct", reason, extracted=extracted, components=components)
     k, (kind, detail) = next((k, o) for k, o in enumerate(outcomes) if o[0] != "passed")
-    reason = f"Test {k + 1} of {len(outcomes)} failed: {_KIND.get(kind, kind)}"
+    reason = f"Test {k + 1} of {len(outcomes)} failed: {KIND.get(kind, kind)}"
     reason += f" ({detail})." if detail else "."
     reward = rate if partial_credit else 0.0
     return VerifyResult.judged("incorrect", reason, extracted=extracted, reward=reward, components=components)
@@ -202,7 +95,7 @@ def _judge_one(
                 suite_timeout_s=suite_timeout_s,
                 memory_mb=memory_mb,
             )
-            return [_from_call(r, exp, suite) for r, (_, exp) in zip(results, suite.cases, strict=True)]
+            return [from_call(r, exp, suite) for r, (_, exp) in zip(results, suite.cases, strict=True)]
         records = box.judge(
             program,
             list(suite.cases),
@@ -212,7 +105,7 @@ def _judge_one(
             suite_timeout_s=suite_timeout_s,
             memory_mb=memory_mb,
         )
-        return [_from_record(r) for r in records]
+        return [from_record(r) for r in records]
     except SandboxError as exc:
         return [("error", str(exc))] * len(suite)
 
@@ -227,7 +120,7 @@ def _stdin_outcomes(
         if spent > suite_timeout_s and result.error is None:
             outcomes.append(("timeout", f"the suite ran past {suite_timeout_s:g} s"))
         else:
-            outcomes.append(_from_exec(result, expected, timeout_s, memory_mb))
+            outcomes.append(from_exec(result, expected, timeout_s, memory_mb))
     return outcomes
 
 
@@ -255,16 +148,7 @@ def verify_many(
         [VerifyResult(reward=1.0, ...), VerifyResult(reward=0.0, ...)]
     """
     _check(language, timeout_s)
-    if isinstance(tests, Mapping):
-        suites = [parse_suite(tests)] * len(completions)
-    elif not isinstance(tests, (list, tuple)):
-        suites = [parse_suite(tests)]  # type: ignore[arg-type]  # raises, naming what was passed
-    else:
-        if len(tests) != len(completions):
-            raise VerifierInputError(
-                f"{len(tests)} test suites for {len(completions)} completions: pass one suite, or one per completion"
-            )
-        suites = [parse_suite(t) for t in tests]
+    suites = _suites(tests, len(completions))
     if executor is not None:  # the suites as given, one per completion: the worker parses them again
         if sandbox is not None:
             raise VerifierInputError("pass sandbox= or executor=, not both (an executor brings its own sandboxes)")
@@ -273,46 +157,71 @@ def verify_many(
         given = [tests] * len(completions) if isinstance(tests, Mapping) else list(tests)
         return executor.map(WORKLOAD, given, list(completions), options)
     found = [find_code(c) if isinstance(c, str) else (None, "unparseable", "it is not text") for c in completions]
-    codes = [code for code, _, _ in found]
     results: list[VerifyResult | None] = [None] * len(completions)
+    work: dict[int, tuple[str, Suite]] = {}
     for k, (code, status, why) in enumerate(found):
         if code is None:
             results[k] = VerifyResult.judged(
                 status, f"No code was found in the completion: {why}.", components={"pass_rate": 0.0}
             )
-    todo = [k for k, code in enumerate(codes) if code is not None]
-    if not todo:
-        return [r for r in results if r is not None]
-    box = _sandbox(sandbox)
+        else:
+            work[k] = (code, suites[k])
+    if work:
+        box = _sandbox(sandbox)
+        limits = _Limits(timeout_s, suite_timeout_s, memory_mb)
+        stdin = {k: w for k, w in work.items() if w[1].kind == "stdin_stdout"}
+        requests = {k: w for k, w in work.items() if w[1].kind != "stdin_stdout"}
+        for k, outcomes in [*_judge_stdin(box, stdin, limits).items(), *_judge_requests(box, requests, limits).items()]:
+            results[k] = _result(outcomes, partial_credit, work[k][0])
+    return [r for r in results if r is not None]
 
-    # stdin/stdout: one flat batch of jobs over the whole pool
-    stdin_ks = [k for k in todo if suites[k].kind == "stdin_stdout"]
+
+def _suites(tests: Mapping[str, Any] | Sequence[Mapping[str, Any]], n: int) -> list[Suite]:
+    """One suite for each of ``n`` completions: the one given, or one per completion."""
+    if isinstance(tests, Mapping):
+        return [parse_suite(tests)] * n
+    if not isinstance(tests, (list, tuple)):
+        return [parse_suite(tests)]  # type: ignore[arg-type]  # raises, naming what was passed
+    if len(tests) != n:
+        raise VerifierInputError(f"{len(tests)} test suites for {n} completions: pass one suite, or one per completion")
+    return [parse_suite(t) for t in tests]
+
+
+class _Limits(NamedTuple):
+    timeout_s: float
+    suite_timeout_s: float
+    memory_mb: int | None
+
+
+def _judge_stdin(box: Sandbox, work: dict[int, tuple[str, Suite]], limits: _Limits) -> dict[int, list[Outcome]]:
+    """stdin/stdout suites: one flat batch of jobs over the whole pool."""
     jobs = [
-        Job(str(codes[k]), stdin=inp, timeout_s=timeout_s, memory_mb=memory_mb)
-        for k in stdin_ks
-        for inp, _ in suites[k].cases
+        Job(code, stdin=inp, timeout_s=limits.timeout_s, memory_mb=limits.memory_mb)
+        for code, suite in work.values()
+        for inp, _ in suite.cases
     ]
     ran = box.run_many(jobs) if jobs else []
+    memory_mb = limits.memory_mb or getattr(box, "memory_mb", None)
+    outcomes = {}
     at = 0
-    for k in stdin_ks:
-        n = len(suites[k])
-        limit = memory_mb or getattr(box, "memory_mb", None)
-        outcomes = _stdin_outcomes(ran[at : at + n], suites[k], timeout_s, suite_timeout_s, limit)
-        results[k] = _result(outcomes, partial_credit, str(codes[k]))
+    for k, (_, suite) in work.items():
+        n = len(suite)
+        outcomes[k] = _stdin_outcomes(ran[at : at + n], suite, limits.timeout_s, limits.suite_timeout_s, memory_mb)
         at += n
+    return outcomes
 
-    # function calls and judged asserts: one sandbox request per completion, concurrently
-    other = [k for k in todo if suites[k].kind != "stdin_stdout"]
-    if other:
-        width = max(1, int(getattr(box, "size", 4)))
-        with concurrent.futures.ThreadPoolExecutor(width) as threads:
-            done = threads.map(
-                lambda k: _judge_one(box, str(codes[k]), suites[k], timeout_s, suite_timeout_s, memory_mb),
-                other,
-            )
-            for k, outcomes in zip(other, done, strict=True):
-                results[k] = _result(outcomes, partial_credit, str(codes[k]))
-    return [r for r in results if r is not None]
+
+def _judge_requests(box: Sandbox, work: dict[int, tuple[str, Suite]], limits: _Limits) -> dict[int, list[Outcome]]:
+    """Function calls and judged asserts: one sandbox request per completion, concurrently."""
+    if not work:
+        return {}
+    width = max(1, int(getattr(box, "size", 4)))
+    with concurrent.futures.ThreadPoolExecutor(width) as threads:
+        done = threads.map(
+            lambda w: _judge_one(box, w[0], w[1], limits.timeout_s, limits.suite_timeout_s, limits.memory_mb),
+            work.values(),
+        )
+        return dict(zip(work, done, strict=True))
 
 
 def verify(
