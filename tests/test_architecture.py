@@ -189,7 +189,6 @@ def test_no_module_of_the_three_packages_is_over_400_lines() -> None:
 
 
 MAX_FUNCTION_LINES = 60
-LONG_FUNCTIONS_TO_SPLIT: set[str] = set()  # emptied by issue #40: split a long function, never list it
 
 
 def _functions(path: Path) -> dict[str, int]:
@@ -218,8 +217,7 @@ def test_no_function_of_the_three_packages_is_over_60_lines() -> None:
         for name, lines in _functions(path).items()
         if lines > MAX_FUNCTION_LINES
     }
-    assert {k: v for k, v in long.items() if k not in LONG_FUNCTIONS_TO_SPLIT} == {}
-    assert LONG_FUNCTIONS_TO_SPLIT - set(long) == set(), "split now: take it off LONG_FUNCTIONS_TO_SPLIT"
+    assert long == {}, "split by responsibility: one function, one job"
 
 
 def test_functions_are_measured_by_their_whole_span(tmp_path: Path) -> None:
