@@ -308,6 +308,7 @@ def test_grpo_envs_serve_openenv_runs_the_real_console_script() -> None:
         text=True,
         cwd=ROOT,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # an ignored SIGINT is inherited
     ) as proc:
         try:
             assert proc.stdout is not None and proc.stderr is not None

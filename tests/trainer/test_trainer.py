@@ -291,7 +291,15 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run_bit_for_bit(tmp_path: 
 @pytest.mark.slow
 def test_ctrl_c_saves_a_checkpoint_and_resume_needs_the_same_config(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    child = subprocess.Popen(_train_cmd(out, 400), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C as a terminal sends it, to a child that handles it: an ignored SIGINT is inherited
+    # across exec (a test before this one in the same worker can leave it ignored), so reset it
+    child = subprocess.Popen(
+        _train_cmd(out, 400),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 240
     while not (out / "metrics.jsonl").exists() or len(rows(out / "metrics.jsonl")) < 3:
         assert time.monotonic() < deadline and child.poll() is None
