@@ -26,6 +26,7 @@ from grpo_envs._env import ReasoningEnv
 from grpo_envs._formats import ANSWER_TAGS, BOXED, CODE, THINK_ANSWER, AnswerFormat
 from grpo_envs._group import Group, GroupScore, make_group
 from grpo_envs._judgement import Judgement
+from grpo_envs._judging import JudgeConfig
 from grpo_envs._registry import env_ids, resolve_env_id
 from grpo_envs._registry import load_plugins as _load_plugins
 from grpo_envs._registry import register_builtins as _register_builtins
@@ -48,6 +49,7 @@ __all__ = [
     "GrpoEnvsError",
     "Group",
     "GroupScore",
+    "JudgeConfig",
     "Judgement",
     "ReasoningEnv",
     "RewardTerm",

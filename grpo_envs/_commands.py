@@ -86,13 +86,7 @@ def serve_parser() -> argparse.ArgumentParser:
         default="local",
         help="where requests are judged: here, or on RAY_ADDRESS's Ray cluster (pip install 'grpo-envs[ray]')",
     )
-    judge = parser.add_argument_group(
-        "an LLM judge behind --verifier math (the rule first, the judge on its rejections)"
-    )
-    judge.add_argument("--judge-url", default=None, help="an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
-    judge.add_argument("--judge-model", default=None, help="the served model's name (required with --judge-url)")
-    judge.add_argument("--judge-api-key", default=None, help="its API key (or $GRPO_ENVS_JUDGE_API_KEY)")
-    judge.add_argument("--judge-cache", default=None, help="keep the judge's replies in this directory")
+    grpo_envs.JudgeConfig.add_flags(parser, key_flag=True)  # behind --verifier math: the rule first
     openenv = parser.add_argument_group("OpenEnv (--openenv; needs grpo-envs[openenv])")
     openenv.add_argument(
         "--openenv", action="store_true", help="serve --env through OpenEnv's server (WebSocket sessions at /ws)"
@@ -164,19 +158,16 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _judge(args: argparse.Namespace) -> Any:
-    """The LLM judge ``--judge-url`` names (None without it)."""
-    import os
-
-    if args.judge_url is None:
-        return None
-    if args.verifier != "math":
+    """The LLM judge the ``--judge-*`` flags name (None without them): built by `JudgeConfig`, as
+    ``grpo-envs train`` and ``grpo-envs eval`` build theirs."""
+    if args.judge_url is not None and args.verifier != "math":
         raise GrpoEnvsError("--judge-url needs --verifier math: the rule judges first, the judge only its rejections")
-    if not args.judge_model:
-        raise GrpoEnvsError("--judge-url needs --judge-model NAME (the name the server serves the model under)")
-    from verifiers.judges import LLMJudge
-
-    key = args.judge_api_key or os.environ.get("GRPO_ENVS_JUDGE_API_KEY")
-    return LLMJudge(base_url=args.judge_url, model=args.judge_model, api_key=key, cache_dir=args.judge_cache)
+    judge = grpo_envs.JudgeConfig.from_flags(args)
+    if judge is None:
+        return None
+    if judge.mode != "hybrid":
+        raise GrpoEnvsError("serve judges gold answers rule first: --judge-mode judge is for train and eval")
+    return judge.judge()
 
 
 def _special_tokens(name: str) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import gymnasium
 
-from grpo_envs import GrpoEnvsError, resolve_env_id
+from grpo_envs import GrpoEnvsError, JudgeConfig, resolve_env_id
 from trainer.errors import TrainerError
 
 __all__ = ["env_factory", "make_env"]
@@ -71,8 +71,29 @@ def make_env(env_id: str, **kwargs: Any) -> gymnasium.Env[Any, Any]:
         raise TrainerError(f"env {env_id!r} refused env_kwargs {kwargs}: {message}") from None
 
 
-def env_factory(env: Any, env_kwargs: dict[str, Any]) -> Callable[..., gymnasium.Env[Any, Any]]:
-    """Make envs from an id, an instance (its first use is itself) or a factory."""
+def env_factory(
+    env: Any, env_kwargs: dict[str, Any], judge: JudgeConfig | None = None
+) -> Callable[..., gymnasium.Env[Any, Any]]:
+    """Make envs from an id, an instance (its first use is itself) or a factory; with ``judge``,
+    their verifier is the judge's (`JudgeConfig.apply`; one judge shared by every env made)."""
+    make = _factory(env, env_kwargs)
+    if judge is None:
+        return make
+    try:
+        judged = judge.factory(make)
+    except GrpoEnvsError as exc:
+        raise TrainerError(str(exc)) from None
+
+    def made(**extra: Any) -> gymnasium.Env[Any, Any]:
+        try:
+            return judged(**extra)  # type: ignore[no-any-return]
+        except GrpoEnvsError as exc:  # not a ReasoningEnv: no verifier to put the judge into
+            raise TrainerError(str(exc)) from None
+
+    return made
+
+
+def _factory(env: Any, env_kwargs: dict[str, Any]) -> Callable[..., gymnasium.Env[Any, Any]]:
     kwargs = dict(env_kwargs)
     if isinstance(env, str):
         return lambda **extra: make_env(env, **{**kwargs, **extra})

@@ -15,12 +15,15 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainer._correction import IS_MODES
 from trainer._lora import LORA_DEFAULTS
 from trainer._math import LOSS_TYPES, SCALES
 from trainer.errors import TrainerError
+
+if TYPE_CHECKING:
+    from grpo_envs import JudgeConfig
 
 __all__ = ["PRESETS", "GRPOConfig", "add_config_flags", "config_from_args", "load_config"]
 
@@ -36,7 +39,7 @@ def _f(default: Any, help: str) -> Any:
 
 @dataclass(frozen=True)
 class GRPOConfig:
-    """Everything a GRPO run needs (35 fields). Defaults are the paper's GRPO (preset "grpo").
+    """Everything a GRPO run needs (36 fields). Defaults are the paper's GRPO (preset "grpo").
 
     Examples:
         >>> cfg = GRPOConfig(steps=10, num_generations=4)
@@ -98,6 +101,12 @@ class GRPOConfig:
         'where completions are judged: "local" (this process, the local Docker engine) or "ray" (a RayExecutor on '
         "RAY_ADDRESS's cluster, else a new local one that all torchrun ranks join; pip install 'grpo-envs[ray]')",
     )
+    judge: dict[str, Any] = _f(
+        {},
+        'an LLM judge (grpo_envs.JudgeConfig): {"url": "http://127.0.0.1:8000/v1", "model": NAME, "mode": '
+        '"hybrid" (the env\'s verifier first, the judge on its rejections) or "judge", "api_key_env": VAR, '
+        '"cache_dir": DIR, other LLMJudge settings}; also --judge-url, --judge-model...; {}: no judge',
+    )
     lora: dict[str, Any] = _f(
         {},
         'LoRA adapters (peft): {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": '
@@ -150,6 +159,19 @@ class GRPOConfig:
             if not ok:
                 raise TrainerError(f"GRPOConfig: {message}")
         _check_lora(self.lora)
+        _ = self.judge_config  # a bad judge table fails here, in one line
+
+    @property
+    def judge_config(self) -> JudgeConfig | None:
+        """The judge the ``judge`` table names, or None (the env's verifier alone)."""
+        if not self.judge:
+            return None
+        from grpo_envs import GrpoEnvsError, JudgeConfig
+
+        try:
+            return JudgeConfig.from_dict(self.judge)
+        except GrpoEnvsError as exc:
+            raise TrainerError(f"GRPOConfig: judge: {exc}") from None
 
     @property
     def clip_range(self) -> tuple[float, float]:
@@ -314,6 +336,9 @@ def add_config_flags(parser: argparse.ArgumentParser) -> None:
         shown = json.dumps(default) if isinstance(default, dict) else repr(default)
         text = f"{f.metadata.get('help', '')} (default: {shown})".replace("%", "%%")
         parser.add_argument(flag(f.name), dest=f"cfg_{f.name}", default=None, metavar=_metavar(default), help=text)
+    from grpo_envs import JudgeConfig
+
+    JudgeConfig.add_flags(parser)  # the judge table's keys, as serve and eval spell them
 
 
 def flag(name: str) -> str:
@@ -335,4 +360,16 @@ def _metavar(default: Any) -> str:
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:
     names = [f.name for f in fields(GRPOConfig)]
     overrides = {name: getattr(args, f"cfg_{name}") for name in names if getattr(args, f"cfg_{name}", None) is not None}
-    return load_config(args.config, preset=args.preset, overrides=overrides)
+    config = load_config(args.config, preset=args.preset, overrides=overrides)
+    return _with_judge_flags(config, args)
+
+
+def _with_judge_flags(config: GRPOConfig, args: argparse.Namespace) -> GRPOConfig:
+    """``config`` with the ``--judge-*`` flags' settings over its judge table (flags win)."""
+    from grpo_envs import GrpoEnvsError, JudgeConfig
+
+    try:
+        given = JudgeConfig.flag_settings(args)
+    except GrpoEnvsError as exc:
+        raise TrainerError(str(exc)) from None
+    return config.replace(judge={**config.judge, **given}) if given else config

@@ -114,7 +114,7 @@ class GRPOTrainer:
         torch.manual_seed(config.seed)
         if self.device.type == "cpu":
             torch.use_deterministic_algorithms(True, warn_only=True)
-        self.make_env = env_factory(env if env is not None else config.env, config.env_kwargs)
+        self.make_env = env_factory(env if env is not None else config.env, config.env_kwargs, config.judge_config)
         probe = self.make_env()
         self.env_id = getattr(probe.unwrapped, "env_id", type(probe.unwrapped).__name__)
         alphabet = env_alphabet(probe) if (model or config.model) == "demo" and tokenizer is None else None

@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         help="where single-turn envs' samples are judged: here, or on RAY_ADDRESS's Ray cluster (else a new local "
         "one; pip install 'grpo-envs[ray]'); multi-turn envs step their turns here either way",
     )
+    _judge_flags(p)
     p.add_argument("--out", default=None, help="run folder (default runs/eval/ENV)")
     p.add_argument("--resume", action="store_true", help="continue from the folder's samples.jsonl")
     p.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"), help="print two runs' summaries side by side")
@@ -95,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             env_kwargs=_json_arg("--env-kwargs", args.env_kwargs),
             device=args.device,
             verifier_executor=args.verifier_executor,
+            judge=_judge(args),
             show_progress=not args.no_progress,
         )
     except (TrainerError, ValueError, OSError) as exc:
@@ -102,6 +104,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     print(table(summary))
     return 0
+
+
+def _judge_flags(parser: argparse.ArgumentParser) -> None:
+    from grpo_envs import JudgeConfig
+
+    JudgeConfig.add_flags(parser)  # as serve and train spell them
+
+
+def _judge(args: argparse.Namespace) -> Any:
+    """The judge the ``--judge-*`` flags name (`grpo_envs.JudgeConfig`), or None."""
+    from grpo_envs import GrpoEnvsError, JudgeConfig
+    from trainer.errors import TrainerError
+
+    try:
+        return JudgeConfig.from_flags(args)
+    except GrpoEnvsError as exc:
+        raise TrainerError(str(exc)) from None
 
 
 def _quiet_transformers() -> None:

@@ -27,6 +27,7 @@ from verifiers.errors import VerifierInputError
 from verifiers.executors import executor_named
 
 if TYPE_CHECKING:
+    from grpo_envs import JudgeConfig
     from verifiers.executors import Executor
 
 __all__ = ["evaluate", "plot", "table"]
@@ -86,6 +87,7 @@ def evaluate(
     env_kwargs: dict[str, Any] | None = None,
     device: str = "auto",
     verifier_executor: str = "local",
+    judge: JudgeConfig | None = None,
     show_progress: bool = True,
 ) -> dict[str, Any]:
     """Sample ``samples`` completions for each of ``n`` tasks of ``env`` from ``model``, judge
@@ -96,7 +98,9 @@ def evaluate(
     folder or hub name of its tokenizer files, default ``model``; ``chat=True`` sends messages and
     lets the server apply its template). ``verifier_executor``: where single-turn groups are
     judged, "local" (here) or "ray" (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new
-    local one; made for this call and closed at its end); multi-turn envs judge here. ``show_progress``: a bar.
+    local one; made for this call and closed at its end); multi-turn envs judge here. ``judge``: an
+    LLM judge in the env's verifier (`grpo_envs.JudgeConfig`; a sample's ``reason`` keeps the
+    rule's and the judge's verdicts, a judge that fails masks it). ``show_progress``: a bar.
 
     Examples:
         >>> s = evaluate("grpo_envs/Digits-v0", "demo", n=2, samples=2, max_new_tokens=1)  # doctest: +SKIP
@@ -105,7 +109,7 @@ def evaluate(
     """
     from trainer.eval._backends import Options, open_backend
 
-    ks, (make_env, probe) = _ks(n, samples, ks), _envs(env, env_kwargs, split)
+    ks, (make_env, probe) = _ks(n, samples, ks), _envs(env, env_kwargs, split, judge)
     path = _samples_file(env, out, resume)
     opts = Options(samples, seed, temperature, max_new_tokens, device, tokenizer, base_url, api_key, concurrency, chat)
     executor = _executor(verifier_executor, probe, env)
@@ -213,16 +217,18 @@ def plot(summary: dict[str, Any], path: Path) -> bool:
     return True
 
 
-def _envs(env: Any, env_kwargs: dict[str, Any] | None, split: str) -> tuple[Callable[..., Any], Any]:
-    """A factory of the env on ``split`` (our envs have train/eval splits; others one stream)
-    and a first instance."""
+def _envs(
+    env: Any, env_kwargs: dict[str, Any] | None, split: str, judge: JudgeConfig | None = None
+) -> tuple[Callable[..., Any], Any]:
+    """A factory of the env on ``split`` (our envs have train/eval splits; others one stream),
+    judged with ``judge`` when given, and a first instance."""
     from grpo_envs import ReasoningEnv
     from trainer._envs import env_factory
 
     kwargs = dict(env_kwargs or {})  # an unknown id or argument: env_factory's TrainerError
     if isinstance(env_factory(env, kwargs)().unwrapped, ReasoningEnv):
         kwargs["split"] = split
-    make_env = env_factory(env, kwargs)
+    make_env = env_factory(env, kwargs, judge)
     return make_env, make_env()
 
 
