@@ -25,6 +25,12 @@ def trained() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
+def judged() -> dict[str, Any]:
+    need_namespace()
+    return run_worker("judges")
+
+
+@pytest.fixture(scope="module")
 def cluster() -> dict[str, Any]:
     need_namespace()
     return run_worker("cluster")
@@ -150,3 +156,20 @@ def test_torchrun_ranks_train_on_one_cluster_and_one_set_of_judges(trained: dict
     assert trained["clusters"] == 1  # rank 0 started it, rank 1 joined
     assert trained["math_judges"] == 2  # one per CPU of the machine, shared by both ranks
     assert trained["leftover"] == []
+
+
+# -- judges: an LLM judge (network) and a reward model (CPU here) on the actors ------------------
+def test_judge_verdicts_on_ray_equal_the_local_executors_and_no_executors(judged: dict[str, Any]) -> None:
+    none, local, ray = judged["none"], judged["local"], judged["ray"]
+    assert ray == local == none
+    statuses = [s for s, *_ in ray["hybrid"]]
+    assert statuses[:6] == ["correct", "correct", "incorrect", "no_answer", "unparseable", "no_answer"]
+    assert ray["hybrid"][0][3].startswith("The judge decided") and "The rule decided" in ray["hybrid"][4][3]
+    assert ray["calls"] == none["calls"] > 0  # the actors reached the scripted judge on 127.0.0.1
+    assert {s for s, *_ in ray["rm"]} <= {"correct", "incorrect", "no_answer"}
+    assert [s for s, *_ in ray["env"]][:2] == ["correct", "correct"]  # JudgeConfig in an env: the judge paid
+    assert {"llm_judge", "reward_model"} <= set(judged["actors"])
+
+
+def test_nothing_outlives_the_judges_run(judged: dict[str, Any]) -> None:
+    assert judged["leftover"] == []

@@ -87,7 +87,7 @@ def evaluate(
     env_kwargs: dict[str, Any] | None = None,
     device: str = "auto",
     verifier_executor: str = "local",
-    judge: JudgeConfig | None = None,
+    judge: JudgeConfig | None = None,  # a sample's reason keeps the rule's and the judge's verdicts
     show_progress: bool = True,
 ) -> dict[str, Any]:
     """Sample ``samples`` completions for each of ``n`` tasks of ``env`` from ``model``, judge
@@ -97,10 +97,8 @@ def evaluate(
     ``vllm.LLM``), or "openai" with ``base_url`` (``model`` the served name; ``tokenizer`` the
     folder or hub name of its tokenizer files, default ``model``; ``chat=True`` sends messages and
     lets the server apply its template). ``verifier_executor``: where single-turn groups are
-    judged, "local" (here) or "ray" (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new
-    local one; made for this call and closed at its end); multi-turn envs judge here. ``judge``: an
-    LLM judge in the env's verifier (`grpo_envs.JudgeConfig`; a sample's ``reason`` keeps the
-    rule's and the judge's verdicts, a judge that fails masks it). ``show_progress``: a bar.
+    judged, "local" (here) or "ray" (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new local
+    one, closed at the end); multi-turn envs judge here. ``judge``: a `grpo_envs.JudgeConfig`.
 
     Examples:
         >>> s = evaluate("grpo_envs/Digits-v0", "demo", n=2, samples=2, max_new_tokens=1)  # doctest: +SKIP

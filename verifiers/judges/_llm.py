@@ -218,8 +218,10 @@ def _open(cpus: int, **settings: Any) -> LLMJudge:
 def _batch(
     judge: LLMJudge | None, items: list[Any], completions: list[Any], options: dict[str, Any]
 ) -> list[VerifyResult]:
-    if judge is None:  # not text: judged without a state
-        return [VerifyResult.judged("no_answer", "No answer: the completion is not text.") for _ in completions]
+    if judge is None:  # not text: judged without a state, as `LLMJudge._one` judges it
+        return [
+            VerifyResult.judged("no_answer", f"No answer: the completion is a {type(c).__name__}.") for c in completions
+        ]
     references, prompts = [r for r, _ in items], [p for _, p in items]
     return judge.verify_many(references, completions, prompts=prompts, answer_only=options.get("answer_only", False))
 
