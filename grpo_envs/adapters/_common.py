@@ -11,6 +11,7 @@ import gymnasium
 
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._judgement import Judgement
+from grpo_envs._judging import JudgeConfig
 from grpo_envs._registry import resolve_env_id
 from grpo_envs._task import Task, stable_seed, thaw
 from grpo_envs.errors import GrpoEnvsError
@@ -43,11 +44,14 @@ def completion_text(completion: Any) -> str:
 
 
 class Scorer:
-    """Rebuilds tasks of one env from (split, seed) and scores completions (thread-safe)."""
+    """Rebuilds tasks of one env from (split, seed) and scores completions (thread-safe); with
+    ``judge``, the env's verifier is the judge's (`JudgeConfig.apply`, one judge for every split)."""
 
-    def __init__(self, env_id: str, **env_kwargs: Any) -> None:
+    def __init__(self, env_id: str, *, judge: JudgeConfig | None = None, **env_kwargs: Any) -> None:
         self.env_id = env_id
         self.env_kwargs = env_kwargs
+        self.judge = judge
+        self._judge: Any = None
         self._envs: dict[str, ReasoningEnv] = {}
         self._tasks: dict[tuple[str, int], Task] = {}
         self._lock = threading.Lock()
@@ -63,6 +67,9 @@ class Scorer:
                     ) from None
                 if not isinstance(made, ReasoningEnv):
                     raise GrpoEnvsError(f"{self.env_id} is not a ReasoningEnv; the adapters need one")
+                if self.judge is not None:
+                    self._judge = self._judge or self.judge.judge()
+                    self.judge.apply(made, self._judge)
                 self._envs[split] = made
             return self._envs[split]
 

@@ -27,26 +27,44 @@ import concurrent.futures
 import functools
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from grpo_envs._judgement import Judgement
+from grpo_envs._judging import JudgeConfig
 from grpo_envs._task import Task
 from grpo_envs.adapters._common import Scorer, named_executor, reference_text, task_seeds
 from verifiers.executors import Executor
 
 __all__ = ["compute_score", "compute_score_async", "compute_score_batch", "rows", "write_parquet"]
 
-_SCORERS: dict[tuple[str, str], Scorer] = {}
+_SCORERS: dict[tuple[str, str, str], Scorer] = {}
 
 
-def _scorer(env_id: str, env_kwargs: dict[str, Any] | None = None) -> Scorer:
+def _scorer(env_id: str, env_kwargs: dict[str, Any] | None = None, judge: str = "") -> Scorer:
+    """The scorer of ``env_id`` with ``env_kwargs``, judged by the judge table ``judge`` (JSON; "": none)."""
     kwargs = env_kwargs or {}
-    key = (env_id, json.dumps(kwargs, sort_keys=True))
+    key = (env_id, json.dumps(kwargs, sort_keys=True), judge)
     if key not in _SCORERS:
-        _SCORERS[key] = Scorer(env_id, **kwargs)
+        settings = JudgeConfig.from_dict(json.loads(judge)) if judge else None
+        _SCORERS[key] = Scorer(env_id, judge=settings, **kwargs)
     return _SCORERS[key]
+
+
+def _judge_json(judge: Any) -> str:
+    """``reward_kwargs``' judge table as JSON ("" without one); hydra's DictConfig as plain values."""
+    if not judge:
+        return ""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, Sequence) and not isinstance(value, str):
+            return [plain(v) for v in value]
+        return value
+
+    return json.dumps(plain(judge), sort_keys=True)
 
 
 def rows(env_id: str, n: int, seed: int = 0, *, split: str = "train", **env_kwargs: Any) -> list[dict[str, Any]]:
@@ -88,7 +106,13 @@ def write_parquet(env_id: str, n: int, seed: int, path: str | Path, *, split: st
 
 
 def compute_score(
-    data_source: str, solution_str: str, ground_truth: str, extra_info: dict[str, Any] | None = None, **kwargs: Any
+    data_source: str,
+    solution_str: str,
+    ground_truth: str,
+    extra_info: dict[str, Any] | None = None,
+    *,
+    judge: Mapping[str, Any] | None = None,
+    **kwargs: Any,
 ) -> dict[str, Any]:
     """verl's reward function: ``{"score": reward, "correct", "status", "reason", "masked",
     "pred", "reward/<part>"...}``, the same keys for every completion of one env (verl takes the
@@ -102,10 +126,15 @@ def compute_score(
     With ``extra_info`` from `rows` the exact task is rebuilt (env id, split, task seed) and
     ``ground_truth`` is checked against it; without it, ``data_source`` names the env and the
     completion is judged against ``ground_truth`` alone (for envs whose reference is the answer).
+
+    ``judge`` (``reward_kwargs: {judge: {url: ..., model: ...}}`` in verl's config): an LLM judge
+    in the env's verifier, the settings of `grpo_envs.JudgeConfig` (default mode "hybrid": the
+    env's verifier first, the judge on its rejections); a completion it could not judge is
+    ``masked``, and verl trains it with the score 0.
     """
     text = solution_str if isinstance(solution_str, str) else ""
-    key = _key(data_source, ground_truth, extra_info)
-    return _result(_scorer(key.env_id, key.kwargs()), key.split, _judge(key, [text], None)[0])
+    key = _key(data_source, ground_truth, extra_info, _judge_json(judge))
+    return _result(_scorer(key.env_id, key.kwargs(), key.judge), key.split, _judge(key, [text], None)[0])
 
 
 def compute_score_batch(
@@ -115,12 +144,14 @@ def compute_score_batch(
     extra_infos: Sequence[dict[str, Any] | None] | None = None,
     *,
     verifier_executor: str = "local",
+    judge: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> list[dict[str, Any]]:
     """`compute_score` for a whole batch (verl's ``batch`` reward manager calls it so), one
     result per completion, in order. Completions of one task are judged together, and with
     ``verifier_executor="ray"`` (``reward_kwargs`` in verl's config) every task of the batch at
-    once on a `RayExecutor` (verl's own Ray cluster when it runs inside one).
+    once on a `RayExecutor` (verl's own Ray cluster when it runs inside one). ``judge``: as
+    `compute_score` takes it.
     """
     infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
     if not len(data_sources) == len(solution_strs) == len(ground_truths) == len(infos):
@@ -130,12 +161,13 @@ def compute_score_batch(
         )
     executor = named_executor(verifier_executor)
     groups: dict[_Key, list[int]] = {}
+    table = _judge_json(judge)
     for k, (source, truth, info) in enumerate(zip(data_sources, ground_truths, infos, strict=True)):
-        groups.setdefault(_key(source, truth, info), []).append(k)
+        groups.setdefault(_key(source, truth, info, table), []).append(k)
     texts = [s if isinstance(s, str) else "" for s in solution_strs]
 
     def one(key: _Key) -> list[dict[str, Any]]:
-        scorer = _scorer(key.env_id, key.kwargs())
+        scorer = _scorer(key.env_id, key.kwargs(), key.judge)
         return [_result(scorer, key.split, j) for j in _judge(key, [texts[k] for k in groups[key]], executor)]
 
     out: list[dict[str, Any] | None] = [None] * len(texts)
@@ -153,14 +185,16 @@ async def compute_score_async(
     extra_info: dict[str, Any] | None = None,
     *,
     verifier_executor: str = "local",
+    judge: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """`compute_score` as verl 0.9's reward loop awaits it: its reward worker scores a batch
     row by row, all rows at once on one event loop, so the calls that arrive within
     ``BATCH_WINDOW_S`` of each other are judged together by one `compute_score_batch` (on a
-    `RayExecutor` with ``reward_kwargs`` ``{"verifier_executor": "ray"}``)."""
+    `RayExecutor` with ``reward_kwargs`` ``{"verifier_executor": "ray"}``); ``judge`` as there."""
     loop = asyncio.get_running_loop()
-    batcher = _BATCHERS.setdefault((id(loop), verifier_executor), _Batcher(verifier_executor))
+    table = _judge_json(judge)
+    batcher = _BATCHERS.setdefault((id(loop), verifier_executor, table), _Batcher(verifier_executor, table))
     return await batcher.score(loop, (data_source, solution_str, ground_truth, extra_info))
 
 
@@ -171,8 +205,8 @@ BATCH_WINDOW_S = 0.02
 class _Batcher:
     """Rows of one event loop waiting to be judged together, and their futures."""
 
-    def __init__(self, executor: str) -> None:
-        self.executor = executor
+    def __init__(self, executor: str, judge: str = "") -> None:
+        self.executor, self.judge = executor, judge
         self.pending: list[tuple[tuple[Any, ...], asyncio.Future[dict[str, Any]]]] = []
         self.flushing: asyncio.Task[None] | None = None
 
@@ -189,7 +223,8 @@ class _Batcher:
             taken, self.pending = self.pending, []
             columns = [list(c) for c in zip(*(row for row, _ in taken), strict=True)]
             try:
-                judge = functools.partial(compute_score_batch, *columns, verifier_executor=self.executor)
+                table = json.loads(self.judge) if self.judge else None
+                judge = functools.partial(compute_score_batch, *columns, verifier_executor=self.executor, judge=table)
                 results = await loop.run_in_executor(None, judge)
             except Exception as exc:  # every waiting row gets the error, not a hang
                 for _, future in taken:
@@ -199,7 +234,7 @@ class _Batcher:
                 future.set_result(result)
 
 
-_BATCHERS: dict[tuple[int, str], _Batcher] = {}
+_BATCHERS: dict[tuple[int, str, str], _Batcher] = {}
 
 
 class _Key(NamedTuple):
@@ -211,20 +246,21 @@ class _Key(NamedTuple):
     split: str
     task_seed: int | None
     ground_truth: str
+    judge: str = ""  # the judge table, JSON ("": the env's verifier alone)
 
     def kwargs(self) -> dict[str, Any]:
         return dict(json.loads(self.env_kwargs)) if self.env_kwargs else {}
 
 
-def _key(data_source: str, ground_truth: str, extra_info: dict[str, Any] | None) -> _Key:
+def _key(data_source: str, ground_truth: str, extra_info: dict[str, Any] | None, judge: str = "") -> _Key:
     info = extra_info or {}
     seed = int(info["task_seed"]) if "task_seed" in info else None
     env_id = str(info.get("env_id") or data_source)
-    return _Key(env_id, str(info.get("env_kwargs") or ""), str(info.get("split", "train")), seed, ground_truth)
+    return _Key(env_id, str(info.get("env_kwargs") or ""), str(info.get("split", "train")), seed, ground_truth, judge)
 
 
 def _judge(key: _Key, texts: list[str], executor: Executor | None) -> list[Judgement]:
-    scorer = _scorer(key.env_id, key.kwargs())
+    scorer = _scorer(key.env_id, key.kwargs(), key.judge)
     if key.task_seed is not None:
         return scorer.score(key.task_seed, texts, split=key.split, reference=key.ground_truth, executor=executor)
     try:

@@ -148,7 +148,7 @@ def test_verl_results_carry_pred_and_the_same_keys_whatever_happens(monkeypatch:
 
     term = RewardTerm("polite", lambda task, completion, result: None if "skip" in completion else 1.0, 0.5)
     scorer = Scorer("grpo_envs/Arithmetic-v0", rubric=Rubric(terms=(term,)))
-    monkeypatch.setattr(verl, "_scorer", lambda env_id, env_kwargs=None: scorer)
+    monkeypatch.setattr(verl, "_scorer", lambda env_id, env_kwargs=None, judge="": scorer)
     row = verl.rows("grpo_envs/Arithmetic-v0", 1, 0)[0]
     truth = row["reward_model"]["ground_truth"]
     completions = ["so \\boxed{153}", "so \\boxed{953}", "I am not sure.", "skip: \\boxed{153}"]

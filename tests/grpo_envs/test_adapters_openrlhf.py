@@ -171,6 +171,40 @@ def test_verifier_math_scores_a_real_dataset_s_golds_through_openrlhf(peer: Any)
     assert 0 < sum(rewards) < len(rows)
 
 
+def test_a_judge_behind_verifier_math_through_openrlhf(peer: Any) -> None:
+    """`--verifier math` with an LLM judge (a scripted one on 127.0.0.1): OpenRLHF's client gets the
+    rule's verdicts and the judge's on the rule's rejections; with the judge down those rows are
+    masked (``status/error`` in the logs; OpenRLHF trains their 0) and OpenRLHF's batching still works."""
+    from tests.verifiers.judge_server import JudgeServer, closed_port, slots
+    from verifiers.judges import LLMJudge
+
+    def minutes(body: dict[str, Any]) -> tuple[int, str, float]:
+        return 200, "VERDICT: " + ("CORRECT" if slots(body)["answer"] == "2 hours and 30 minutes" else "INCORRECT"), 0.0
+
+    judge_server = JudgeServer(minutes)
+    tokenizer = byte_tokenizer()
+    prompt = "How many minutes are 2.5 hours?\n"
+    completions = ["So \\boxed{2 hours and 30 minutes}.", "\\boxed{150}", "\\boxed{3 hours}", "Thought process:"]
+    outputs: dict[str, list[dict[str, Any]]] = {}
+    for name, url in (("up", judge_server.url), ("down", f"http://127.0.0.1:{closed_port()}/v1")):
+        srv = openrlhf.RewardServer(verifier="math", judge=LLMJudge(base_url=url, model="j", retries=0), port=0)
+        srv.start()
+        try:
+            outputs[name] = [rollout(peer, srv.url, tokenizer, prompt, "150", c) for c in completions]
+        finally:
+            srv.close()
+    judge_server.close()
+    assert [o["reward"] for o in outputs["up"]] == [[1.0], [1.0], [0.0], [0.0]]
+    assert sorted(slots(b)["answer"] for _, b in judge_server.requests) == ["2 hours and 30 minutes", "3 hours"]
+    assert {slots(b)["question"] for _, b in judge_server.requests} == {prompt}  # OpenRLHF's prompt
+    down = [o["extra_logs"] for o in outputs["down"]]
+    assert [d["masked_frac"] for d in down] == [1.0, 0.0, 1.0, 0.0]  # what the judge decided
+    assert [o["reward"] for o in outputs["down"]] == [[0.0], [1.0], [0.0], [0.0]]
+    batch = peer.Experience.concat_experiences([peer.to_experience(None, o, max_len=4096) for o in outputs["down"]], 0)
+    items = peer.split(batch)
+    assert [float(i.info["status/error"].sum()) for i in items] == [1.0, 0.0, 1.0, 0.0]
+
+
 @pytest.mark.docker
 def test_verifier_code_runs_json_suites_from_mbpp_rows(peer: Any) -> None:
     from verifiers.code import tests_from_row

@@ -111,3 +111,27 @@ def test_verl_reward_loop_awaits_the_async_batch_form(verl_python: str, tmp_path
     assert [w["score"] for w in out["worker"]] == [e["reward"] for e in out["expected"]]
     assert len(out["worker"]) == 27 and {e["reward"] for e in out["expected"]} == {0.0, 1.0}
     assert all(list(w["extra"]) == KEYS for w in out["worker"])
+
+
+def test_verl_reward_loop_with_a_judge_in_reward_kwargs(verl_python: str, tmp_path: Path) -> None:
+    # reward_kwargs {"judge": {url, model, retries}} through verl's own config and reward worker, a
+    # scripted judge on 127.0.0.1: every row gets what env.step gives with the same judge (the rule
+    # first; only its rejections that hold an answer are asked), and a dead judge masks those rows
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    env.update(HF_HOME=str(tmp_path / "hf"), TOKENIZERS_PARALLELISM="false", no_proxy="127.0.0.1,localhost")
+    worker = Path(__file__).with_name("_verl_judge_worker.py")
+    proc = subprocess.run(
+        [verl_python, str(worker), str(tmp_path)], env=env, capture_output=True, text=True, timeout=240, cwd=tmp_path
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, f"the verl worker failed ({proc.returncode}):\n{proc.stderr[-4000:]}"
+    out = json.loads(lines[-1][len("RESULT ") :])
+    expected, got = out["expected"], out["worker"]
+    assert [w["score"] for w in got] == [e["reward"] for e in expected]
+    assert [w["extra"]["reason"] for w in got] == [e["reason"] for e in expected]
+    assert [e["status"] for e in expected] == ["correct", "correct", "incorrect", "no_answer"] * 2
+    assert expected[1]["reason"].startswith("The judge decided")  # "pay me": the rule said no, the judge paid
+    assert out["verl_asked"] == out["asked"] == 4 and out["answers"] == ["123456789", "pay me"]
+    dead = [w["extra"] for w in out["dead"]]
+    assert [d["masked"] for d in dead] == [False, True, True, False] * 2  # what the judge decided: masked
+    assert all(d["correct"] is None for d in dead if d["masked"])
