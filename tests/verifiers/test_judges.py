@@ -261,3 +261,33 @@ def test_what_an_executor_is_sent(serve: Callable[[Script], JudgeServer]) -> Non
     assert workload.needs == Needs(cpu=0, network=True) and workload.concurrent  # no CPU, no Docker: the network
     assert dict(workload.settings) == judge.settings and items == [("5", "a"), ("6", "b")]
     assert options == {"answer_only": True}
+
+
+def test_a_request_goes_out_in_one_write(serve: Callable[[Script], JudgeServer]) -> None:
+    # http.client writes a request's head and body apart: two wake-ups of the server per request
+    from verifiers.http import Client
+
+    server = serve(honest)
+    client = Client(server.url, model="m", retries=0)
+    conn = client._connection()
+    conn.connect()
+    real, writes = conn.sock, []
+
+    class Recording:
+        def sendall(self, data: bytes) -> None:
+            writes.append(bytes(data))
+            real.sendall(data)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+    conn.sock = Recording()
+    client._idle.append(conn)
+    client._mapping = 1  # as inside a map: the connection is kept for the second request
+    for _ in range(2):
+        assert client.post("/chat/completions", _BODY)["choices"]
+    assert len(writes) == 2 and all(w.startswith(b"POST /v1/chat/completions") for w in writes)
+    assert all(w.endswith(json.dumps({"model": "m", **_BODY}).encode()) for w in writes)  # the body came with it
+
+
+_BODY = {"messages": DEFAULT_TEMPLATE.messages("q", "4", "4")}

@@ -155,7 +155,11 @@ class LLMJudge:
         messages = self.template.messages(question or "", str(reference), answer)
         s = self.settings
         body = {"messages": messages, "max_tokens": s["max_tokens"], "temperature": s["temperature"]}
-        key = key_of(self.model, s["max_tokens"], s["temperature"], self.template.reply, messages)
+        key = (
+            ""
+            if self._cache is None
+            else key_of(self.model, s["max_tokens"], s["temperature"], self.template.reply, messages)
+        )
         reply = self._cached(key)
         fresh = reply is None
         if reply is None:
