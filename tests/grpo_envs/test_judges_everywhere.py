@@ -108,6 +108,33 @@ def test_a_judge_that_is_down_is_masked_by_the_reward_server() -> None:
             ["--verifier", "math", "--judge-url", "127.0.0.1:9", "--judge-model", "m"],
             "base_url must start with http://",
         ),
+        (["--verifier", "math", "--judge-model", "m"], "the --judge-* flags need --judge-url"),
+        (
+            [
+                "--verifier",
+                "math",
+                "--judge-url",
+                "http://127.0.0.1:9/v1",
+                "--judge-model",
+                "m",
+                "--judge-mode",
+                "judge",
+            ],
+            "--judge-mode judge is for train and eval",
+        ),
+        (
+            [
+                "--verifier",
+                "math",
+                "--judge-url",
+                "http://127.0.0.1:9/v1",
+                "--judge-model",
+                "m",
+                "--judge-options",
+                "[1]",
+            ],
+            "--judge-options must be a JSON object",
+        ),
     ],
 )
 def test_serve_judge_url_errors_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
