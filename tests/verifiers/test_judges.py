@@ -284,8 +284,11 @@ def test_a_request_goes_out_in_one_write(serve: Callable[[Script], JudgeServer])
     conn.sock = Recording()
     client._idle.append(conn)
     client._mapping = 1  # as inside a map: the connection is kept for the second request
-    for _ in range(2):
-        assert client.post("/chat/completions", _BODY)["choices"]
+    try:
+        for _ in range(2):
+            assert client.post("/chat/completions", _BODY)["choices"]
+    finally:
+        conn.close()
     assert len(writes) == 2 and all(w.startswith(b"POST /v1/chat/completions") for w in writes)
     assert all(w.endswith(json.dumps({"model": "m", **_BODY}).encode()) for w in writes)  # the body came with it
 
