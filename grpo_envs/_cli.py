@@ -1,5 +1,5 @@
 """The `grpo-envs` command line: a dispatcher. Each package owns its commands (`grpo_envs`:
-envs, serve, doctor; `verifiers`: sandbox, check-verifier; `trainer`: train) as a
+envs, serve, doctor; `verifiers`: sandbox, check-verifier; `trainer`: train, eval, audit) as a
 ``main(argv) -> int``; this module names them and imports the one asked for, so no package
 imports a package above it. Third-party packages add commands through the entry-point group
 ``grpo_envs.commands`` (name = ``module:function``; the first docstring line is its help).
@@ -27,6 +27,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "envs": ("grpo_envs._commands:envs_main", "list the registered environments or show one"),
     "train": ("trainer.cli:main", "train with GRPO (see `grpo-envs train --help`)"),
     "eval": ("trainer.eval._cli:main", "a model on an environment: pass@k and maj@k with 95%% intervals"),
+    "audit": (
+        "trainer.eval._audit_cli:main",
+        "re-judge stored samples with a second opinion; where verdicts disagree, grouped by pattern",
+    ),
     "serve": ("grpo_envs._commands:serve_main", "an HTTP reward server for OpenRLHF and other trainers"),
     "check-verifier": (
         "verifiers._cli:check_verifier_main",

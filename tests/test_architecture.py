@@ -176,6 +176,7 @@ def test_the_cli_names_each_packages_commands_without_importing_them() -> None:
         "check-verifier": "verifiers",
         "train": "trainer",
         "eval": "trainer",
+        "audit": "trainer",
     }
 
 

@@ -1,0 +1,96 @@
+"""``grpo-envs audit SAMPLES``: stored samples re-judged by a second opinion; where the verdicts
+disagree, grouped by pattern (a terminal table, ``report.jsonl``, ``groups.png``, ``audit.html``)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from verifiers.commandline import CommandParser, add_no_progress
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = CommandParser(
+        prog="grpo-envs audit",
+        description="Re-judge stored samples with a second opinion and group where the verdicts disagree, "
+        "most frequent pattern first. SAMPLES: eval's samples.jsonl, the trainer's rollouts.jsonl (rollout_log), "
+        "or any JSONL with gold and completion (prompt, id, task_id, status/reason and label when you have them). "
+        "With no second opinion named, Math-Verify (when installed).",
+    )
+    p.add_argument("samples", metavar="SAMPLES", help="a JSONL file of samples")
+    p.add_argument("--out", default=None, help="the report's folder (default: audit/ beside SAMPLES)")
+    p.add_argument(
+        "--config",
+        default=None,
+        help="our math verifier with these MathConfig fields as the second opinion: a JSON object, e.g. "
+        "'{\"last_number_fallback\": true}', or a .json/.toml file",
+    )
+    p.add_argument(
+        "--rescore",
+        action="store_true",
+        help="compare the stored verdicts with the current verifier (with --config when given): what changed",
+    )
+    p.add_argument("--restart", action="store_true", help="start over instead of resuming --out's progress.jsonl")
+    judge = p.add_argument_group("an LLM judge as the second opinion")
+    judge.add_argument("--judge-url", default=None, help="an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
+    judge.add_argument("--judge-model", default=None, help="the served model's name (required with --judge-url)")
+    judge.add_argument("--judge-api-key", default=None, help="its API key (or $GRPO_ENVS_JUDGE_API_KEY)")
+    judge.add_argument("--judge-cache", default=None, help="keep the judge's replies in this directory")
+    judge.add_argument("--judge-concurrency", type=int, default=16, help="requests in flight at once")
+    add_no_progress(p)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``grpo-envs audit``; returns the exit status (2: bad input, with one line saying why)."""
+    from trainer.errors import TrainerError
+    from trainer.eval._audit import audit
+
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
+    try:
+        report = audit(
+            args.samples,
+            out=args.out,
+            judge=_judge(args),
+            config=args.config,
+            rescore=args.rescore,
+            restart=args.restart,
+            show_progress=not args.no_progress,
+        )
+    except (TrainerError, ValueError, OSError) as exc:
+        print(f"grpo-envs audit: error: {exc}", file=sys.stderr)
+        return 2
+    print(report.table())
+    return 0
+
+
+def _judge(args: argparse.Namespace) -> object:
+    from trainer.errors import TrainerError
+
+    if args.judge_url is None:
+        if args.judge_model is not None:
+            raise TrainerError("--judge-model needs --judge-url (the judge's server)")
+        return None
+    if not args.judge_model:
+        raise TrainerError("--judge-url needs --judge-model NAME (the served model's name)")
+    if args.config is not None or args.rescore:
+        raise TrainerError("name one second opinion: --judge-url, or --config / --rescore, not both")
+    from verifiers.errors import VerifierInputError
+    from verifiers.judges import LLMJudge
+
+    try:
+        return LLMJudge(
+            base_url=args.judge_url,
+            model=args.judge_model,
+            api_key=args.judge_api_key or os.environ.get("GRPO_ENVS_JUDGE_API_KEY"),
+            cache_dir=args.judge_cache,
+            concurrency=args.judge_concurrency,
+        )
+    except VerifierInputError as exc:
+        raise TrainerError(f"--judge-url: {exc}") from None
