@@ -38,7 +38,7 @@ DOCS_STAMP := $(VENV)/.grpo-envs-docs
 DEMO_AFTER := $(if $(filter test setup lint,$(MAKECMDGOALS)),setup)
 DOCS_AFTER := $(DEMO_AFTER)
 
-.PHONY: help setup docker image vllm verl lint test demo docs clean
+.PHONY: help setup docker browser image vllm verl lint test demo docs clean
 
 help:
 	@echo "make test    set up everything (venv, packages, Docker engine, sandbox image), lint, run tests"
@@ -64,12 +64,22 @@ $(STAMP): pyproject.toml | $(VENV_STAMP)
 	rm -rf $(OPENRLHF_DIR)/tests
 	touch $@
 
-setup: $(STAMP) docker image vllm verl
+setup: $(STAMP) docker browser image vllm verl
 
 docker:
 	@bash scripts/ensure-docker.sh
 
-image: $(STAMP) docker
+# Chromium for the audit page's tests (tests/trainer/test_audit_page.py), as root where apt-get is, once.
+# It runs after `docker` and before `image`'s recipe: all three may run apt-get, and dpkg has one lock.
+browser: docker
+	@if ! command -v chromium >/dev/null && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing chromium (one time)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    chromium >/dev/null; }; \
+	fi
+
+image: $(STAMP) docker browser
 	@if [ -n "$(SANDBOX_FLAGS)" ] && ! command -v mmdebstrap >/dev/null && [ "$$(id -u)" = 0 ] \
 	    && command -v apt-get >/dev/null; then \
 	  echo "installing mmdebstrap (one time)"; \

@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-FULL_SETUP = ("ensure-docker.sh", "build-image", "ensure-vllm.sh", "ensure-verl.sh", "openrlhf", "[train,dev]")
+FULL_SETUP = (
+    "ensure-docker.sh",
+    "build-image",
+    "ensure-vllm.sh",
+    "ensure-verl.sh",
+    "openrlhf",
+    "[train,dev]",
+    "install -y -qq --no-install-recommends chromium",
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="no make on this machine")
 

@@ -294,3 +294,17 @@ def test_rows_without_a_stored_verdict_are_judged_by_ours_first(tmp_path: Path) 
     assert report.samples == 2 and report.disagreements + report.agree == 2
     with pytest.raises(TrainerError, match="--rescore compares the verdicts stored"):
         audit(path, out=tmp_path / "q", rescore=True, show_progress=False)
+
+
+def test_evals_rows_are_keyed_by_task_seed_and_sample(tmp_path: Path) -> None:
+    rows = [  # as trainer.eval writes them (test_eval checks that each carries its reference)
+        {"task_seed": 11, "task_id": "t", "sample": j, "prompt": "2 + 2?", "completion": c, "reward": 0.0,
+         "correct": s == "correct", "status": s, "reason": r, "extracted": e, "tokens": 3, "truncated": False,
+         "attributes": {}, "reference": "4"}
+        for j, (c, s, r, e) in enumerate([("\\boxed{4}", "correct", "The values are equal.", "4"),
+                                          ("\\boxed{5}", "correct", "The values are equal.", "5")])
+    ]  # fmt: skip
+    (tmp_path / "samples.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    report = audit(tmp_path / "samples.jsonl", rescore=True, show_progress=False)
+    assert (report.samples, report.agree, report.out) == (2, 1, tmp_path / "audit")
+    assert [g.keys for g in report.groups] == [("11/1",)]

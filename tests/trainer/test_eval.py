@@ -31,7 +31,8 @@ def test_every_sample_is_written_and_the_summary_agrees_with_them(tmp_path: Path
     summary = evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "a", ks=[1, 4], **ARGS)
     written = rows(tmp_path / "a")
     assert len(written) == 40 and len({r["task_seed"] for r in written}) == 10
-    assert {"prompt", "completion", "reward", "status", "reason", "extracted", "tokens"} <= set(written[0])
+    assert {"prompt", "completion", "reward", "status", "reason", "extracted", "tokens", "reference"} <= set(written[0])
+    assert all(isinstance(r["reference"], str) and r["reference"] for r in written)  # what `audit` re-judges against
     by_task: dict[int, list[bool]] = {}
     for r in written:
         by_task.setdefault(r["task_seed"], []).append(r["correct"] is True)

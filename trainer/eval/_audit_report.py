@@ -1,7 +1,8 @@
 """An audit's report as files (its terminal table is `_audit_result`'s): ``report.jsonl`` (one
 group a line, most frequent first, with two short examples each: a person reads it with
-``less``), ``summary.json`` and ``groups.png`` (a bar chart of the groups, with matplotlib; the groups and counts are also in
-the PNG's ``Description`` text). The page (`_page`) is written beside them."""
+``less``), ``summary.json``, and ``groups.png`` (a bar chart of the groups, with matplotlib; the
+groups and counts are also in the PNG's ``Description`` text). The page (`_page`) is written
+beside them."""
 
 from __future__ import annotations
 

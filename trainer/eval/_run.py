@@ -264,13 +264,29 @@ def _generate(
             for task_seed, group in zip(chunk, groups, strict=True):
                 if task_seed in missing:
                     task_id, prompt, attributes = _task_info(probe, task_seed)
-                    done[task_seed] = [_row(task_seed, task_id, prompt, attributes, j, r) for j, r in enumerate(group)]
+                    gold = _reference(probe)
+                    done[task_seed] = [
+                        {**_row(task_seed, task_id, prompt, attributes, j, r), "reference": gold}
+                        for j, r in enumerate(group)
+                    ]
                     sink.write("".join(json.dumps(row) + "\n" for row in done[task_seed]))
                     sink.flush()
                     tokens += sum(row["tokens"] for row in done[task_seed])
                     bar.update(samples)
             elapsed = max(time.perf_counter() - started, 1e-9)
             bar.set_postfix(tokens_per_s=f"{tokens / elapsed:.0f}")
+
+
+def _reference(env: Any) -> Any:
+    """The current task's reference when it is JSON (a math answer, a code env's tests), else None:
+    `audit` re-judges the samples against it."""
+    task: Any = getattr(env.unwrapped, "task", None)
+    plain = task.to_dict()["answer"] if hasattr(task, "to_dict") else getattr(task, "answer", None)
+    try:
+        json.dumps(plain)
+    except (TypeError, ValueError):
+        return None
+    return plain
 
 
 def _row(task_seed: int, task_id: str, prompt: str, attributes: dict[str, Any], j: int, r: Any) -> dict[str, Any]:
