@@ -27,6 +27,12 @@ def parser(prog: str = "grpo-envs train") -> argparse.ArgumentParser:
         action="store_true",
         help="--output-dir holds a run: move it aside (NAME.old-<timestamp>) and start afresh",
     )
+    p.add_argument(
+        "--rollout-log",
+        action="store_true",
+        help="keep every rollout (prompt, reference, completion, verdict) in OUTPUT_DIR/rollouts.jsonl, for "
+        "grpo-envs audit",
+    )
     add_no_progress(p)
     return p
 
@@ -42,7 +48,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "grpo-envs train") -> in
             from transformers.utils import logging as hf_logging
 
             hf_logging.disable_progress_bar()
-        trainer = GRPOTrainer(config, resume=args.resume, overwrite=args.overwrite, show_progress=not args.no_progress)
+        trainer = GRPOTrainer(
+            config,
+            resume=args.resume,
+            overwrite=args.overwrite,
+            show_progress=not args.no_progress,
+            rollout_log=args.rollout_log,
+        )
         result = trainer.train()
     except TrainerError as exc:
         print(f"grpo-envs train: error: {exc}", file=sys.stderr)

@@ -63,6 +63,7 @@ from trainer._math import grpo_loss, loss_settings, lr_factor, sampler_mismatch
 from trainer._model import env_alphabet, pick_device
 from trainer._policy import build_policy, export_final, restore, save_run
 from trainer._rollout import Rollout, is_single_turn, rollout
+from trainer._rollout_log import RolloutLog
 from trainer._rundir import RunPlan, open_run_ranked
 from trainer._sampling import Timed, timed
 from trainer._signal import SignalWatch
@@ -84,7 +85,9 @@ class GRPOTrainer:
     another: an ``output_dir`` that holds a run is refused unless ``resume=True`` (continue from
     this run's newest checkpoint, same config, ``steps`` may grow) or ``overwrite=True`` (move
     the old run aside to ``NAME.old-<timestamp>`` first). Launched by ``torchrun``, every rank
-    builds a trainer with the same config; rank 0 writes the run directory.
+    builds a trainer with the same config; rank 0 writes the run directory. ``rollout_log=True``
+    keeps every rollout in ``rollouts.jsonl`` (prompt, reference, completion, verdict) for
+    ``grpo-envs audit``.
 
     Examples:
         >>> from trainer.config import GRPOConfig
@@ -103,6 +106,7 @@ class GRPOTrainer:
         resume: bool = False,
         overwrite: bool = False,
         show_progress: bool = True,
+        rollout_log: bool = False,
     ) -> None:
         self.config = config
         self.dist: Dist = init_distributed(config.distributed, config.device)
@@ -143,6 +147,8 @@ class GRPOTrainer:
         self.executor: Executor | None = open_executor(config.verifier_executor, self.dist)
         shown: dict[str, Any] = dict(total_steps=config.steps, resume_step=self.step_count, show_progress=show_progress)
         self.log = RunLog(self.run_dir, run_id=self.run.run_id, **shown) if self.dist.main else None
+        keep = rollout_log and self.dist.main  # every rollout in rollouts.jsonl, for `grpo-envs audit`
+        self.rollouts = RolloutLog(self.run_dir / "rollouts.jsonl", self.make_env, self.step_count) if keep else None
 
     # -- set-up helpers --------------------------------------------------------------------------
     def _pool(self, envs: list[gymnasium.Env[Any, Any]], n: int, **extra: Any) -> list[gymnasium.Env[Any, Any]]:
@@ -243,6 +249,8 @@ class GRPOTrainer:
         }
         if self.log is not None:
             self.log.step(metrics, perf)
+        if self.rollouts is not None:
+            self.rollouts.write(step, seeds, groups)
         return metrics
 
     def _update(self, groups: list[list[Rollout]]) -> dict[str, float]:

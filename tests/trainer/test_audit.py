@@ -308,3 +308,27 @@ def test_evals_rows_are_keyed_by_task_seed_and_sample(tmp_path: Path) -> None:
     report = audit(tmp_path / "samples.jsonl", rescore=True, show_progress=False)
     assert (report.samples, report.agree, report.out) == (2, 1, tmp_path / "audit")
     assert [g.keys for g in report.groups] == [("11/1",)]
+
+
+@pytest.mark.slow
+def test_the_trainers_rollout_log_is_what_audit_reads(tmp_path: Path) -> None:
+    from tests.trainer.test_trainer import tiny
+    from trainer.grpo import GRPOTrainer
+
+    config = tiny(tmp_path, steps=2, prompts_per_step=2, num_generations=2)
+    GRPOTrainer(config, show_progress=False, rollout_log=True).train()
+    path = tmp_path / "run" / "rollouts.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(r["step"], r["sample"]) for r in rows] == [(s, j) for s in (1, 2) for _ in range(2) for j in range(2)]
+    assert all(r["reference"] and r["prompt"] and isinstance(r["completion"], str) for r in rows)
+    report = audit(path, rescore=True, show_progress=False)  # the verdicts stored are the current verifier's
+    assert (report.samples, report.disagreements) == (8, 0)
+    assert report.agree + report.not_judged["first"] == 8
+    GRPOTrainer(
+        tiny(tmp_path, steps=3, prompts_per_step=2, num_generations=2),
+        resume=True,
+        show_progress=False,
+        rollout_log=True,
+    ).train()
+    steps = [json.loads(line)["step"] for line in path.read_text().splitlines()]
+    assert steps == [1] * 4 + [2] * 4 + [3] * 4  # resumed from the last checkpoint (step 2): nothing twice
