@@ -34,7 +34,7 @@ OUTPUT = {"text"}
 _FENCE = re.compile(r"^```([A-Za-z]*)[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
 _MARK = re.compile(r"<!--\s*(no-run|run-by|file):\s*(.*?)\s*-->\s*$")
 DOCKER_PAGES = {"docs/verifiers/code.md", "docs/sandbox.md"}
-SLOW_PAGES = {"docs/training.md", "docs/evaluation.md", "docs/testing-kit.md"}
+SLOW_PAGES = {"docs/training.md", "docs/evaluation.md", "docs/testing-kit.md", "docs/audit.md"}
 
 
 @dataclass(frozen=True)
