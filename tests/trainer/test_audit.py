@@ -284,14 +284,23 @@ def test_the_command_line_and_its_errors_in_one_line(tmp_path: Path, server: Any
 
 def test_rows_without_a_stored_verdict_are_judged_by_ours_first(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    lines = [
-        {"id": "x", "gold": "72", "completion": "48 + 24 = 72", "label": True},
-        {"id": "y", "gold": "72", "completion": "The total is 72 dollars.", "label": True},
+    lines = [  # realdata's shape: id, gold, completion, a stored label and no verdict
+        {"id": "x", "gold": "194", "completion": "So m + n = 194.\n\nI think that's the answer.", "label": True},
+        {"id": "y", "gold": "195", "completion": "So m + n = 194.\n\nThat is all.", "label": False},
+        {"id": "z", "gold": "72", "completion": "The total is $\\boxed{72}$.", "label": True},
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     report = audit(path, out=tmp_path / "r", config={"last_number_fallback": True}, show_progress=False)
     assert (report.first, report.second) == ("ours", "ours (last_number_fallback=True)")
-    assert report.samples == 2 and report.disagreements + report.agree == 2
+    assert (report.samples, report.agree) == (3, 2)
+    [g] = report.groups  # ours finds no answer, the fallback pays the last number: the label sides with it
+    assert (g.keys, g.label_sides_with, g.signature.first.split(":")[0], g.signature.second.split(":")[0]) == (
+        ("x",),
+        (0, 1),
+        "no_answer",
+        "correct",
+    )
+    assert "[label: 0 ours, 1 ours (last_number_fallback=True)]" in report.table()
     with pytest.raises(TrainerError, match="--rescore compares the verdicts stored"):
         audit(path, out=tmp_path / "q", rescore=True, show_progress=False)
 

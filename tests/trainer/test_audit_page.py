@@ -109,12 +109,14 @@ def test_thousands_of_samples_render_a_page_at_a_time_and_the_screenshot_is_not_
         AuditRow(f"s{k}", "1", f"<think>{'x' * 200}</think>The answer is {k % 3}.", task=f"t{k % 5}")
         for k in range(5000)
     ]
+    rows[377] = AuditRow("s377", "1", "It is 1.</script><b>bold</b><!--", task="t2")  # text, never markup
     items = [(r, Verdict("correct", True, "ok", "1"), Verdict("incorrect", False, "no", r.key)) for r in rows]
     report = AuditReport("a", "b", 5000, 0, {"first": 0, "second": 0}, ())
     path = write_page(report, items, tmp_path / "big.html")
     dom = browse(path, tmp_path, "task=t2&page=3")
     assert text_of(dom, "count") == "1000 of 5000 samples match" and text_of(dom, "page") == "page 4 of 40"
     assert keys_shown(dom) == [f"s{k}" for k in range(2 + 5 * 75, 2 + 5 * 100, 5)]
+    assert "It is 1.&lt;/script&gt;&lt;b&gt;bold&lt;/b&gt;&lt;!--" in dom and "<b>bold</b>" not in dom
     shot = tmp_path / "shot.png"
     browse(path, tmp_path, "task=t2", f"--screenshot={shot}", "--hide-scrollbars")
     with Image.open(shot) as image:

@@ -16,13 +16,16 @@ import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainer.errors import TrainerError
 from trainer.eval._audit_result import AuditReport
 from trainer.eval._audit_rows import AuditRow, Verdict, read_samples
 from trainer.eval._opinions import Opinion, OursOpinion, StoredOpinion, second
 from trainer.eval._signature import group
+
+if TYPE_CHECKING:
+    from verifiers.judges import Judge
 
 __all__ = ["AuditReport", "audit"]
 
@@ -34,18 +37,19 @@ def audit(
     samples: str | Path,
     *,
     out: str | Path | None = None,
-    judge: Any = None,
+    judge: Judge | None = None,
     config: str | Mapping[str, Any] | None = None,
     rescore: bool = False,
     restart: bool = False,
     show_progress: bool = True,
 ) -> AuditReport:
     """Re-judge the samples in the JSONL file ``samples`` with a second opinion and group where the
-    verdicts disagree. ``judge``: an LLM judge (`verifiers.judges.LLMJudge`); ``config``: our math
-    verifier with these `MathConfig` fields (a mapping, a JSON object or a .json/.toml file); with
-    neither, Math-Verify (installed separately). ``rescore``: the stored verdicts against the
-    current verifier (with ``config`` when given). ``out`` (default: ``audit/`` beside ``samples``)
-    gets ``progress.jsonl`` (resumed unless ``restart``), ``report.jsonl``, ``groups.png`` (with
+    verdicts disagree. ``judge``: an LLM judge (`verifiers.judges.LLMJudge`, or any
+    `verifiers.judges.Judge`); ``config``: our math verifier with these `MathConfig` fields (a
+    mapping, a JSON object or a .json/.toml file); with neither, Math-Verify (installed
+    separately). ``rescore``: the stored verdicts against the current verifier (with ``config``
+    when given). ``out`` (default: ``audit/`` beside ``samples``) gets ``progress.jsonl``
+    (resumed unless ``restart``), ``report.jsonl``, ``summary.json``, ``groups.png`` (with
     matplotlib) and ``audit.html``.
 
     Examples:

@@ -8,8 +8,12 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from verifiers.commandline import CommandParser, add_no_progress
+
+if TYPE_CHECKING:
+    from verifiers.judges import LLMJudge
 
 __all__ = ["main"]
 
@@ -70,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _judge(args: argparse.Namespace) -> object:
+def _judge(args: argparse.Namespace) -> LLMJudge | None:
     from trainer.errors import TrainerError
 
     if args.judge_url is None:

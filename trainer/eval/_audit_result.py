@@ -16,7 +16,15 @@ __all__ = ["AuditReport", "table"]
 @dataclass(frozen=True)
 class AuditReport:
     """What an audit found: the graders' names, how many samples agree, how many each side left
-    not judged, and the disagreements grouped by signature, most frequent first."""
+    not judged, and the disagreements grouped by signature, most frequent first.
+
+    Examples:
+        >>> r = AuditReport("ours", "math-verify", samples=3, agree=3, not_judged={"first": 0, "second": 0}, groups=())
+        >>> r.disagreements
+        0
+        >>> print(r.table().splitlines()[0])
+        audit: ours vs math-verify: 3 samples, 3 agree, 0 disagree, not judged: 0 by ours, 0 by math-verify
+    """
 
     first: str
     second: str

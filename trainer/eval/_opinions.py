@@ -13,10 +13,13 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from trainer.errors import TrainerError
 from trainer.eval._audit_rows import AuditRow, Verdict
+
+if TYPE_CHECKING:
+    from verifiers.judges import Judge
 
 __all__ = ["JudgeOpinion", "MathVerifyOpinion", "Opinion", "OursOpinion", "StoredOpinion", "math_config", "second"]
 
@@ -58,7 +61,7 @@ class OursOpinion:
         todo = [k for k, v in enumerate(out) if v is None]
         golds, completions = [str(rows[k].gold) for k in todo], [rows[k].completion for k in todo]
         try:
-            results = vm.verify_many(golds, completions, config=config, workers=2)
+            results = vm.verify_many(golds, completions, config=config)
         except VerifierInputError:  # one gold we cannot read: judge one by one, that one not judged
             results = [_one(vm.verify, g, c, config) for g, c in zip(golds, completions, strict=True)]
         for k, result in zip(todo, results, strict=True):
@@ -124,9 +127,9 @@ class JudgeOpinion:
     """An LLM judge (`verifiers.judges.LLMJudge`) over an OpenAI-compatible server; a call that fails
     is "not judged"."""
 
-    def __init__(self, judge: Any) -> None:
+    def __init__(self, judge: Judge) -> None:
         self.judge_ = judge
-        self.name = f"judge {judge.model}"
+        self.name = f"judge {getattr(judge, 'model', type(judge).__name__)}"
 
     def judge(self, rows: Sequence[AuditRow]) -> list[Verdict]:
         todo = [k for k, row in enumerate(rows) if row.gold is not None]
@@ -183,7 +186,7 @@ def _file(path: Path) -> Any:
 
 
 def second(
-    *, judge: Any = None, config: str | Mapping[str, Any] | None = None, rescore: bool = False
+    *, judge: Judge | None = None, config: str | Mapping[str, Any] | None = None, rescore: bool = False
 ) -> tuple[Opinion, str]:
     """The second opinion asked for, and a line saying which it is and why: an LLM judge, ours with
     ``config`` (always with ``rescore``), else Math-Verify (the default, when installed)."""
@@ -191,7 +194,8 @@ def second(
         opinion = OursOpinion(math_config(config), _ours_name(config))
         return opinion, f"rescoring: the stored verdicts against the current verifier ({opinion.name})"
     if judge is not None:
-        return JudgeOpinion(judge), f"second opinion: the LLM judge {judge.model}"
+        opinion_j = JudgeOpinion(judge)
+        return opinion_j, f"second opinion: {opinion_j.name}"
     if config is not None:
         opinion = OursOpinion(math_config(config), _ours_name(config))
         return opinion, f"second opinion: our math verifier with {opinion.name}"
