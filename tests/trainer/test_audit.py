@@ -214,11 +214,15 @@ def test_an_audit_killed_with_sigkill_resumes_to_the_report_of_an_uninterrupted_
         proc.wait()
         written = progress.read_text().count("\n") - 1
         assert 32 <= written < len(many)
+        with open(progress, "a") as f:
+            f.write('{"key": "a1-0", "fir')  # as if the kill had torn a line: left out, never glued to the next
         before = state["calls"]
         state["delay"] = 0.0
         resumed = audit(samples, out=tmp_path / "cut", judge=judge(s.url), show_progress=False)
         asked = state["calls"] - before
         assert asked == len(many) - written  # only the samples the killed run had not written
+        again = audit(samples, out=tmp_path / "cut", judge=judge(s.url), show_progress=False)
+        assert state["calls"] - before == asked and groups_of(again) == groups_of(resumed)  # all kept: none asked
         whole = audit(samples, out=tmp_path / "whole", judge=judge(s.url), show_progress=False)
     finally:
         s.close()

@@ -97,6 +97,9 @@ def _judged(
     done = {} if restart else _progress(path, header)
     if not done:
         path.write_text(json.dumps(header) + "\n")
+    elif not path.read_bytes().endswith(b"\n"):  # a line torn by a kill: the next one starts on its own
+        with open(path, "a") as f:
+            f.write("\n")
     again = not isinstance(first, StoredOpinion)  # a stored verdict not judged stays so: ask only the second again
     todo = [row for row in rows if not _settled(done.get(row.key), again)]
     if done:
