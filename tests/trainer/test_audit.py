@@ -197,7 +197,7 @@ def test_an_audit_killed_with_sigkill_resumes_to_the_report_of_an_uninterrupted_
     try:
         samples = write_rows(tmp_path / "s.jsonl", many)
         flags = [str(samples), "--out", str(tmp_path / "cut"), "--judge-url", s.url, "--judge-model", JUDGE]
-        flags += ["--judge-concurrency", "2", "--no-progress"]
+        flags += ["--judge-options", '{"concurrency": 2}', "--no-progress"]
         proc = subprocess.Popen(
             [sys.executable, "-m", "grpo_envs._cli", "audit", *flags],
             cwd=ROOT,

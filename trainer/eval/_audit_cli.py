@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -40,12 +39,9 @@ def _parser() -> argparse.ArgumentParser:
         help="compare the stored verdicts with the current verifier (with --config when given): what changed",
     )
     p.add_argument("--restart", action="store_true", help="start over instead of resuming --out's progress.jsonl")
-    judge = p.add_argument_group("an LLM judge as the second opinion")
-    judge.add_argument("--judge-url", default=None, help="an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
-    judge.add_argument("--judge-model", default=None, help="the served model's name (required with --judge-url)")
-    judge.add_argument("--judge-api-key", default=None, help="its API key (or $GRPO_ENVS_JUDGE_API_KEY)")
-    judge.add_argument("--judge-cache", default=None, help="keep the judge's replies in this directory")
-    judge.add_argument("--judge-concurrency", type=int, default=16, help="requests in flight at once")
+    from grpo_envs import JudgeConfig
+
+    JudgeConfig.add_flags(p, key_flag=True)  # as serve, train and eval spell them; the judge alone is the opinion
     add_no_progress(p)
     return p
 
@@ -75,26 +71,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _judge(args: argparse.Namespace) -> LLMJudge | None:
+    """The LLM judge the ``--judge-*`` flags name (`grpo_envs.JudgeConfig`, the one builder), or None."""
+    from grpo_envs import GrpoEnvsError, JudgeConfig
     from trainer.errors import TrainerError
-
-    if args.judge_url is None:
-        if args.judge_model is not None:
-            raise TrainerError("--judge-model needs --judge-url (the judge's server)")
-        return None
-    if not args.judge_model:
-        raise TrainerError("--judge-url needs --judge-model NAME (the served model's name)")
-    if args.config is not None or args.rescore:
-        raise TrainerError("name one second opinion: --judge-url, or --config / --rescore, not both")
     from verifiers.errors import VerifierInputError
-    from verifiers.judges import LLMJudge
 
     try:
-        return LLMJudge(
-            base_url=args.judge_url,
-            model=args.judge_model,
-            api_key=args.judge_api_key or os.environ.get("GRPO_ENVS_JUDGE_API_KEY"),
-            cache_dir=args.judge_cache,
-            concurrency=args.judge_concurrency,
-        )
-    except VerifierInputError as exc:
-        raise TrainerError(f"--judge-url: {exc}") from None
+        settings = JudgeConfig.from_flags(args)
+        if settings is None:
+            return None
+        if args.config is not None or args.rescore:
+            raise TrainerError("name one second opinion: --judge-url, or --config / --rescore, not both")
+        judge: LLMJudge = settings.judge()
+        return judge
+    except (GrpoEnvsError, VerifierInputError) as exc:
+        raise TrainerError(str(exc)) from None
