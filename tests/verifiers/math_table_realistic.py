@@ -367,6 +367,12 @@ Eliza works 40 regular hours at 10 dollars = 400, plus 5 overtime hours at 1.2 *
     Case("units", r"5", r"He runs $\boxed{50 \text{ miles}}$ per week.", "incorrect"),
 
     # --- self-correction vs spraying ---
+    # a self-check's conclusion after the answer ("the answer is correct") remarks on it, it does not replace it
+    Case("spraying", r"50", "So the number of students is $\\boxed{50}$.\n\nLet me verify: $25 \\cdot 2 = 50$. Therefore, the answer is correct.", "correct"),
+    Case("spraying", r"50", r"The answer is 50. I double-checked each step, and the answer is indeed right.", "correct"),
+    Case("spraying", r"48", r"The answer is $\boxed{50}$. Checking: $25 \cdot 2 = 50$, so the answer is consistent.", "incorrect"),
+    Case("spraying", r"5", r"So $x = \boxed{5}$. Wait, plugging it back in, the answer is wrong.", "incorrect"),  # a retraction never lets the box stand
+    Case("text", r"\text{right}", r"The angle measures $90^\circ$, so the answer is right.", "correct"),  # alone, "right" is the answer
     Case("spraying", r"7", r"So $x = \boxed{5}$. Wait, I dropped a sign when expanding. Redoing it: $2x - 3 = 11$, so $x = \boxed{7}$.", "correct"),
     Case("spraying", r"5", r"So $x = \boxed{5}$. Wait, I dropped a sign when expanding. Redoing it: $2x - 3 = 11$, so $x = \boxed{7}$.", "incorrect"),
     Case("spraying", r"7", r"Possible answers: $\boxed{5}$, or maybe $\boxed{6}$, or $\boxed{7}$.", "incorrect"),

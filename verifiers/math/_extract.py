@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from verifiers.math._config import MathConfig
-from verifiers.math._statements import final_sentence, mask_math, only_value, prepare, statements
+from verifiers.math._statements import final_sentence, is_appraisal, mask_math, only_value, prepare, statements
 
 __all__ = [
     "MATH_BLOCK",
@@ -185,7 +185,9 @@ def _marked(text: str, config: MathConfig, *, limit: int) -> list[tuple[int, int
         if _BOX.search(st.answer) or (k + 1 < len(said) and said[k + 1].start < st.end):
             continue  # a box there is counted as a box; a nested statement counts on its own
         events.append((st.start, st.end, (st.answer,), "stated"))
-    return sorted(events, key=lambda e: e[0])
+    events.sort(key=lambda e: e[0])
+    # "\boxed{50}. ... Therefore, the answer is correct.": a remark on the answer before it
+    return [e for k, e in enumerate(events) if not (k and e[3] == "stated" and is_appraisal(e[2][0]))]
 
 
 def _unmarked(text: str, config: MathConfig) -> Commitments:

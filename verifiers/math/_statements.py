@@ -19,7 +19,9 @@ Statements (`statements`), each with the answer that follows it:
 - an answer phrase in a sentence: "the answer is 42", "the final answer is $5$", "the answer
   (with units) is 42 dollars", "the answer to the question is ...", "answer: ...", ``####``
   (also written inside math: ``\\(#### 42\\)``), and any of `MathConfig.anchors`; not when
-  negated ("the answer is not 5") or hypothetical ("if the answer is 5");
+  negated ("the answer is not 5") or hypothetical ("if the answer is 5"); one whose answer only
+  appraises (`is_appraisal`: "the answer is correct", "this answer is indeed right") is a remark
+  about an earlier answer, not an answer, when one came before it;
 - the last complete sentence, when nothing else commits (`final_sentence`): it must end the
   text with terminal punctuation (then only courtesy or template residue may follow; a
   cut-off output commits to nothing) and assert its value: "..., so the probability that
@@ -42,7 +44,16 @@ from functools import lru_cache
 from verifiers.math._labels import labelled_sentence
 from verifiers.structure import ThinkingFormat, read_completion
 
-__all__ = ["Statement", "final_sentence", "mask_math", "only_value", "prepare", "statements", "value_in_sentence"]
+__all__ = [
+    "Statement",
+    "final_sentence",
+    "is_appraisal",
+    "mask_math",
+    "only_value",
+    "prepare",
+    "statements",
+    "value_in_sentence",
+]
 
 MAX_STATEMENT = 600
 
@@ -257,6 +268,28 @@ def statements(text: str, masked: str, anchors: tuple[str, ...], limit: int) -> 
             continue
         found.append(Statement(start, end, answer))
     return found
+
+
+# A stated "answer" that only says the answer before it is good: a self-check's conclusion. Only
+# positive words: "the answer is wrong" retracts and must never let an earlier answer stand.
+_APPRAISAL = re.compile(
+    r"(?:(?:indeed|also|definitely|clearly|certainly|still|now|then|therefore|thus|so|both|all|fully)\s+)*"
+    r"(?:correct|right|verified|confirmed|consistent|accurate|valid|reasonable|plausible|sound|justified|"
+    r"double[- ]checked|checked|good)"
+    r"(?:\s+(?:and|&)\s+(?:correct|right|verified|confirmed|consistent|accurate|valid|reasonable|complete))?"
+    r"[\s.!]*[✓✔✅]?[\s.!]*",
+    re.IGNORECASE,
+)
+
+
+def is_appraisal(answer: str) -> bool:
+    """Whether a stated answer only appraises the answer before it ("correct", "indeed right").
+
+    Examples:
+        >>> is_appraisal("indeed correct"), is_appraisal("correct!"), is_appraisal("wrong"), is_appraisal("42")
+        (True, True, False, False)
+    """
+    return _APPRAISAL.fullmatch(answer.strip()) is not None
 
 
 # -- the last sentence ------------------------------------------------------------------------------
