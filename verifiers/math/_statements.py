@@ -6,8 +6,9 @@ followed by prose (``$18 every day``) is currency, not math.
 
 Preparation (`prepare`): only the final section counts (`verifiers.structure`: after the
 thinking section of any known family, before the end of the turn); trailing courtesy
-sentences ("I hope it is correct.", "Hope this helps!") and closing markup (a code fence, a
-rule) are dropped, never inside an ``<answer>`` tag.
+sentences ("I hope it is correct.", "Hope this helps!"), closing self-affirmations ("I think
+that's the answer.", "Yes, that seems correct.") and closing markup (a code fence, a rule) are
+dropped, never inside an ``<answer>`` tag.
 
 Statements (`statements`), each with the answer that follows it:
 
@@ -69,6 +70,14 @@ _COURTESY = re.compile(
     r")[\s.!?:;,)(\w'*😊🙂]{0,40}$",
     re.IGNORECASE,
 )
+# A closing self-affirmation, a sentence of its own: "I think that's the answer.", "Yes, that seems correct."
+_AFFIRMATION = re.compile(
+    r"(?:^|(?<=[.!?\n]))[\s*]*(?:(?:yes|so|okay|ok|alright)\b[,\s]*)?(?:"
+    r"I\s+think\s+(?:that's|that\s+is|this\s+is|it's|it\s+is)\s+(?:the|my|our)\s+(?:final\s+|correct\s+|right\s+)?answer"
+    r"|(?:that|this|it)\s+(?:seems|looks|is|sounds)\s+(?:to\s+be\s+)?(?:correct|right|good|consistent|reasonable)"
+    r")[\s.!?:;,)(\w'*]{0,40}$",
+    re.IGNORECASE,
+)
 # A sentence ends at a newline or at terminal punctuation (possibly inside closing math or bold)
 # followed by whitespace or the end.
 _END = re.compile(r"\n|[.!?](?:\$\$|\$|\\\]|\\\)|\*\*|\*|[\"'”’)])*(?=\s|$)")
@@ -123,7 +132,7 @@ def prepare(text: str, formats: Sequence[ThinkingFormat]) -> tuple[str | None, s
     for _ in range(4):
         text = text[:-200] + _TRAILING_MARKUP.sub("", text[-200:])
         offset = max(0, len(text) - 300, floor)
-        c = _COURTESY.search(text, offset)
+        c = _COURTESY.search(text, offset) or _AFFIRMATION.search(text, offset)
         if c is None:
             break
         text = text[: c.start()]
