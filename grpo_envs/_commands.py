@@ -148,7 +148,8 @@ def _serve(args: argparse.Namespace) -> int:
         return 1
     if args.host not in ("127.0.0.1", "localhost", "::1") and token is None:
         print("grpo-envs serve: warning: listening beyond loopback without --token", file=sys.stderr)
-    what = args.env or f"gold answers with the {args.verifier} verifier" + (f", then {judge}" if judge else "")
+    what = args.env or f"gold answers with the {args.verifier} verifier"
+    what += f", then the judge {judge.model} at {judge.url} ({judge.mode})" if judge else ""
     print(f"serving {what} at {server.url} (POST /get_reward, GET /health)", flush=True)
     try:
         server.serve_forever()
@@ -158,16 +159,15 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _judge(args: argparse.Namespace) -> Any:
-    """The LLM judge the ``--judge-*`` flags name (None without them): built by `JudgeConfig`, as
-    ``grpo-envs train`` and ``grpo-envs eval`` build theirs."""
-    if args.judge_url is not None and args.verifier != "math":
-        raise GrpoEnvsError("--judge-url needs --verifier math: the rule judges first, the judge only its rejections")
+    """The judge settings the ``--judge-*`` flags name (`JudgeConfig`; None without them), as
+    ``grpo-envs train`` and ``grpo-envs eval`` read theirs: applied to ``--env``'s verifier, or
+    asked about ``--verifier math``'s rejections."""
     judge = grpo_envs.JudgeConfig.from_flags(args)
-    if judge is None:
-        return None
-    if judge.mode != "hybrid":
-        raise GrpoEnvsError("serve judges gold answers rule first: --judge-mode judge is for train and eval")
-    return judge.judge()
+    if judge is not None and args.verifier not in (None, "math"):
+        raise GrpoEnvsError("--judge-url needs --env or --verifier math: the code verifier takes no judge")
+    if judge is not None and args.env is None and judge.mode != "hybrid":
+        raise GrpoEnvsError("serve judges gold answers rule first: --judge-mode judge needs --env")
+    return judge
 
 
 def _special_tokens(name: str) -> list[str]:

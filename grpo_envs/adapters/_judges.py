@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from grpo_envs._judgement import Judgement
+from grpo_envs._judging import JudgeConfig
 from grpo_envs.adapters._common import Scorer
 from verifiers.errors import VerifierInputError
 from verifiers.executors import Executor
@@ -27,7 +28,8 @@ class BadLabel(Exception):
 
 class EnvJudge:
     """Labels are task keys (`task_key`) of ``env_id``; completions are judged by that env (on
-    ``executor``, e.g. a `RayExecutor`, when given)."""
+    ``executor``, e.g. a `RayExecutor`, when given; with ``judge``, by its verifier and that LLM
+    judge, `grpo_envs.JudgeConfig.apply`)."""
 
     def __init__(
         self,
@@ -36,12 +38,14 @@ class EnvJudge:
         allow_any_env: bool = False,
         env_kwargs: dict[str, Any] | None = None,
         executor: Executor | None = None,
+        judge: JudgeConfig | None = None,
     ) -> None:
         self.name = env_id
+        self.settings = judge
         self.executor = executor
         self.allow_any_env = allow_any_env
         self.env_kwargs = env_kwargs or {}
-        self._scorers: dict[str, Scorer] = {env_id: Scorer(env_id, **self.env_kwargs)}
+        self._scorers: dict[str, Scorer] = {env_id: Scorer(env_id, judge=judge, **self.env_kwargs)}
         self._scorers[env_id].env("train")  # an unknown id or bad env_kwargs fail here, not on the first request
         self._lock = threading.Lock()
 
@@ -50,7 +54,7 @@ class EnvJudge:
             raise BadLabel(f"label names env {env_id!r} but this server scores {self.name!r}")
         with self._lock:
             if env_id not in self._scorers:
-                self._scorers[env_id] = Scorer(env_id)
+                self._scorers[env_id] = Scorer(env_id, judge=self.settings)
             return self._scorers[env_id]
 
     def judge(

@@ -29,6 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, get_args
 
+from grpo_envs._judging import JudgeConfig
 from grpo_envs.adapters._common import Scorer, task_seeds
 from grpo_envs.adapters._judges import GOLD_VERIFIERS, BadLabel, EnvJudge, GoldJudge
 from grpo_envs.errors import GrpoEnvsError
@@ -107,8 +108,10 @@ class RewardServer:
         timeout_s: the verifier's time limit per completion (per test case for code), with ``verifier``.
         executor: where requests are judged (`verifiers.executors`, e.g. a ``RayExecutor``;
             default: in this process).
-        judge: with ``verifier="math"``, a `verifiers.judges` judge (an ``LLMJudge``) asked
-            about the rule's rejections that hold an answer (`verifiers.judges.with_judge`).
+        judge: a `grpo_envs.JudgeConfig`: with ``env_id``, the env's verifier then the judge (or
+            the judge alone in its mode "judge"); with ``verifier="math"`` (mode "hybrid" only) the
+            judge asked about the rule's rejections that hold an answer (`verifiers.judges.with_judge`).
+            With ``verifier="math"`` a `verifiers.judges` judge object (an ``LLMJudge``) works too.
         host, port: where to listen (loopback by default; port 0 picks a free one).
         token: when set, requests need ``Authorization: Bearer <token>``.
         special_tokens: strings removed from responses before judging (default: common ones;
@@ -144,11 +147,18 @@ class RewardServer:
         self.token = token
         self.special_tokens = sorted(set(special_tokens), key=len, reverse=True)
         self.max_bytes, self.max_items = max_bytes, max_items
-        self.judge: EnvJudge | GoldJudge = (
-            EnvJudge(env_id, allow_any_env=allow_any_env, env_kwargs=env_kwargs, executor=executor)
-            if env_id is not None
-            else GoldJudge(str(verifier), timeout_s=timeout_s, executor=executor, judge=judge)
-        )
+        if env_id is not None:
+            if judge is not None and not isinstance(judge, JudgeConfig):
+                raise GrpoEnvsError("with env_id, judge must be a grpo_envs.JudgeConfig (for the env's verifier)")
+            self.judge: EnvJudge | GoldJudge = EnvJudge(
+                env_id, allow_any_env=allow_any_env, env_kwargs=env_kwargs, executor=executor, judge=judge
+            )
+        else:
+            if isinstance(judge, JudgeConfig):
+                if judge.mode != "hybrid":
+                    raise GrpoEnvsError("gold answers are judged rule first: judge mode 'judge' needs env_id")
+                judge = judge.judge()
+            self.judge = GoldJudge(str(verifier), timeout_s=timeout_s, executor=executor, judge=judge)
         self.httpd = _Server((host, port), self._handler())
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from grpo_envs import judge_verifier
+from grpo_envs import GrpoEnvsError, JudgeConfig, judge_verifier
 from grpo_envs._commands import serve_main
 from grpo_envs.adapters import openrlhf
 from grpo_envs.envs.math_dataset import MathDataset
@@ -86,6 +86,29 @@ def test_the_reward_server_asks_the_judge_about_the_rules_rejections(server: Jud
         openrlhf.RewardServer(verifier="code", judge=judge, port=0)
 
 
+def test_the_reward_server_judges_an_envs_tasks_with_judge_settings(server: JudgeServer) -> None:
+    """``RewardServer(env_id, judge=JudgeConfig(...))`` (``grpo-envs serve --env ... --judge-url``):
+    the env's verifier first, the judge on its rejections; mode "judge": the judge alone."""
+    env_id, kwargs = "grpo_envs/MathDataset-v0", {"rows": ROWS, "eval_fraction": 0.0}
+    answers = ["So it takes $\\boxed{2 hours and 30 minutes}$.", "$\\boxed{150}$", "$\\boxed{3 hours}$"]
+    label = openrlhf.task_key(env_id, "train", 0)
+    body = {"query": [f"Q: {a}" for a in answers], "prompts": ["Q: "] * 3, "labels": [label] * 3}
+    for mode, asked in (("hybrid", 2), ("judge", 5)):
+        settings = JudgeConfig(url=server.url, model="judge", mode=mode, options={"retries": 0})
+        srv = openrlhf.RewardServer(env_id, env_kwargs=kwargs, judge=settings, port=0).start()
+        try:
+            out = post(srv.url, body)
+        finally:
+            srv.close()
+        # hybrid: the rule pays the box, the judge its 2 rejections (both verdicts kept); judge mode:
+        # the judge alone, shown the final section as the env's format reads it (this scripted
+        # judge knows only the bare "2 hours and 30 minutes", so it pays none, not even the box)
+        assert out["correct"] == ([True, True, False] if mode == "hybrid" else [False] * 3), (mode, out)
+        assert len(server.requests) == asked  # hybrid: only the rule's 2 rejections; judge: all 3 more
+    with pytest.raises(GrpoEnvsError, match="must be a grpo_envs.JudgeConfig"):
+        openrlhf.RewardServer(env_id, env_kwargs=kwargs, judge=LLMJudge(base_url=server.url, model="j"), port=0)
+
+
 def test_a_judge_that_is_down_is_masked_by_the_reward_server() -> None:
     judge = LLMJudge(base_url="http://127.0.0.1:9/v1", model="judge", retries=0)
     srv = openrlhf.RewardServer(verifier="math", judge=judge, port=0).start()
@@ -100,8 +123,8 @@ def test_a_judge_that_is_down_is_masked_by_the_reward_server() -> None:
     ("argv", "message"),
     [
         (
-            ["--env", "grpo_envs/Arithmetic-v0", "--judge-url", "http://127.0.0.1:9/v1"],
-            "--judge-url needs --verifier math",
+            ["--verifier", "code", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m"],
+            "--judge-url needs --env or --verifier math",
         ),
         (["--verifier", "math", "--judge-url", "http://127.0.0.1:9/v1"], "--judge-url needs --judge-model NAME"),
         (
@@ -120,7 +143,7 @@ def test_a_judge_that_is_down_is_masked_by_the_reward_server() -> None:
                 "--judge-mode",
                 "judge",
             ],
-            "--judge-mode judge is for train and eval",
+            "--judge-mode judge needs --env",
         ),
         (
             [
