@@ -25,16 +25,24 @@ JUDGE_MODES = ("hybrid", "judge")
 "judge": the judge alone decides every answer the env's format finds."""
 KEY_VARIABLE = "GRPO_ENVS_JUDGE_API_KEY"
 """Read for the judge's API key when no other variable is named."""
-_NAMED = ("url", "model", "mode", "api_key_env", "cache_dir")
-_FLAGS = {"url": "judge_url", "model": "judge_model", "mode": "judge_mode", "api_key_env": "judge_api_key_env"}
+_NAMED = ("url", "model", "mode", "api_key_env", "cache_dir", "reward_model")
+_FLAGS = {
+    "url": "judge_url",
+    "model": "judge_model",
+    "mode": "judge_mode",
+    "api_key_env": "judge_api_key_env",
+    "reward_model": "judge_reward_model",
+}
 
 
-def _options() -> tuple[str, ...]:
-    """The `LLMJudge` keywords a config may set besides the named ones (JSON values only)."""
-    from verifiers.judges import LLMJudge
+def _options(reward_model: bool = False) -> tuple[str, ...]:
+    """The `LLMJudge` (or, for a reward model, `RewardModel`) keywords a config may set besides
+    the named ones (JSON values only)."""
+    from verifiers.judges import LLMJudge, RewardModel
 
     taken = {"base_url", "model", "api_key", "cache_dir", "template", "self"}
-    return tuple(p for p in inspect.signature(LLMJudge.__init__).parameters if p not in taken)
+    made = RewardModel if reward_model else LLMJudge
+    return tuple(p for p in inspect.signature(made.__init__).parameters if p not in taken)
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,9 @@ class JudgeConfig:
     set; a key in a config file would be written into every run directory); ``api_key`` is one
     given on a command line. ``cache_dir`` keeps the judge's verdicts on disk; ``options`` are
     other `verifiers.judges.LLMJudge` keywords (``concurrency``, ``timeout_s``, ``retries``...).
+    Instead of an LLM, ``reward_model`` names a sequence-classification reward model (a directory
+    or hub name; `verifiers.judges.RewardModel`, whose keywords ``options`` then holds: ``reward``,
+    ``threshold``, ``device``...); mode "judge" is the usual one for it (its score is the reward).
 
     Examples:
         >>> import gymnasium
@@ -55,15 +66,19 @@ class JudgeConfig:
         ('math+judge', {'retries': 0})
     """
 
-    url: str
-    model: str
+    url: str = ""
+    model: str = ""
     mode: str = "hybrid"
     api_key_env: str | None = None
     cache_dir: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     api_key: str | None = field(default=None, repr=False, compare=False)
+    reward_model: str | None = None
 
     def __post_init__(self) -> None:
+        if self.reward_model is not None:
+            self._check_reward_model()
+            return
         if not isinstance(self.url, str) or not self.url:
             raise GrpoEnvsError("a judge needs url: its OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
         if not isinstance(self.model, str) or not self.model:
@@ -77,6 +92,19 @@ class JudgeConfig:
             raise GrpoEnvsError(f"the judge takes no setting {unknown[0]!r}{hint}; its settings: {known}")
         object.__setattr__(self, "options", dict(self.options))
 
+    def _check_reward_model(self) -> None:
+        if not isinstance(self.reward_model, str) or not self.reward_model:
+            raise GrpoEnvsError(f"reward_model must be a model's directory or hub name, got {self.reward_model!r}")
+        if self.url or self.model or self.api_key_env or self.cache_dir:
+            raise GrpoEnvsError("a judge is either an LLM (url, model) or a reward_model, not both")
+        if self.mode not in JUDGE_MODES:
+            raise GrpoEnvsError(f"judge mode must be one of {', '.join(JUDGE_MODES)}, got {self.mode!r}")
+        unknown = sorted(set(self.options) - set(_options(reward_model=True)))
+        if unknown:
+            known = ", ".join(("reward_model", "mode", *_options(reward_model=True)))
+            raise GrpoEnvsError(f"a reward model takes no setting {unknown[0]!r}; its settings: {known}")
+        object.__setattr__(self, "options", dict(self.options))
+
     @classmethod
     def from_dict(cls, settings: Mapping[str, Any]) -> JudgeConfig:
         """From one table (a config file's ``[judge]``): the named keys, the rest as ``options``."""
@@ -87,7 +115,7 @@ class JudgeConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as one table (never the API key), what `from_dict` reads."""
-        named = {k: getattr(self, k) for k in _NAMED if getattr(self, k) is not None}
+        named = {k: getattr(self, k) for k in _NAMED if getattr(self, k) not in (None, "")}
         return {**named, **self.options}
 
     def key(self) -> str | None:
@@ -101,10 +129,16 @@ class JudgeConfig:
         return os.environ[self.api_key_env]
 
     def judge(self) -> Any:
-        """The `verifiers.judges.LLMJudge` these settings name (one per process: share it)."""
+        """The `verifiers.judges.LLMJudge` (or `RewardModel`) these settings name (one per
+        process: share it)."""
         from verifiers.errors import VerifierInputError
-        from verifiers.judges import LLMJudge
+        from verifiers.judges import LLMJudge, RewardModel
 
+        if self.reward_model is not None:
+            try:
+                return RewardModel(self.reward_model, **self.options)
+            except (VerifierInputError, TypeError) as exc:
+                raise GrpoEnvsError(f"the reward model {self.reward_model}: {exc}") from None
         try:
             return LLMJudge(
                 base_url=self.url, model=self.model, api_key=self.key(), cache_dir=self.cache_dir, **self.options
@@ -164,6 +198,11 @@ class JudgeConfig:
             group.add_argument("--judge-api-key", default=None, help=f"its API key (or ${KEY_VARIABLE})")
         group.add_argument("--judge-cache", default=None, help="keep the judge's verdicts in this directory")
         group.add_argument(
+            "--judge-reward-model",
+            default=None,
+            help="instead of --judge-url: a sequence-classification reward model (a directory or hub name)",
+        )
+        group.add_argument(
             "--judge-options", default=None, help="other LLMJudge settings as JSON, e.g. '{\"retries\": 2}'"
         )
 
@@ -188,6 +227,8 @@ class JudgeConfig:
     def from_flags(cls, args: argparse.Namespace) -> JudgeConfig | None:
         """The judge the flags name, or None without ``--judge-url``; one line on a missing part."""
         settings = cls.flag_settings(args)
+        if "reward_model" in settings and "url" not in settings:
+            return cls.from_dict(settings)
         if "url" not in settings:
             if settings:
                 raise GrpoEnvsError("the --judge-* flags need --judge-url (the judge's server)")

@@ -119,3 +119,37 @@ def test_eval_judges_the_rules_rejections_and_keeps_both_verdicts(
     assert out[-1].startswith(f"{len(judged)})")  # the dead judge's table counts them as not judged
     assert eval_main([*common, "--out", str(tmp_path / "c"), "--judge-model", "j"]) == 2
     assert "the --judge-* flags need --judge-url" in capsys.readouterr().err
+
+
+def test_a_reward_model_named_by_the_judge_table_scores_a_training_run(tmp_path: Path) -> None:
+    """``judge = {reward_model = DIR, mode = "judge"}`` (or ``--judge-reward-model DIR``): the
+    reward model's score is every completion's reward; in a hybrid it is asked about the rule's
+    rejections only. One line for an LLM's settings beside a reward model, or its unknown keys."""
+    from tests.verifiers.test_judges_reward_model import save_reward_model
+    from verifiers.judges import RewardModel
+
+    folder = str(save_reward_model(tmp_path / "rm"))
+    args = parser().parse_args(["--judge-reward-model", folder, "--judge-mode", "judge"])
+    settings = config_from_args(args).judge_config
+    assert settings == JudgeConfig(reward_model=folder, mode="judge")
+    assert JudgeConfig.from_dict(settings.to_dict()) == settings
+    cfg = GRPOConfig(
+        steps=2, prompts_per_step=2, num_generations=4, max_new_tokens=1, eval_prompts=2, save_every=0,
+        output_dir=str(tmp_path / "run"), device="cpu", judge={"reward_model": folder, "mode": "judge", "device": "cpu"},
+    )  # fmt: skip
+    trainer = GRPOTrainer(cfg, show_progress=False)
+    env = trainer.make_env()
+    assert env.unwrapped.verifier.name == "first-digit+judge"
+    prompt, _ = env.reset(seed=0)
+    _, reward, *_, info = env.step("7")
+    assert 0.0 < reward < 1.0 and info["judgement"].judged  # a sigmoid score, not the rule's 0/1
+    assert reward == pytest.approx(RewardModel(folder, device="cpu").verify("", "7", prompt=prompt).reward)
+    last = trainer.train()
+    assert last["step"] == 2 and 0.0 < last["reward_mean"] < 1.0 and last["reward_std"] > 0.0
+    for bad, message in [
+        ({"reward_model": folder, "url": "http://a/v1", "model": "m"}, "either an LLM .url, model. or a reward_model"),
+        ({"reward_model": folder, "retries": 1}, "a reward model takes no setting 'retries'"),
+        ({"reward_model": ""}, "reward_model must be a model's directory or hub name"),
+    ]:
+        with pytest.raises(TrainerError, match=message):
+            GRPOConfig(judge=bad)
