@@ -100,7 +100,7 @@ def test_verl_and_openrlhf_are_told_which_completions_were_masked(monkeypatch: p
     from grpo_envs.adapters._common import Scorer
 
     scorer = Scorer("grpo_envs/Digits-v0", verifier=flaky_digits_verifier())
-    monkeypatch.setattr(verl, "_scorer", lambda env_id, env_kwargs=None: scorer)
+    monkeypatch.setattr(verl, "_scorer", lambda env_id, env_kwargs=None, judge="": scorer)
     info = {"env_id": "grpo_envs/Digits-v0", "task_seed": 5, "split": "train"}
     env = gymnasium.make("grpo_envs/Digits-v0")
     env.reset(seed=5)
