@@ -8,12 +8,12 @@ from typing import Any
 
 import torch
 
-from trainer._distributed import unwrap
+from trainer._distributed import RankBatch, unwrap
 from trainer._generation import CacheSupport, cache_support, prompt_cache
 from trainer._math import group_advantages, token_logprobs
 from trainer._rollout import Rollout
 
-__all__ = ["Batch", "loss_rows", "make_batch", "sequence_logps"]
+__all__ = ["Batch", "loss_mask", "loss_rows", "make_batch", "sequence_logps"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,16 @@ def loss_rows(
         return rows, torch.zeros(0, dtype=torch.float32)
     where = torch.tensor(picked)
     return rows, adv[where[:, 0], where[:, 1]]
+
+
+def loss_mask(batch: Batch, share: RankBatch, *, mask_truncated: bool) -> torch.Tensor:
+    """The completion tokens that weigh: none of a stand-in row (``share.live`` False), none of a
+    truncated completion with ``mask_truncated``."""
+    mask = batch.mask.clone()
+    for k, r in enumerate(share.rows):
+        if not share.live or (mask_truncated and r.truncated):
+            mask[k] = 0.0
+    return mask
 
 
 def make_batch(rows: list[Rollout], pad: int, *, completion_width: int = 1) -> Batch:

@@ -6,6 +6,7 @@ import json
 import os
 import random
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,12 +61,14 @@ def save_checkpoint(
     run_id: str | None,
     weights: dict[str, Any] | None = None,
     optimizer_state: Any = None,
+    extra_files: Callable[[Path], None] | None = None,
 ) -> Path:
     """Write ``root/step-NNNNNN`` atomically and keep the newest ``keep`` checkpoints of run ``run_id``
     (checkpoints of other runs are never pruned nor replaced).
 
     ``weights`` / ``optimizer_state`` replace ``model.state_dict()`` / ``optimizer.state_dict()``
     (gathered full states of a sharded model). A peft model saves its adapter only.
+    ``extra_files(folder)`` writes more into the checkpoint's folder before it is committed.
     """
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"{PREFIX}{step:06d}"
@@ -84,6 +87,8 @@ def save_checkpoint(
     (tmp / "trainer_state.json").write_text(
         json.dumps({"step": step, "run_id": run_id, "config": config, **extra}, indent=1)
     )
+    if extra_files is not None:
+        extra_files(tmp)
     for path in tmp.rglob("*"):
         if path.is_file():
             with open(path, "rb") as f:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -89,9 +90,11 @@ def save_run(
     extra: dict[str, Any],
     run_id: str | None,
     dist: Dist,
+    extra_files: Callable[[Path], None] | None = None,
 ) -> Path:
     """A checkpoint of the run at ``step`` in ``root`` (atomic; older ones pruned to
-    ``config.keep_checkpoints``). Rank 0 writes; with FSDP every rank helps gather."""
+    ``config.keep_checkpoints``; ``extra_files`` adds to it). Rank 0 writes; with FSDP every rank
+    helps gather."""
     path = root / f"step-{step:06d}"
     weights = optim = None
     if dist.fsdp:
@@ -111,6 +114,7 @@ def save_run(
             run_id=run_id,
             weights=weights,
             optimizer_state=optim,
+            extra_files=extra_files,
         )
     dist.barrier()
     return path

@@ -39,7 +39,7 @@ def _f(default: Any, help: str) -> Any:
 
 @dataclass(frozen=True)
 class GRPOConfig:
-    """Everything a GRPO run needs (36 fields). Defaults are the paper's GRPO (preset "grpo").
+    """Everything a GRPO run needs (38 fields). Defaults are the paper's GRPO (preset "grpo").
 
     Examples:
         >>> cfg = GRPOConfig(steps=10, num_generations=4)
@@ -112,6 +112,13 @@ class GRPOConfig:
         'LoRA adapters (peft): {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": '
         '"all-linear"}; {} trains every weight',
     )
+    # asynchronous rollouts (trainer._async)
+    async_level: int = _f(
+        0,
+        "k: the batch of step t (from 0) is sampled by rollout worker processes from the weights after max(0, t-k) "
+        "updates, while the learner trains; 0: generate then train, in this process",
+    )
+    async_workers: int = _f(1, "async_level > 0: rollout worker processes (cores are split evenly with the learner)")
     # evaluation, checkpoints
     eval_every: int = _f(0, "evaluate on the eval split every N steps (0: only at the end)")
     eval_prompts: int = _f(32, "eval tasks (fixed seeds); pass@k uses num_generations samples")
@@ -148,6 +155,12 @@ class GRPOConfig:
             (
                 self.importance_sampling_mode in IS_MODES,
                 f"importance_sampling_mode must be one of {', '.join(IS_MODES)}",
+            ),
+            (self.async_level >= 0, f"async_level must be >= 0 (0: no rollout workers), got {self.async_level!r}"),
+            (self.async_workers >= 1, f"async_workers must be >= 1, got {self.async_workers!r}"),
+            (
+                self.async_level == 0 or self.generator == "hf",
+                'async_level > 0 samples with transformers in its workers: set generator = "hf"',
             ),
             (self.importance_sampling_clip_max >= 0, "importance_sampling_clip_max must be >= 0 (0 turns it off)"),
             (

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import logging
 import time
-import warnings
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -45,15 +44,10 @@ import gymnasium
 import torch
 
 from grpo_envs import ReasoningEnv, stable_seed
-from trainer._batch import Batch, loss_rows, make_batch, sequence_logps
+from trainer._async import open_workers
+from trainer._batch import Batch, loss_mask, loss_rows, make_batch, sequence_logps
 from trainer._correction import configured_weights
-from trainer._distributed import (
-    Dist,
-    RankBatch,
-    init_distributed,
-    pad_ranks,
-    unwrap,
-)
+from trainer._distributed import Dist, init_distributed, pad_ranks, unwrap
 from trainer._envs import env_factory
 from trainer._generation import TransformersGenerator
 from trainer._judges import open_executor
@@ -61,6 +55,7 @@ from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb,
 from trainer._lora import adapter_disabled, is_lora
 from trainer._math import grpo_loss, loss_settings, lr_factor, sampler_mismatch
 from trainer._model import env_alphabet, pick_device
+from trainer._optim import no_update, optimizer_step
 from trainer._policy import build_policy, export_final, restore, save_run
 from trainer._rollout import Rollout, is_single_turn, rollout
 from trainer._rollout_log import RolloutLog
@@ -141,6 +136,10 @@ class GRPOTrainer:
         if config.generator == "vllm":
             seed = stable_seed(config.seed, "vllm", self.dist.rank) % (2**31)
             self.engine = ColocatedVLLM(self.model, self.tokenizer, seed=seed, device=self.device)
+        self.workers = open_workers(  # async_level > 0: rollout worker processes
+            config, env if env is not None else config.env, self.model, self.tokenizer, distributed=self.dist.enabled,
+            seeds=lambda t: self._seeds(t + 1), start=self.step_count, saved=self.run.checkpoint,
+        )  # fmt: skip
         self._generate_s = 0.0  # this step's seconds in the generator (the rest of a rollout is scoring)
         # verifier_executor="ray": a RayExecutor (its actors start at the first rollout); under torchrun
         # every rank joins one cluster
@@ -221,50 +220,66 @@ class GRPOTrainer:
     # -- one step --------------------------------------------------------------------------------
     def step(self) -> dict[str, Any]:
         """Generate, score and update once; returns the step's metrics (also written to disk)."""
-        cfg = self.config
         step = self.step_count + 1
-        seeds = [stable_seed(cfg.seed, "train", step, k) % (2**31) for k in range(cfg.prompts_per_step)]
-        n_envs = cfg.prompts_per_step * (1 if self._single_turn() else cfg.num_generations)
-        if self.dist.enabled:  # each rank samples its own stream, reproducibly (resume included)
-            torch.manual_seed(stable_seed(cfg.seed, "sampling", step, self.dist.rank) % (2**31))
-        started, self._generate_s = time.perf_counter(), 0.0
-        groups = self._rollouts(seeds, self._pool(self._envs, n_envs), stable_seed(cfg.seed, "vllm-train", step))
+        started = time.perf_counter()
+        groups, generate_s, rollout_s, extra = self._step_rollouts(step)
         rolled = time.perf_counter()
+        rollout_s = rollout_s if rollout_s is not None else rolled - started
         update = self._update(self.dist.shard(groups))
         trained = time.perf_counter()
         synced = self.engine.sync(self.model) if self.engine is not None else 0.0
+        synced += self.workers.advance(unwrap(self.model), step) if self.workers is not None else 0.0
         self.step_count = step
-        metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0]}
+        metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0], **extra}
         self.watch.step(groups)
         generated = sum(r.generated for g in groups for r in g)
         perf = {
             "step": step,
-            "time_rollout_s": rolled - started,
-            "time_generate_s": self._generate_s,
-            "time_score_s": rolled - started - self._generate_s,
+            "time_rollout_s": rolled - started,  # async: the time the learner waited for the batch
+            "time_generate_s": generate_s,
+            "time_score_s": rollout_s - generate_s,
             "time_train_s": trained - rolled,
             "time_sync_s": synced,
-            "tokens_per_s": generated / max(rolled - started, 1e-9),
+            "tokens_per_s": generated / max(rollout_s, 1e-9),
             "peak_memory_mb": peak_memory_mb(self.device),
         }
         if self.log is not None:
             self.log.step(metrics, perf)
         if self.rollouts is not None:
-            self.rollouts.write(step, seeds, groups)
+            self.rollouts.write(step, self._seeds(step), groups)
         return metrics
+
+    def _seeds(self, step: int) -> list[int]:
+        return [stable_seed(self.config.seed, "train", step, k) % (2**31) for k in range(self.config.prompts_per_step)]
+
+    def _step_rollouts(self, step: int) -> tuple[list[list[Rollout]], float, float | None, dict[str, Any]]:
+        """Step ``step``'s groups, the generator's seconds, the rollout's (None: measured here) and
+        the async metrics: from a rollout worker (async_level > 0), or rolled out here."""
+        if self.workers is not None:
+            got = self.workers.take(step - 1)
+            return got.groups, got.generate_s, got.rollout_s, self.workers.metrics(step - 1, got)
+        cfg = self.config
+        n_envs = cfg.prompts_per_step * (1 if self._single_turn() else cfg.num_generations)
+        if self.dist.enabled:  # each rank samples its own stream, reproducibly (resume included)
+            torch.manual_seed(stable_seed(cfg.seed, "sampling", step, self.dist.rank) % (2**31))
+        self._generate_s = 0.0
+        groups = self._rollouts(
+            self._seeds(step), self._pool(self._envs, n_envs), stable_seed(cfg.seed, "vllm-train", step)
+        )
+        return groups, self._generate_s, None, {}
 
     def _update(self, groups: list[list[Rollout]]) -> dict[str, float]:
         """One policy update from this rank's ``groups``; with N ranks, normalised by global counts
         (rows, tokens) and scaled by N against DDP/FSDP's gradient averaging."""
         cfg = self.config
-        rows, advantages = self._rows(groups)
+        rows, advantages = loss_rows(groups, scale=cfg.scale, skip_zero_variance=cfg.skip_zero_variance_groups)
         n = int(self.dist.sum(len(rows)))
         if not n:  # every group had equal rewards: nothing to learn, the schedule still advances
-            return self._no_update()
+            return no_update(self.scheduler)
         share = pad_ranks(self.dist, rows, advantages, groups[0][0], cfg.micro_batch_size)
         width = self.dist.completion_width(max(len(r.ids) for r in share.rows))
         batch = make_batch(share.rows, self.tokenizer.pad_token_id, completion_width=width)
-        mask = self._loss_mask(batch, share)
+        mask = loss_mask(batch, share, mask_truncated=cfg.mask_truncated_completions).to(self.device)
         adv = share.advantages.to(self.device)
         args = loss_settings(cfg, n, tokens=max(self.dist.sum(float(mask.sum())), 1.0))
         with torch.no_grad():
@@ -293,37 +308,9 @@ class GRPOTrainer:
                 if counted and iteration == 0 and sampler is not None:
                     mismatch = sampler_mismatch(before, sampler, live)
                     totals.add_once(mismatch, w.metrics(live) if w is not None else {}, **counts)
-            grad_norm = self._optimizer_step()
+            grad_norm = optimizer_step(self.model, self.optimizer, cfg.max_grad_norm)
         self.scheduler.step()
         return {**{k: self.dist.sum(v) for k, v in totals.values.items()}, "grad_norm": grad_norm}
-
-    def _rows(self, groups: list[list[Rollout]]) -> tuple[list[Rollout], torch.Tensor]:
-        """The rollouts that enter the loss and their advantages (`loss_rows`: unjudged ones masked)."""
-        return loss_rows(groups, scale=self.config.scale, skip_zero_variance=self.config.skip_zero_variance_groups)
-
-    def _loss_mask(self, batch: Batch, share: RankBatch) -> torch.Tensor:
-        """The completion tokens that weigh: none of a stand-in row, none of a truncated
-        completion with ``mask_truncated_completions``."""
-        mask = batch.mask.to(self.device)
-        for k, r in enumerate(share.rows):
-            if not share.live or (self.config.mask_truncated_completions and r.truncated):
-                mask[k] = 0.0
-        return mask
-
-    def _optimizer_step(self) -> float:
-        """Clip the gradients (returns their norm before clipping) and step the optimizer."""
-        grad_norm = 0.0
-        if self.config.max_grad_norm > 0:
-            norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
-            grad_norm = float(norm.full_tensor() if hasattr(norm, "full_tensor") else norm)
-        self.optimizer.step()
-        return grad_norm
-
-    def _no_update(self) -> dict[str, float]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # "scheduler.step() before optimizer.step()"
-            self.scheduler.step()
-        return {"loss": 0.0, "kl": 0.0, "clip_low": 0.0, "clip_high": 0.0, "ratio": 1.0, "grad_norm": 0.0}
 
     # -- evaluation ------------------------------------------------------------------------------
     def evaluate(self) -> dict[str, Any]:
@@ -357,7 +344,13 @@ class GRPOTrainer:
             extra=extra,
             run_id=self.run.run_id,
             dist=self.dist,
+            extra_files=partial(self.workers.save_into, updates=self.step_count) if self.workers else None,
         )
+
+    def close(self) -> None:
+        """Stop the rollout workers (async_level > 0) and free their weights files; idempotent."""
+        if self.workers is not None:
+            self.workers.close()
 
     def save_final(self, directory: Path) -> None:
         """A plain transformers model (LoRA merged in) and the tokenizer, loadable with from_pretrained."""
@@ -381,6 +374,7 @@ class GRPOTrainer:
             log.warning("interrupted at step %d: saving a checkpoint", self.step_count)
             if not self.dist.enabled:  # ranks interrupted at different points cannot agree on a save
                 self.save()
+            self.close()
             if self.log is not None:
                 self.log.close()
             raise
@@ -388,6 +382,7 @@ class GRPOTrainer:
             final_eval = self.evaluate()
         self.save()
         self.save_final(self.run_dir / "final")
+        self.close()
         table, unjudged = "", self.watch.summary()
         if self.log is not None:
             self.log.close()

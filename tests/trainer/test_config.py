@@ -1,6 +1,6 @@
-"""`GRPOConfig`: at most 36 fields (30 after the config diet, plus the vLLM generator's and its
-importance sampling's four, verifier_executor, and the judge table), one allowed-values list, each field read from a
-flag or a file by its declared type, and a resumed run's config checked against its checkpoint's."""
+"""`GRPOConfig`: at most 38 fields (30 after the config diet, plus the vLLM generator's and its
+importance sampling's four, verifier_executor, the judge table, and async_level with async_workers),
+one allowed-values list, each field read from a flag or a file by its declared type, and a resumed run's config checked against its checkpoint's."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ from verifiers.commandline import CommandParser
 
 def test_the_config_fits_on_a_page() -> None:
     # the 30 of the config diet + generator, importance_sampling_{mode,clip_max,clip_min} (issue #41) +
-    # verifier_executor (issue #26: judging on Ray) + judge (issue #43: one table, not a field per setting)
-    assert len(fields(GRPOConfig)) <= 36
+    # verifier_executor (issue #26: judging on Ray) + judge (issue #43: one table, not a field per setting) +
+    # async_level, async_workers (issue #45)
+    assert len(fields(GRPOConfig)) <= 38
     for f in fields(GRPOConfig):
         assert f.metadata.get("help"), f"{f.name} has no help text"
 

@@ -1,0 +1,290 @@
+"""Asynchronous rollouts with bounded staleness (``async_level = k > 0``): rollout workers as
+processes on this machine, on an exact schedule.
+
+Steps count from 0. The batch of step ``t`` is sampled from the weights after
+``max(0, t - k)`` updates, exactly (prime-rl's nominal schedule), never "whatever was ready":
+so a run is reproducible, and resumes bit for bit. Before step 0 the jobs of steps 0..k are
+sent (all from version 0); after the update of step ``t`` the learner publishes version
+``t + 1`` and sends the job of step ``t + 1 + k``. While the learner trains step ``t``, the
+workers sample steps ``t + 1 .. t + k``. A batch is never split across workers (it is one
+job, sent to worker ``t mod n``), so a batch does not depend on the number of workers, and
+workers beyond ``k`` have nothing to do.
+
+A worker that dies is started again and its unfinished jobs are sent again (the batch is the
+same: sampling is seeded by the step). A checkpoint after ``s`` updates keeps the weights
+versions ``max(0, s - k) .. s - 1`` (``async/`` in the checkpoint; version ``s`` is the model
+itself): on resume they are published again and the in-flight batches are sampled again from
+them, not saved.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import queue
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from trainer._weights import FileWeights
+from trainer._worker import Done, Failed, Job, WorkerSpec
+from trainer.errors import TrainerError
+
+__all__ = ["AsyncRollouts", "check_async", "open_workers", "thread_split", "version_for"]
+
+log = logging.getLogger("trainer")
+
+MAX_RESTARTS = 3  # a worker that dies this many times in a row without finishing a job stops the run
+
+
+def version_for(step: int, k: int) -> int:
+    """The weights version (updates done) the batch of ``step`` (from 0) is sampled from.
+
+    Examples:
+        >>> [version_for(t, 2) for t in range(5)]
+        [0, 0, 0, 1, 2]
+    """
+    return max(0, step - k)
+
+
+def thread_split(workers: int, cores: int | None = None) -> tuple[int, int]:
+    """(torch threads per worker, torch threads of the learner): the cores shared evenly, the
+    learner taking what is left over.
+
+    Examples:
+        >>> thread_split(1, 8), thread_split(3, 8), thread_split(2, 2)
+        ((4, 4), (2, 2), (1, 1))
+    """
+    cores = cores or len(os.sched_getaffinity(0))
+    each = max(1, cores // (workers + 1))
+    return each, max(1, cores - workers * each)
+
+
+def check_async(config: Any, env: Any, *, distributed: bool, lora: bool) -> None:
+    """One clear error for what asynchronous rollouts do not run with yet."""
+    why = ""
+    if distributed:
+        why = "DDP/FSDP learners (torchrun) do not share rollout workers yet: run one process"
+    elif lora:
+        why = "LoRA is not sent to rollout workers yet: train every weight (lora = {})"
+    elif config.verifier_executor != "local":
+        why = 'rollout workers judge in their own process: use verifier_executor = "local"'
+    else:
+        try:
+            pickle.dumps(env)
+        except Exception as exc:
+            why = f"the env runs in worker processes: pass an env id or a module-level factory ({exc})"
+        try:
+            pickle.dumps(config.judge_config)
+        except Exception as exc:
+            why = why or f"the judge runs in worker processes and cannot be sent there ({exc})"
+    if why:
+        raise TrainerError(f"async_level = {config.async_level}: {why}, or set async_level = 0")
+
+
+def open_workers(
+    config: Any,
+    env: Any,
+    model: Any,
+    tokenizer: Any,
+    *,
+    distributed: bool,
+    seeds: Callable[[int], list[int]],
+    start: int,
+    saved: Path | None,
+) -> AsyncRollouts | None:
+    """The rollout workers of ``config.async_level > 0`` (checked first: `check_async`), or None."""
+    if config.async_level == 0:
+        return None
+    from trainer._distributed import unwrap
+    from trainer._lora import is_lora
+
+    base = unwrap(model)
+    check_async(config, env, distributed=distributed, lora=is_lora(base))
+    return AsyncRollouts(config, base, tokenizer, env, seeds, start=start, saved=saved)
+
+
+@dataclass
+class _Slot:
+    """One worker: its process, the learner's end of its pipe, its generation (restarts)."""
+
+    process: Any
+    conn: Any
+    generation: int
+
+
+class AsyncRollouts:
+    """The learner's side: workers, the schedule, weights versions, restarts, resume.
+
+    ``seeds(t)`` gives the task seeds of step ``t``; ``start`` is the number of updates already
+    made (a resumed run's step); ``saved`` a checkpoint holding the older versions."""
+
+    def __init__(
+        self,
+        config: Any,
+        model: Any,
+        tokenizer: Any,
+        env: Any,
+        seeds: Callable[[int], list[int]],
+        *,
+        start: int = 0,
+        saved: Path | None = None,
+    ) -> None:
+        self.k, self.steps, self.seeds = config.async_level, config.steps, seeds
+        self.weights = FileWeights()
+        model_dir = self.weights.folder / "model"
+        model.config.save_pretrained(model_dir)
+        tokenizer.save_pretrained(model_dir)
+        threads, learner = thread_split(config.async_workers)
+        self._threads_before = torch.get_num_threads()
+        torch.set_num_threads(learner)
+        self.spec = WorkerSpec(
+            str(model_dir), str(self.weights.folder), env, dict(config.env_kwargs), config.num_generations,
+            config.max_new_tokens, config.temperature, config.seed, threads, config.micro_batch_size,
+            judge=config.judge_config,
+        )  # fmt: skip
+        self._inbox: queue.Queue[tuple[int, int, Any]] = queue.Queue()
+        self.jobs: dict[int, Job] = {}  # sent, not yet taken
+        self.done: dict[int, Done] = {}
+        self.restarts = 0
+        self._failures = [0] * config.async_workers
+        self.slots = [self._spawn(i, 0) for i in range(config.async_workers)]
+        self._finalizer = weakref.finalize(self, _shutdown, self.slots, self.weights)
+        self._publish_start(model, start, saved)
+        for t in range(start, start + self.k + 1):
+            self._send(t)
+
+    # -- workers -------------------------------------------------------------------------------
+    def _spawn(self, index: int, generation: int) -> _Slot:
+        """``python -m trainer._worker FD`` with one end of a socket pair: no re-import of the
+        caller's script (as multiprocessing's spawn would), the same ``sys.path`` as here."""
+        ours, theirs = socket.socketpair()
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        fd = theirs.fileno()
+        command = [sys.executable, "-m", "trainer._worker", str(fd)]
+        process = subprocess.Popen(command, pass_fds=[fd], env=env, stdin=subprocess.DEVNULL)
+        theirs.close()  # the worker holds the only other end: its death is an EOF here
+        conn = Connection(ours.detach())
+        conn.send(self.spec)
+        threading.Thread(target=self._listen, args=(index, generation, conn), daemon=True).start()
+        return _Slot(process, conn, generation)
+
+    def _listen(self, index: int, generation: int, conn: Any) -> None:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                self._inbox.put((index, generation, None))
+                return
+            self._inbox.put((index, generation, message))
+
+    def _send(self, step: int) -> None:
+        if step >= self.steps or step in self.jobs:
+            return
+        job = Job(step, version_for(step, self.k), self.seeds(step))
+        self.jobs[step] = job
+        self.slots[step % len(self.slots)].conn.send(job)
+
+    def _restart(self, index: int) -> None:
+        old = self.slots[index]
+        self._failures[index] += 1
+        if self._failures[index] > MAX_RESTARTS:
+            raise TrainerError(
+                f"rollout worker {index} died {MAX_RESTARTS + 1} times in a row (exit code {old.process.poll()}); "
+                "its log is above. Set async_level = 0 to roll out in the learner"
+            )
+        log.warning("rollout worker %d died (exit code %s): restarting it", index, old.process.wait(timeout=30))
+        old.conn.close()
+        self.restarts += 1
+        self.slots[index] = self._spawn(index, old.generation + 1)
+        for step in sorted(self.jobs):  # its unfinished jobs, sent again: the same batches come back
+            if step % len(self.slots) == index and step not in self.done:
+                self.slots[index].conn.send(self.jobs[step])
+
+    # -- the schedule --------------------------------------------------------------------------
+    def take(self, step: int) -> Done:
+        """The batch of ``step`` (from 0), waiting for it; a worker that died meanwhile is replaced."""
+        if step not in self.jobs:
+            self._send(step)
+        while step not in self.done:
+            index, generation, message = self._inbox.get()
+            if generation != self.slots[index].generation:
+                continue  # from a worker already replaced
+            if message is None:
+                self._restart(index)
+            elif isinstance(message, Failed):
+                raise TrainerError(f"rollout worker {index} failed on step {message.step}:\n{message.error}")
+            else:
+                self._failures[index] = 0
+                self.done[message.step] = message
+        got = self.done.pop(step)
+        del self.jobs[step]
+        if got.version != version_for(step, self.k) or step - got.version > self.k:
+            raise TrainerError(
+                f"step {step}: the batch came from weights version {got.version}, not {version_for(step, self.k)}"
+            )
+        return got
+
+    def advance(self, model: Any, updates: int) -> float:
+        """After an update: publish version ``updates``, send the job that waited for it and drop
+        the versions no batch still needs. Returns the seconds it took."""
+        started = time.perf_counter()
+        self.weights.publish(model, updates)
+        self._send(updates + self.k)
+        self.weights.prune(below=version_for(updates, self.k))
+        return time.perf_counter() - started
+
+    # -- checkpoints -----------------------------------------------------------------------------
+    def save_into(self, folder: Path, updates: int) -> None:
+        """Copy versions ``max(0, updates - k) .. updates - 1`` into ``folder/async``."""
+        target = folder / "async"
+        target.mkdir(parents=True, exist_ok=True)
+        for v in range(version_for(updates, self.k), updates):
+            shutil.copyfile(self.weights.path(v), target / self.weights.path(v).name)
+
+    def _publish_start(self, model: Any, start: int, saved: Path | None) -> None:
+        self.weights.publish(model, start)
+        for v in range(version_for(start, self.k), start):
+            file = (saved / "async" / self.weights.path(v).name) if saved is not None else None
+            if file is None or not file.is_file():
+                raise TrainerError(
+                    f"resuming at step {start} with async_level = {self.k} needs weights version {v}, which the "
+                    f"checkpoint {saved} does not hold; resume from a checkpoint written with async_level = {self.k}"
+                )
+            self.weights.add(file, v)
+
+    def metrics(self, step: int, got: Done) -> dict[str, Any]:
+        """``staleness`` (updates between the sampling weights and the learner's), ``weight_version``."""
+        return {"staleness": step - got.version, "weight_version": got.version}
+
+    def close(self) -> None:
+        self._finalizer()
+        torch.set_num_threads(self._threads_before)
+
+
+def _shutdown(slots: list[_Slot], weights: FileWeights) -> None:
+    for slot in slots:
+        try:
+            slot.conn.send(None)
+        except (OSError, ValueError):
+            pass
+    for slot in slots:
+        try:
+            slot.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            slot.process.kill()
+            slot.process.wait(timeout=10)
+        slot.conn.close()
+    weights.close()

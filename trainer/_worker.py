@@ -1,0 +1,182 @@
+"""A rollout worker: a process that holds its own copy of the policy and turns jobs into batches.
+
+It runs the same rollout loop as the trainer (`trainer._rollout.rollout`, a
+`TransformersGenerator` behind the one generator seam): the environment and its verifier run
+here, so the verdicts come back with the rollouts, and so do the behaviour log-probs (each
+completion token's log-prob under the weights that sampled it, after temperature), which the
+learner's importance-sampling correction weighs against. The protocol over its pipe is small:
+the learner sends a `Job` (or None: stop), the worker answers a `Done` or a `Failed`. A job names
+the weights version it must be sampled from; the worker loads it through the `WeightChannel`
+when it holds another. Sampling is seeded by the job's step alone, so a batch is the same
+whichever worker makes it, and made again (a worker restarted, a run resumed) it is the same.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from grpo_envs import stable_seed
+
+__all__ = ["Done", "Failed", "Job", "WorkerSpec", "behaviour_logps", "worker_main"]
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What a worker needs to start (picklable): the model's folder (config and tokenizer), the
+    weights' folder, the env (an id or a picklable factory) and the sampling settings."""
+
+    model_dir: str
+    weights_dir: str
+    env: Any
+    env_kwargs: dict[str, Any]
+    num_generations: int
+    max_new_tokens: int
+    temperature: float
+    seed: int
+    threads: int
+    micro_batch_size: int = 32
+    share_prefix: bool = True
+    judge: Any = None  # a grpo_envs.JudgeConfig: the envs' verifier is the judge's
+
+
+@dataclass(frozen=True)
+class Job:
+    """Roll out ``seeds`` for step ``step`` (counted from 0) with weights ``version``."""
+
+    step: int
+    version: int
+    seeds: list[int]
+
+
+@dataclass
+class Done:
+    """A job's batch: its groups, the version the worker's weights file said it held, seconds."""
+
+    step: int
+    version: int
+    groups: list[list[Any]]
+    generate_s: float
+    rollout_s: float
+    pid: int = 0
+
+
+@dataclass
+class Failed:
+    step: int
+    error: str = field(default="")
+
+
+def behaviour_logps(
+    model: Any, groups: list[list[Any]], *, pad: int, temperature: float, micro_batch_size: int
+) -> None:
+    """Set each rollout's ``sampler_logps``: its completion tokens' log-probs under ``model`` (the
+    weights that sampled them) at ``temperature``; the environment's tokens get 0."""
+    from trainer._batch import make_batch, sequence_logps
+
+    rows = [r for g in groups for r in g]
+    with torch.inference_mode():
+        for start in range(0, len(rows), micro_batch_size):
+            chunk = rows[start : start + micro_batch_size]
+            batch = make_batch(chunk, pad)
+            logps = sequence_logps(
+                model,
+                batch,
+                slice(0, len(chunk)),
+                device=torch.device("cpu"),
+                temperature=temperature,
+                share_prefix=True,
+            )
+            for k, r in enumerate(chunk):
+                values = logps[k, : len(r.ids)].tolist()
+                r.sampler_logps = [float(v) if m else 0.0 for v, m in zip(values, r.mask, strict=True)]
+
+
+class _Worker:
+    def __init__(self, spec: WorkerSpec) -> None:
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+        from trainer._envs import env_factory
+        from trainer._weights import FileWeights
+
+        self.spec = spec
+        self.model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(spec.model_dir)).eval()
+        self.tokenizer = AutoTokenizer.from_pretrained(spec.model_dir, padding_side="left")
+        self.weights = FileWeights(Path(spec.weights_dir))
+        self.loaded: int | None = None
+        self.version = -1
+        self.make_env = env_factory(spec.env, spec.env_kwargs, spec.judge)
+        self.envs: list[Any] = []
+
+    def run(self, job: Job) -> Done:
+        from trainer._generation import TransformersGenerator
+        from trainer._rollout import is_single_turn, rollout
+        from trainer._sampling import timed
+
+        spec = self.spec
+        started = time.perf_counter()
+        if self.loaded != job.version:
+            self.version, self.loaded = self.weights.load(self.model, job.version), job.version
+        if not self.envs:
+            self.envs.append(self.make_env())
+        n_envs = len(job.seeds) * (1 if is_single_turn(self.envs[0]) else spec.num_generations)
+        while len(self.envs) < n_envs:
+            self.envs.append(self.make_env())
+        torch.manual_seed(stable_seed(spec.seed, "async-sampling", job.step) % (2**31))
+        device = torch.device("cpu")
+        generator = timed(TransformersGenerator(self.model, self.tokenizer, device, share_prefix=spec.share_prefix))
+        groups = rollout(
+            self.model,
+            self.tokenizer,
+            self.envs[:n_envs],
+            job.seeds,
+            spec.num_generations,
+            max_new_tokens=spec.max_new_tokens,
+            temperature=spec.temperature,
+            top_p=1.0,
+            device=device,
+            make_env=self.make_env,
+            generator=generator,
+        )
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
+        behaviour_logps(
+            self.model, groups, pad=pad, temperature=spec.temperature, micro_batch_size=spec.micro_batch_size
+        )
+        return Done(job.step, self.version, groups, generator.seconds, time.perf_counter() - started)
+
+
+def worker_main(conn: Any) -> None:
+    """The worker process: its `WorkerSpec` (the first message), its own torch threads, then jobs
+    until None or the learner is gone."""
+    spec: WorkerSpec = conn.recv()
+    torch.set_num_threads(spec.threads)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    worker = _Worker(spec)
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):  # the learner is gone
+            return
+        if job is None:
+            return
+        try:
+            done = worker.run(job)
+            done.pid = os.getpid()
+            conn.send(done)
+        except Exception:
+            conn.send(Failed(job.step, traceback.format_exc()))
+
+
+if __name__ == "__main__":  # python -m trainer._worker FD: FD is this worker's end of a socket pair
+    from multiprocessing.connection import Connection
+
+    from trainer._worker import worker_main as main  # its classes pickled by their module's name
+
+    main(Connection(int(sys.argv[1])))
