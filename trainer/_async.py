@@ -228,7 +228,8 @@ class AsyncRollouts:
                 raise TrainerError(f"rollout worker {index} failed on step {message.step}:\n{message.error}")
             else:
                 self._failures[index] = 0
-                self.done[message.step] = message
+                if message.step in self.jobs:  # not a batch made twice (sent again to a restarted worker)
+                    self.done[message.step] = message
         got = self.done.pop(step)
         del self.jobs[step]
         if got.version != version_for(step, self.k) or step - got.version > self.k:
