@@ -5,7 +5,8 @@ the synchronous loop (k = 0), in one run, on CPU.
                                    [--workers 1] [--max-new-tokens 8] [--sync-threads 0] [--json]
 
 Each (size, k) runs in a fresh subprocess: ``grpo_envs/Digits-v0``, 8 prompts x 8 completions,
-``max_new_tokens`` tokens at most, beta 0, one iteration. Sizes: ``demo`` (the demo's model: 2
+``max_new_tokens`` tokens at most (``tokens``: the mean completion length), beta 0, lr 1e-6 (so
+every k samples alike), one iteration. Sizes: ``demo`` (the demo's model: 2
 layers, 64 wide) and ``larger`` (4 layers, 256 wide), both Qwen2-shaped, built from a config.
 k = 0 generates then trains in one process with torch's default threads (all cores; or
 ``--sync-threads``); k > 0 runs
@@ -48,7 +49,7 @@ def one(size: str, level: int, args: argparse.Namespace) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as out:
         cfg = GRPOConfig(
             env="grpo_envs/Digits-v0", steps=args.warmup + args.steps, prompts_per_step=8, num_generations=8,
-            max_new_tokens=args.max_new_tokens, beta=0.0, learning_rate=1e-3, output_dir=out, save_every=0,
+            max_new_tokens=args.max_new_tokens, beta=0.0, learning_rate=1e-6, output_dir=out, save_every=0,
             device="cpu", async_level=level, async_workers=args.workers,
         )  # fmt: skip
         model = demo_model(len(tok), hidden=hidden, layers=layers)
@@ -61,10 +62,11 @@ def one(size: str, level: int, args: argparse.Namespace) -> dict[str, float]:
         wall = time.perf_counter() - started
         trainer.close()
         perf = [json.loads(line) for line in (Path(out) / "perf.jsonl").read_text().splitlines()][args.warmup :]
+        rows = [json.loads(line) for line in (Path(out) / "metrics.jsonl").read_text().splitlines()][args.warmup :]
     med = {k: statistics.median(p[k] for p in perf) for k in ("time_rollout_s", "time_train_s")}
     rollout = statistics.median(p["time_generate_s"] + p["time_score_s"] for p in perf)
     return {"steps_per_s": args.steps / wall, "wait_s": med["time_rollout_s"], "train_s": med["time_train_s"],
-            "rollout_s": rollout}  # fmt: skip
+            "rollout_s": rollout, "len": statistics.mean(r["completion_len_mean"] for r in rows)}  # fmt: skip
 
 
 def main() -> None:
@@ -94,12 +96,13 @@ def main() -> None:
                 raise SystemExit(f"{size} k={level} failed:\n{done.stderr[-3000:]}")
             results.append({"size": size, "k": level, **json.loads(done.stdout.strip().splitlines()[-1])})
     print(f"cores: {len(os.sched_getaffinity(0))}, load average: {os.getloadavg()[0]:.1f}, workers: {args.workers}")
-    print(f"{'size':<7} {'k':>2} {'steps/s':>8} {'wait s':>7} {'train s':>8} {'rollout s':>10} {'vs k=0':>7}")
+    head = ("size", "k", "tokens", "steps/s", "wait s", "train s", "rollout s", "vs k=0")
+    print(f"{head[0]:<7} {head[1]:>2} " + " ".join(f"{h:>9}" for h in head[2:]))
     for r in results:
         base = next((b for b in results if b["size"] == r["size"] and b["k"] == 0), None)
         ratio = f"{r['steps_per_s'] / base['steps_per_s']:.2f}x" if base else "-"
-        print(f"{r['size']:<7} {r['k']:>2} {r['steps_per_s']:>8.3f} {r['wait_s']:>7.3f} {r['train_s']:>8.3f} "
-              f"{r['rollout_s']:>10.3f} {ratio:>7}")  # fmt: skip
+        cells = [f"{r[key]:>9.3f}" for key in ("len", "steps_per_s", "wait_s", "train_s", "rollout_s")]
+        print(f"{r['size']:<7} {r['k']:>2} " + " ".join(cells) + f" {ratio:>9}")
     for r in results:
         base = next((b for b in results if b["size"] == r["size"] and b["k"] == 0), None)
         if base and r["k"]:

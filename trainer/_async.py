@@ -67,7 +67,8 @@ def thread_split(workers: int, cores: int | None = None) -> tuple[int, int]:
         >>> thread_split(1, 8), thread_split(3, 8), thread_split(2, 2)
         ((4, 4), (2, 2), (1, 1))
     """
-    cores = cores or len(os.sched_getaffinity(0))
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux; elsewhere every core counts
+    cores = cores or (len(affinity(0)) if affinity else os.cpu_count() or 1)
     each = max(1, cores // (workers + 1))
     return each, max(1, cores - workers * each)
 
