@@ -191,8 +191,9 @@ class AsyncRollouts:
                 return
             self._inbox.put((index, generation, message))
 
-    def _send(self, step: int) -> None:
-        if step >= self.steps or step in self.jobs:
+    def _send(self, step: int, *, asked: bool = False) -> None:
+        """Send the job of ``step`` (ahead of time only within ``config.steps``; ``asked``: any)."""
+        if (step >= self.steps and not asked) or step in self.jobs:
             return
         job = Job(step, version_for(step, self.k), self.seeds(step))
         self.jobs[step] = job
@@ -217,8 +218,7 @@ class AsyncRollouts:
     # -- the schedule --------------------------------------------------------------------------
     def take(self, step: int) -> Done:
         """The batch of ``step`` (from 0), waiting for it; a worker that died meanwhile is replaced."""
-        if step not in self.jobs:
-            self._send(step)
+        self._send(step, asked=True)  # sent already, unless stepped past config.steps by hand
         while step not in self.done:
             index, generation, message = self._inbox.get()
             if generation != self.slots[index].generation:
