@@ -106,3 +106,15 @@ def test_a_model_that_cannot_load_is_one_clear_error(tmp_path: Path) -> None:
         RewardModel(two)
     with pytest.raises(VerifierInputError, match="threshold is on the sigmoid"):
         RewardModel(two, threshold=0.0)
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_by_default_with_the_cpus_scores(rm_dir: Path) -> None:
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU here")
+    completions = [f"answer {k} " * (k + 1) for k in range(5)]
+    on_gpu = RewardModel(rm_dir)  # CUDA when present
+    assert on_gpu.device == "cuda" and next(on_gpu.model.parameters()).device.type == "cuda"
+    expected = [r.components["logit"] for r in RewardModel(rm_dir, device="cpu").verify_many(["-"] * 5, completions)]
+    got = [r.components["logit"] for r in on_gpu.verify_many(["-"] * 5, completions)]
+    assert got == pytest.approx(expected, abs=1e-3)
