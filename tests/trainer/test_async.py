@@ -153,14 +153,6 @@ def test_k2_two_workers_and_a_killed_worker_replaced_mid_run(tmp_path: Path) -> 
     assert again == metrics
 
 
-@pytest.mark.slow
-def test_a_killed_worker_is_replaced_and_the_run_is_unchanged(tmp_path: Path) -> None:
-    metrics, _, _ = _run(config(tmp_path, steps=3))
-    again, _, trainer = _run(config(tmp_path, "killed", steps=3), kill_after=1)
-    assert trainer.workers is not None and trainer.workers.restarts == 1
-    assert again == metrics
-
-
 def test_what_async_does_not_run_with_yet_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(TrainerError, match="async_level = 1: the env runs in worker processes: pass an env id"):
         GRPOTrainer(config(tmp_path), env=lambda: Digits(), show_progress=False)
