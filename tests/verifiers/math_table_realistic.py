@@ -373,6 +373,8 @@ Eliza works 40 regular hours at 10 dollars = 400, plus 5 overtime hours at 1.2 *
     Case("spraying", r"48", r"The answer is $\boxed{50}$. Checking: $25 \cdot 2 = 50$, so the answer is consistent.", "incorrect"),
     Case("spraying", r"5", r"So $x = \boxed{5}$. Wait, plugging it back in, the answer is wrong.", "incorrect"),  # a retraction never lets the box stand
     Case("text", r"\text{right}", r"The angle measures $90^\circ$, so the answer is right.", "correct"),  # alone, "right" is the answer
+    Case("spraying", r"\{0, 7\}", r"So the answer is $\boxed{\{0, 7\}, 7}$.", "incorrect"),  # a set and more is not the set
+    Case("spraying", r"\{0, 7\}", r"So the answer is $\boxed{\{0, 7\}}$.", "correct"),
     # a closing self-affirmation states nothing: the sentence before it is the last one
     Case("spraying", r"194", "Area ratio is (25/4)/(169/4) = 25/169.\n\nYes, that seems correct.\n\nSo, m = 25 and n = 169, and m + n = 194.\n\nI think that's the answer.", "correct"),
     Case("spraying", r"8", "Adding them, 3 + 4 = 7, so the total is 7.\n\nYes, that seems correct.", "incorrect"),

@@ -363,11 +363,17 @@ def _collection(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Ver
     """Sets, lists and ``\\pm`` pairs match as collections of distinct values, in any order."""
     if isinstance(pred, Tup | Interval | Union):
         return False, f"a {gold.noun} and a {pred.noun} differ"
+    if _holds_a_set(pred) and not _holds_a_set(gold):  # "\{0, 7\}, 7": a set and more, not one set
+        return False, "a list that holds a set and more values is not one collection"
     g, p = elements(gold, config), elements(pred, config)
     if isinstance(gold, Set) and not isinstance(pred, Set | List | Or | PlusMinus) and len(g) != 1:
         return False, "a set and a single value differ"
     same = _match_unordered(eq, _distinct(eq, g), _distinct(eq, p))
     return same, "the collections " + ("match" if same else "differ")
+
+
+def _holds_a_set(node: Node) -> bool:
+    return isinstance(node, List) and len(node.items) > 1 and any(isinstance(i, Set) for i in node.items)
 
 
 def _single(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict:
