@@ -1,7 +1,12 @@
 """The eval on vLLM (the CPU build, in its own virtualenv: scripts/ensure-vllm.sh, which `make
 test` runs): the offline ``vllm.LLM`` in process and vLLM's OpenAI server started here on
 127.0.0.1 give the same completions for the same tasks and seeds, sampled and greedy, and greedy
-ones equal transformers' greedy decoding."""
+ones equal transformers' greedy decoding.
+
+The same server (one start, the tests' slowest set-up) also serves the tiny random Qwen2 as an
+`LLMJudge`: its replies are noise, and every one must come back as no verdict, masked (status
+"error", correct None), never a 0, and never cached; through `with_judge` the rule's verdicts stand
+and the rejections it sent are masked."""
 
 from __future__ import annotations
 
@@ -18,9 +23,15 @@ import pytest
 
 from trainer import TrainerError
 from trainer.eval import evaluate
+from verifiers import math as vm
+from verifiers.judges import LLMJudge, Template, with_judge
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS: dict[str, Any] = dict(n=6, samples=3, max_new_tokens=8, ks=[1, 3])
+SHORT = Template(system="j", user="{reference}={answer}")  # the tiny model reads 256 tokens at most
+# The first test pays for the server's start (up to 240 s) and waits on the in-process engine (up to
+# 400 s): pytest-timeout's 300 s counts fixtures too, and cut it off on a loaded machine.
+pytestmark = pytest.mark.timeout(900)
 
 
 def rows(folder: Path) -> list[tuple[int, int, str]]:
@@ -137,6 +148,20 @@ def test_greedy_through_the_server_equals_transformers_greedy(
         expected.append((task, sample, tok.decode(out[0, ids.shape[1] :], skip_special_tokens=True)))
     assert got == expected
     assert len({text for _, _, text in got}) >= 3  # the tiny model's greedy answers differ by prompt
+
+
+@pytest.mark.slow
+def test_a_real_server_answering_noise_is_masked_never_a_zero(server: str, tmp_path: Path) -> None:
+    judge = LLMJudge(base_url=server, model="tiny", template=SHORT, max_tokens=12, temperature=1.0, cache_dir=tmp_path)
+    answers = [str(k) for k in range(12)]
+    results = judge.verify_many(["5"] * 12, answers)
+    assert {(r.status, r.correct) for r in results} == {("error", None)}, [r.reason for r in results]
+    assert all("not a verdict" in r.reason for r in results)
+    assert judge.usage.calls == 12 and judge.usage.completion_tokens > 0  # vLLM counted its tokens
+    assert list(tmp_path.rglob("*.json")) == []  # nothing unparseable is kept
+    hybrid = with_judge(vm.verify, judge)
+    ruled = hybrid.verify_many(["5", "5", "5"], ["\\boxed{5}", "The answer is 4.", ":"])
+    assert [(r.status, r.correct) for r in ruled] == [("correct", True), ("error", None), ("no_answer", False)]
 
 
 def test_the_vllm_backend_without_vllm_says_how_to_get_it(tiny_model_dir: Path, tmp_path: Path) -> None:
