@@ -13,6 +13,9 @@ import pytest
 
 WORKER = Path(__file__).with_name("_train_vllm_worker.py")
 TOLERANCE = 1e-4  # float32 on CPU: the gaps measured here are 2e-7 (demo model) to 3e-5 (std-0.3 weights)
+# The first test pays for the module's worker (its own limit: 600 s), 1.5-4 min on 2 shared cores:
+# pytest-timeout's 300 s counts fixtures too, and cut it off on a loaded machine.
+pytestmark = pytest.mark.timeout(900)
 
 
 def run_worker(
