@@ -161,6 +161,7 @@ def test_run_many_keeps_order(box: DockerSandbox) -> None:
 
 
 # -- attacks -----------------------------------------------------------------------------------
+@pytest.mark.serial  # the 1 s limit is the job's own time: beside busy processes its wall time grows (up to 8x)
 def test_infinite_loop(box: DockerSandbox) -> None:
     assert_locked_down(box)
     start = time.monotonic()
