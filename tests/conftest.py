@@ -50,7 +50,9 @@ def _has_cuda() -> bool:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files with `slow` tests first (each file's tests keep their order): `make test` hands whole
     files to two processes as they free up, so the long files go out early and the short ones
-    fill the end, instead of one process still running a long file while the other waits."""
+    fill the end, instead of one process still running a long file while the other waits. (The
+    Makefile passes --no-loadscope-reorder: xdist would otherwise hand out the files with the most
+    tests first, whatever this order.)"""
     slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
     items.sort(key=lambda item: item.path not in slow_files)
 
