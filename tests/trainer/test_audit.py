@@ -289,7 +289,7 @@ def test_the_command_line_and_its_errors_in_one_line(tmp_path: Path, server: Any
 def test_rows_without_a_stored_verdict_are_judged_by_ours_first(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     lines = [  # realdata's shape: id, gold, completion, a stored label and no verdict
-        {"id": "x", "gold": "194", "completion": "So m + n = 194.\n\nI think that's the answer.", "label": True},
+        {"id": "x", "gold": "194", "completion": "Since 25 + 169 = 194, m + n comes to 194", "label": True},
         {"id": "y", "gold": "195", "completion": "So m + n = 194.\n\nThat is all.", "label": False},
         {"id": "z", "gold": "72", "completion": "The total is $\\boxed{72}$.", "label": True},
     ]
