@@ -1,10 +1,13 @@
 """Benchmark: does training with asynchronous rollouts (``async_level`` k = 1, 2) learn as the
 synchronous loop (k = 0) does? The demo's task, several seeds, in one run, on CPU.
 
-    python bench/async_learning.py [--levels 0 1 2] [--seeds 0 1 2] [--steps 60]
+    python bench/async_learning.py [--levels 0 1 2] [--seeds 0 1 2] [--steps 60] [--task digits|arithmetic]
 
-Each (k, seed) trains ``configs/demo.toml`` (Digits, the demo's model from scratch, lr 3e-3)
-for ``--steps`` steps in a fresh process. Shown per run: the correct rate of the first and the
+Each (k, seed) trains ``configs/demo.toml`` (the demo's model from scratch, lr 3e-3) for
+``--steps`` steps in a fresh process, on its task (``digits``: the demo's own, one-token answers)
+or on ``arithmetic``: ``grpo_envs/Arithmetic-v0`` with one operation over 1..4 and no fractions
+(``4 + 4``, ``2 * 3``: answers of one or two characters, up to 3 new tokens), the prompt the env's
+own (its boxed instruction; a bare number is judged as well). Shown per run: the correct rate of the first and the
 last ten steps, and the mean ``is_clip_frac`` (the share of tokens whose importance weight met a
 bound: how much the staleness correction had to cut). Then, per k, the mean of the last ten
 steps' correct rate over the seeds, its spread (min-max) and the ratio to k = 0's mean.
@@ -24,13 +27,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def one(level: int, seed: int, steps: int) -> dict[str, float]:
+TASKS = {
+    "digits": {},
+    "arithmetic": {
+        "env": "grpo_envs/Arithmetic-v0",
+        "env_kwargs": {"n_ops": 1, "max_value": 4, "fractions": False},
+        "max_new_tokens": 3,
+    },
+}
+
+
+def one(level: int, seed: int, steps: int, task: str = "digits") -> dict[str, float]:
     """Train in this process (the child side)."""
     from trainer.config import load_config
     from trainer.grpo import GRPOTrainer
 
     with tempfile.TemporaryDirectory() as out:
         overrides = {"steps": steps, "output_dir": out, "save_every": 0, "eval_every": 0, "eval_prompts": 8}
+        overrides.update(TASKS[task])
         cfg = load_config(ROOT / "configs" / "demo.toml", overrides={**overrides, "async_level": level, "seed": seed})
         GRPOTrainer(cfg, show_progress=False).train()
         rows = [json.loads(line) for line in (Path(out) / "metrics.jsonl").read_text().splitlines()]
@@ -46,16 +60,18 @@ def main() -> None:
     parser.add_argument("--levels", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--task", choices=list(TASKS), default="digits")
     parser.add_argument("--child", nargs=2, type=int, metavar=("K", "SEED"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(one(args.child[0], args.child[1], args.steps)))
+        print(json.dumps(one(args.child[0], args.child[1], args.steps, args.task)))
         return
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     results = []
     for seed in args.seeds:
         for level in args.levels:
             cmd = [sys.executable, __file__, "--child", str(level), str(seed), "--steps", str(args.steps)]
+            cmd += ["--task", args.task]
             done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
             if done.returncode != 0:
                 raise SystemExit(f"k={level} seed={seed} failed:\n{done.stderr[-3000:]}")

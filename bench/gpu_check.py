@@ -581,7 +581,7 @@ def summary(results: Path) -> str:
             continue
         rows[row.get("phase")] = row
     out = []
-    for name in ("env", "generate", "ours", "trl", "memory", "eval"):
+    for name in ("env", "generate", "ours", "trl", "memory", "eval", "async"):
         if "error" in rows.get(name, {}):
             out.append(f"{name}: {rows[name]['error']}")
     if "generate" in rows and "error" not in rows["generate"]:
@@ -619,6 +619,12 @@ def summary(results: Path) -> str:
         out.append(
             f"eval ({e['backend']}): {e['samples']} samples in {e['seconds']} s, {e['samples_per_s']} samples/s, "
             f"{e['tokens_per_s']} tokens/s (bench/gpu_eval.py)"
+        )
+    if "ratio_k1_k0" in rows.get("async", {}):
+        a = rows["async"]
+        out.append(
+            f"async: k=1 {a['k1']['steps_per_s']} steps/s vs k=0 {a['k0']['steps_per_s']}: {a['ratio_k1_k0']}x "
+            "(bench/gpu_async.py)"
         )
     return "\n".join(out)
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The prepared GPU check: a ~0.5B Qwen2-shaped model from a config in bf16, G=8; generation
-# tokens/s, train step time, peak memory and MFU, ours vs TRL; then bench/memory.py on CUDA.
+# tokens/s, train step time, peak memory and MFU, ours vs TRL; then bench/memory.py on CUDA,
+# eval's transformers backend (bench/gpu_eval.py) and async rollouts k = 1 vs 0 (bench/gpu_async.py).
 #
 #   bash bench/gpu_check.sh [--cpu] [--tiny]
 #
@@ -16,8 +17,8 @@
 # scratch folder put on PYTHONPATH. The repository root comes first on PYTHONPATH, so our
 # packages are always the checked-out tree.
 #
-# Time: the device lends 15 minutes in all, start-up included, so this stays under 4.5 minutes:
-# each phase runs under its own `timeout`, capped by what is left of GPU_CHECK_BUDGET_S (255 s).
+# Time: the device lends 15 minutes in all, start-up included, so this stays under 5 minutes:
+# each phase runs under its own `timeout`, capped by what is left of GPU_CHECK_BUDGET_S (300 s).
 # A phase that fails or times out appends {"phase": ..., "error": ...} instead of its numbers
 # (and the script then exits 1 after running the rest).
 # GPU_CHECK_SKIP="memory ..." skips phases by name (the CI dry run skips memory: tests/bench/
@@ -50,7 +51,7 @@ log=$out/log.txt
 py=${PYTHON:-python3}
 scale=1
 ((cpu)) && scale=${GPU_CHECK_TIMEOUT_SCALE:-4}
-budget=$((${GPU_CHECK_BUDGET_S:-255} * scale))
+budget=$((${GPU_CHECK_BUDGET_S:-300} * scale))
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false TRANSFORMERS_VERBOSITY=error
 start=$SECONDS
 
@@ -128,6 +129,7 @@ phase ours 50 "$py" bench/gpu_check.py ours "${flags[@]}" --results "$results"
 phase trl 70 "$py" bench/gpu_check.py trl "${flags[@]}" --results "$results"
 phase memory 50 "$py" bench/memory.py --device "$device" --size "$size" --in-process --json --append "$results"
 phase eval 30 "$py" bench/gpu_eval.py "${flags[@]}" --results "$results"
+phase async 45 "$py" bench/gpu_async.py "${flags[@]}" --results "$results"
 
 say "gpu_check: done in $((SECONDS - start)) s; results in $results"
 cat "$results"

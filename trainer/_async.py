@@ -10,6 +10,11 @@ workers sample steps ``t + 1 .. t + k``. A batch is never split across workers (
 job, sent to worker ``t mod n``), so a batch does not depend on the number of workers, and
 workers beyond ``k`` have nothing to do.
 
+With ``async_schedule = "latest"`` a worker samples a job from the newest version published
+when it starts it (the job's version at least, so never older than ``k`` updates): fresher
+batches when the workers lag behind the learner, but which version sampled a batch depends on
+timing, so such a run does not repeat.
+
 A worker that dies is started again and its unfinished jobs are sent again (the batch is the
 same: sampling is seeded by the step). A checkpoint after ``s`` updates keeps the weights
 versions ``max(0, s - k) .. s - 1`` (``async/`` in the checkpoint; version ``s`` is the model
@@ -149,12 +154,14 @@ class AsyncRollouts:
         model.config.save_pretrained(model_dir)
         tokenizer.save_pretrained(model_dir)
         threads, learner = thread_split(config.async_workers)
+        weight = next(model.parameters())
         self._threads_before = torch.get_num_threads()
         torch.set_num_threads(learner)
         self.spec = WorkerSpec(
             str(model_dir), str(self.weights.folder), env, dict(config.env_kwargs), config.num_generations,
             config.max_new_tokens, config.temperature, config.seed, threads, config.micro_batch_size,
-            judge=config.judge_config,
+            judge=config.judge_config, latest=config.async_schedule == "latest", device=str(weight.device),
+            dtype=str(weight.dtype).removeprefix("torch."),
         )  # fmt: skip
         self._inbox: queue.Queue[tuple[int, int, Any]] = queue.Queue()
         self.jobs: dict[int, Job] = {}  # sent, not yet taken
@@ -233,10 +240,10 @@ class AsyncRollouts:
                     self.done[message.step] = message
         got = self.done.pop(step)
         del self.jobs[step]
-        if got.version != version_for(step, self.k) or step - got.version > self.k:
-            raise TrainerError(
-                f"step {step}: the batch came from weights version {got.version}, not {version_for(step, self.k)}"
-            )
+        oldest = version_for(step, self.k)
+        if not (got.version == oldest or (self.spec.latest and oldest <= got.version <= step)):
+            wanted = f"{oldest}..{step}" if self.spec.latest else str(oldest)
+            raise TrainerError(f"step {step}: the batch came from weights version {got.version}, not {wanted}")
         return got
 
     def advance(self, model: Any, updates: int) -> float:

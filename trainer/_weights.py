@@ -108,6 +108,10 @@ class FileWeights:
     def versions(self) -> list[int]:
         return sorted(int(p.stem[1:]) for p in self.folder.glob("v*.safetensors"))
 
+    def newest(self) -> int:
+        """The newest version published (-1: none)."""
+        return max(self.versions(), default=-1)
+
     def prune(self, below: int) -> None:
         """Drop every version older than ``below`` (no batch still to come needs them)."""
         for v in self.versions():

@@ -45,6 +45,9 @@ class WorkerSpec:
     micro_batch_size: int = 32
     share_prefix: bool = True
     judge: Any = None  # a grpo_envs.JudgeConfig: the envs' verifier is the judge's
+    latest: bool = False  # async_schedule = "latest": the newest version published, job.version at least
+    device: str = "cpu"  # the learner's device and dtype (a GPU learner's workers share its GPU)
+    dtype: str = "float32"
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,13 @@ class Failed:
 
 
 def behaviour_logps(
-    model: Any, groups: list[list[Any]], *, pad: int, temperature: float, micro_batch_size: int
+    model: Any,
+    groups: list[list[Any]],
+    *,
+    pad: int,
+    temperature: float,
+    micro_batch_size: int,
+    device: Any = None,
 ) -> None:
     """Set each rollout's ``sampler_logps``: its completion tokens' log-probs under ``model`` (the
     weights that sampled them) at ``temperature``; the environment's tokens get 0."""
@@ -90,7 +99,7 @@ def behaviour_logps(
                 model,
                 batch,
                 slice(0, len(chunk)),
-                device=torch.device("cpu"),
+                device=device or torch.device("cpu"),
                 temperature=temperature,
                 share_prefix=True,
             )
@@ -107,7 +116,11 @@ class _Worker:
         from trainer._weights import FileWeights
 
         self.spec = spec
-        self.model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(spec.model_dir)).eval()
+        self.device = torch.device(spec.device)
+        config = AutoConfig.from_pretrained(spec.model_dir)
+        with self.device:
+            model = AutoModelForCausalLM.from_config(config, dtype=getattr(torch, spec.dtype))
+        self.model = model.eval()
         self.tokenizer = AutoTokenizer.from_pretrained(spec.model_dir, padding_side="left")
         self.weights = FileWeights(Path(spec.weights_dir))
         self.loaded: int | None = None
@@ -122,15 +135,16 @@ class _Worker:
 
         spec = self.spec
         started = time.perf_counter()
-        if self.loaded != job.version:
-            self.version, self.loaded = self.weights.load(self.model, job.version), job.version
+        want = max(job.version, self.weights.newest()) if spec.latest else job.version
+        if self.loaded != want:
+            self.version, self.loaded = self.weights.load(self.model, want), want
         if not self.envs:
             self.envs.append(self.make_env())
         n_envs = len(job.seeds) * (1 if is_single_turn(self.envs[0]) else spec.num_generations)
         while len(self.envs) < n_envs:
             self.envs.append(self.make_env())
         torch.manual_seed(stable_seed(spec.seed, "async-sampling", job.step) % (2**31))
-        device = torch.device("cpu")
+        device = self.device
         generator = timed(TransformersGenerator(self.model, self.tokenizer, device, share_prefix=spec.share_prefix))
         groups = rollout(
             self.model,
@@ -147,8 +161,9 @@ class _Worker:
         )
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
         behaviour_logps(
-            self.model, groups, pad=pad, temperature=spec.temperature, micro_batch_size=spec.micro_batch_size
-        )
+            self.model, groups, pad=pad, temperature=spec.temperature, micro_batch_size=spec.micro_batch_size,
+            device=device,
+        )  # fmt: skip
         return Done(job.step, self.version, groups, generator.seconds, time.perf_counter() - started)
 
 

@@ -29,6 +29,7 @@ __all__ = ["PRESETS", "GRPOConfig", "add_config_flags", "config_from_args", "loa
 
 GENERATORS = ("hf", "vllm")
 EXECUTORS = ("local", "ray")
+ASYNC_SCHEDULES = ("exact", "latest")
 
 
 def _f(default: Any, help: str) -> Any:
@@ -119,6 +120,12 @@ class GRPOConfig:
         "updates, while the learner trains; 0: generate then train, in this process",
     )
     async_workers: int = _f(1, "async_level > 0: rollout worker processes (cores are split evenly with the learner)")
+    async_schedule: str = _f(
+        "exact",
+        'async_level > 0: "exact" (the batch of step t from the weights after max(0, t-k) updates: a run repeats '
+        'and resumes bit for bit) or "latest" (from the newest weights a worker has when it starts the batch, '
+        "never older than that: fresher batches, but they depend on timing)",
+    )
     # evaluation, checkpoints
     eval_every: int = _f(0, "evaluate on the eval split every N steps (0: only at the end)")
     eval_prompts: int = _f(32, "eval tasks (fixed seeds); pass@k uses num_generations samples")
@@ -158,6 +165,10 @@ class GRPOConfig:
             ),
             (self.async_level >= 0, f"async_level must be >= 0 (0: no rollout workers), got {self.async_level!r}"),
             (self.async_workers >= 1, f"async_workers must be >= 1, got {self.async_workers!r}"),
+            (
+                self.async_schedule in ASYNC_SCHEDULES,
+                f"async_schedule must be one of {', '.join(ASYNC_SCHEDULES)}, got {self.async_schedule!r}",
+            ),
             (
                 self.async_level == 0 or self.generator == "hf",
                 'async_level > 0 samples with transformers in its workers: set generator = "hf"',

@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ("bench/gpu_check.sh", "bench/gpu_wheels.sh")
-PHASES = ("install", "env", "generate", "ours", "trl", "memory", "eval")
+PHASES = ("install", "env", "generate", "ours", "trl", "memory", "eval", "async")
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
@@ -78,3 +78,6 @@ def test_cpu_tiny_dry_run_writes_every_phase(tmp_path: Path) -> None:
     evaluation = by["eval"]
     assert evaluation["backend"] == "transformers" and evaluation["samples"] == 4 and evaluation["rows_written"] == 4
     assert evaluation["samples_per_s"] > 0 and 0 <= evaluation["pass@1"] <= 1
+    asynchronous = by["async"]
+    assert asynchronous["k0"]["staleness"] == [0, 0, 0] and asynchronous["k1"]["staleness"] == [1, 1, 1]
+    assert asynchronous["k1"]["steps_per_s"] > 0 and asynchronous["ratio_k1_k0"] > 0

@@ -3,6 +3,7 @@ version, behaviour log-probs, a killed worker replaced, SIGKILL and resume."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -22,6 +23,7 @@ from trainer._async import thread_split, version_for
 from trainer._batch import make_batch, sequence_logps
 from trainer._model import demo_model
 from trainer._weights import FileWeights, shm_root
+from trainer._worker import Job, WorkerSpec, _Worker
 from trainer.config import GRPOConfig
 from trainer.grpo import GRPOTrainer
 
@@ -51,6 +53,8 @@ def test_async_fields_are_checked_in_one_line() -> None:
         GRPOConfig(async_level=-1)
     with pytest.raises(TrainerError, match="async_workers must be >= 1"):
         GRPOConfig(async_workers=0)
+    with pytest.raises(TrainerError, match="async_schedule must be one of exact, latest, got 'newest'"):
+        GRPOConfig(async_schedule="newest")
     with pytest.raises(TrainerError, match='set generator = "hf"'):
         GRPOConfig(async_level=1, generator="vllm")
     assert GRPOConfig().async_level == 0
@@ -81,6 +85,35 @@ def test_weights_go_by_version_through_files(tmp_path: Path) -> None:
     channel.close()
     assert not channel.folder.exists()
     assert shm_root() == Path("/dev/shm") or not Path("/dev/shm").is_dir()
+
+
+def test_the_latest_schedule_samples_from_the_newest_version_never_an_older_one(tmp_path: Path) -> None:
+    """A worker on the "latest" schedule loads the newest version published, not the job's
+    oldest allowed one; on the exact schedule, the job's version."""
+    from trainer._model import demo_tokenizer
+
+    tok = demo_tokenizer("0123456789csmpe=")
+    model_dir, channel = tmp_path / "model", FileWeights(tmp_path / "w")
+    demo_model(len(tok)).config.save_pretrained(model_dir)
+    tok.save_pretrained(model_dir)
+    for v in range(3):
+        channel.publish(demo_model(len(tok), seed=v), v)
+    spec = WorkerSpec(str(model_dir), str(channel.folder), "grpo_envs/Digits-v0", {}, 2, 2, 1.0, 0, 1)
+    job = Job(step=3, version=1, seeds=[5])
+    exact, latest = _Worker(spec).run(job), _Worker(dataclasses.replace(spec, latest=True)).run(job)
+    assert (exact.version, latest.version) == (1, 2)
+    logps = [[r.sampler_logps for g in done.groups for r in g] for done in (exact, latest)]
+    assert logps[0] != logps[1]  # sampled (and scored) by other weights
+
+
+@pytest.mark.slow
+def test_k2_latest_schedule_batches_are_never_older_than_k_and_log_their_version(tmp_path: Path) -> None:
+    metrics, kept, trainer = _run(config(tmp_path, async_level=2, async_schedule="latest", steps=5))
+    all_versions = [v for _, v in kept]
+    for t, (batch, _) in enumerate(kept):
+        assert version_for(t, 2) <= batch.version <= t
+        assert metrics[t]["weight_version"] == batch.version and metrics[t]["staleness"] == t - batch.version
+        assert _behaviour_matches(trainer, batch, all_versions[batch.version]), t
 
 
 def _run(cfg: GRPOConfig, *, kill_after: int | None = None) -> tuple[list[dict[str, Any]], list[Any], GRPOTrainer]:
