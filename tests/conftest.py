@@ -20,6 +20,13 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Side by side (`make test`), each worker and the processes its tests start use one OpenMP
+    # thread: torch's default (a thread per core) leaves a tiny model's matmuls waiting at every
+    # barrier for a thread the other worker holds off its core (test_the_demo_learns[cispo] beside
+    # one busy process: 99 s with 2 threads, 35 s with 1). Before torch is imported: it reads this
+    # once. An OMP_NUM_THREADS already set wins.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 pytest_plugins = ["pytester"]  # tests of our opt-in pytest plugin run pytest inside pytest
 
