@@ -169,7 +169,23 @@ def async_runs(out_dir: str) -> None:
     from trainer.grpo import GRPOTrainer
 
     ddp = GRPOConfig(**{**ASYNC, "steps": 2, "save_every": 2, "output_dir": str(Path(out_dir) / "ddp")})
-    GRPOTrainer(ddp, show_progress=False).train()
+    trainer = GRPOTrainer(ddp, show_progress=False)
+    assert trainer.workers is not None
+    seen: dict[str, list[Any]] = {"batch": [], "share": []}  # each step's prompts: rank 0's batch, this rank's share
+    take, update = trainer.workers.take, trainer._update
+
+    def took(step: int) -> Any:
+        got = take(step)
+        seen["batch"].append([g[0].prompt_ids for g in got.groups])
+        return got
+
+    def updated(groups: list[list[Any]]) -> dict[str, float]:
+        seen["share"].append([g[0].prompt_ids for g in groups])
+        return update(groups)
+
+    trainer.workers.take, trainer._update = took, updated  # type: ignore[method-assign]
+    trainer.train()
+    (Path(out_dir) / f"ddp-seen-{trainer.dist.rank}.json").write_text(json.dumps(seen))
     GRPOTrainer(ddp.replace(steps=3), show_progress=False, resume=True).train()
     fsdp = GRPOConfig(**{**ASYNC, "save_every": 0, "distributed": "fsdp", "output_dir": str(Path(out_dir) / "fsdp")})
     GRPOTrainer(fsdp, show_progress=False).train()

@@ -219,6 +219,10 @@ def test_ddp_and_fsdp_learners_sharing_rank_0s_workers_match_one_process(tmp_pat
     assert expected[2]["sampler_kl"] > 0  # sampled from version 1, trained at version 2: not the same weights
     saved = tmp_path / "ddp" / "checkpoints" / "step-000002" / "async"
     assert sorted(p.name for p in saved.iterdir()) == ["v00000001.safetensors"]
+    seen = [json.loads((tmp_path / f"ddp-seen-{rank}.json").read_text()) for rank in (0, 1)]
+    assert seen[0]["batch"] == seen[1]["batch"] and len(seen[0]["batch"]) == 2  # every rank had rank 0's batch
+    for rank in (0, 1):  # and trained on its half, as without workers
+        assert seen[rank]["share"] == [batch[2 * rank : 2 * rank + 2] for batch in seen[0]["batch"]], rank
     reference = _weights(tmp_path / "one" / "final")
     for name in ("ddp", "fsdp"):
         got = rows(tmp_path / name / "metrics.jsonl")
