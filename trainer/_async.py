@@ -64,26 +64,24 @@ def version_for(step: int, k: int) -> int:
     return max(0, step - k)
 
 
-def thread_split(workers: int, cores: int | None = None) -> tuple[int, int]:
-    """(torch threads per worker, torch threads of the learner): the cores shared evenly, the
-    learner taking what is left over.
+def thread_split(workers: int, cores: int | None = None, learners: int = 1) -> tuple[int, int]:
+    """(torch threads per worker, torch threads per learner): the cores shared evenly, the
+    ``learners`` (DDP ranks on this machine) sharing what is left over.
 
     Examples:
-        >>> thread_split(1, 8), thread_split(3, 8), thread_split(2, 2)
-        ((4, 4), (2, 2), (1, 1))
+        >>> thread_split(1, 8), thread_split(3, 8), thread_split(2, 2), thread_split(1, 8, learners=2)
+        ((4, 4), (2, 2), (1, 1), (2, 3))
     """
     affinity = getattr(os, "sched_getaffinity", None)  # Linux; elsewhere every core counts
     cores = cores or (len(affinity(0)) if affinity else os.cpu_count() or 1)
-    each = max(1, cores // (workers + 1))
-    return each, max(1, cores - workers * each)
+    each = max(1, cores // (workers + learners))
+    return each, max(1, (cores - workers * each) // learners)
 
 
-def check_async(config: Any, env: Any, *, distributed: bool, lora: bool) -> None:
+def check_async(config: Any, env: Any, *, lora: bool) -> None:
     """One clear error for what asynchronous rollouts do not run with yet."""
     why = ""
-    if distributed:
-        why = "DDP/FSDP learners (torchrun) do not share rollout workers yet: run one process"
-    elif lora:
+    if lora:
         why = "LoRA is not sent to rollout workers yet: train every weight (lora = {})"
     elif config.verifier_executor != "local":
         why = 'rollout workers judge in their own process: use verifier_executor = "local"'
@@ -106,20 +104,21 @@ def open_workers(
     model: Any,
     tokenizer: Any,
     *,
-    distributed: bool,
     seeds: Callable[[int], list[int]],
     start: int,
     saved: Path | None,
+    learners: int = 1,
 ) -> AsyncRollouts | None:
-    """The rollout workers of ``config.async_level > 0`` (checked first: `check_async`), or None."""
+    """The rollout workers of ``config.async_level > 0`` (checked first: `check_async`), or None.
+    ``learners``: the learner processes on this machine (torchrun: `trainer._async_dist`)."""
     if config.async_level == 0:
         return None
     from trainer._distributed import unwrap
     from trainer._lora import is_lora
 
     base = unwrap(model)
-    check_async(config, env, distributed=distributed, lora=is_lora(base))
-    return AsyncRollouts(config, base, tokenizer, env, seeds, start=start, saved=saved)
+    check_async(config, env, lora=is_lora(base))
+    return AsyncRollouts(config, base, tokenizer, env, seeds, start=start, saved=saved, learners=learners)
 
 
 @dataclass
@@ -147,13 +146,14 @@ class AsyncRollouts:
         *,
         start: int = 0,
         saved: Path | None = None,
+        learners: int = 1,
     ) -> None:
         self.k, self.steps, self.seeds = config.async_level, config.steps, seeds
         self.weights = FileWeights()
         model_dir = self.weights.folder / "model"
         model.config.save_pretrained(model_dir)
         tokenizer.save_pretrained(model_dir)
-        threads, learner = thread_split(config.async_workers)
+        threads, learner = thread_split(config.async_workers, learners=learners)
         weight = next(model.parameters())
         self._threads_before = torch.get_num_threads()
         torch.set_num_threads(learner)

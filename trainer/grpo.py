@@ -44,7 +44,7 @@ import gymnasium
 import torch
 
 from grpo_envs import ReasoningEnv, stable_seed
-from trainer._async import open_workers
+from trainer._async_dist import open_rollouts
 from trainer._batch import Batch, loss_mask, loss_rows, make_batch, sequence_logps
 from trainer._correction import configured_weights
 from trainer._distributed import Dist, init_distributed, pad_ranks, unwrap
@@ -136,8 +136,8 @@ class GRPOTrainer:
         if config.generator == "vllm":
             seed = stable_seed(config.seed, "vllm", self.dist.rank) % (2**31)
             self.engine = ColocatedVLLM(self.model, self.tokenizer, seed=seed, device=self.device)
-        self.workers = open_workers(  # async_level > 0: rollout worker processes
-            config, env if env is not None else config.env, self.model, self.tokenizer, distributed=self.dist.enabled,
+        self.workers = open_rollouts(  # async_level > 0: rollout worker processes (torchrun: rank 0's, shared)
+            config, env if env is not None else config.env, self.model, self.tokenizer, self.dist,
             seeds=lambda t: self._seeds(t + 1), start=self.step_count, saved=self.run.checkpoint,
         )  # fmt: skip
         self._generate_s = 0.0  # this step's seconds in the generator (the rest of a rollout is scoring)

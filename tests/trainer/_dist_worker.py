@@ -1,5 +1,6 @@
 """Run by tests/trainer/test_scale.py, alone or under torchrun: one GRPO update per case on a
-fixed global batch of rollouts; rank 0 writes the gradients and weights after the update."""
+fixed global batch of rollouts; rank 0 writes the gradients and weights after the update. Mode
+"async" (tests/trainer/test_async.py): learners under torchrun sharing rank 0's rollout workers."""
 
 from __future__ import annotations
 
@@ -146,8 +147,54 @@ def generate_fsdp(out_dir: str) -> None:
     (Path(out_dir) / f"fsdp-generate-{rank}.json").write_text(json.dumps(lengths))
 
 
+# async_level = 1, 3 steps: each run's metrics.jsonl and final/ match one process's (test_async.py)
+ASYNC: dict[str, Any] = {
+    "steps": 3,
+    "prompts_per_step": 4,
+    "num_generations": 4,
+    "max_new_tokens": 2,
+    "learning_rate": 1e-3,
+    "beta": 0.0,
+    "eval_prompts": 2,
+    "device": "cpu",
+    "env": "grpo_envs/Digits-v0",
+    "async_level": 1,
+}
+
+
+def async_runs(out_dir: str) -> None:
+    """DDP learners: 2 steps (a checkpoint holding weights version 1), then resumed to 3; FSDP
+    learners: 3 steps straight. Rank 0's one rollout worker serves both ranks."""
+    from trainer.config import GRPOConfig
+    from trainer.grpo import GRPOTrainer
+
+    ddp = GRPOConfig(**{**ASYNC, "steps": 2, "save_every": 2, "output_dir": str(Path(out_dir) / "ddp")})
+    trainer = GRPOTrainer(ddp, show_progress=False)
+    assert trainer.workers is not None
+    seen: dict[str, list[Any]] = {"batch": [], "share": []}  # each step's prompts: rank 0's batch, this rank's share
+    take, update = trainer.workers.take, trainer._update
+
+    def took(step: int) -> Any:
+        got = take(step)
+        seen["batch"].append([g[0].prompt_ids for g in got.groups])
+        return got
+
+    def updated(groups: list[list[Any]]) -> dict[str, float]:
+        seen["share"].append([g[0].prompt_ids for g in groups])
+        return update(groups)
+
+    trainer.workers.take, trainer._update = took, updated  # type: ignore[method-assign]
+    trainer.train()
+    (Path(out_dir) / f"ddp-seen-{trainer.dist.rank}.json").write_text(json.dumps(seen))
+    GRPOTrainer(ddp.replace(steps=3), show_progress=False, resume=True).train()
+    fsdp = GRPOConfig(**{**ASYNC, "save_every": 0, "distributed": "fsdp", "output_dir": str(Path(out_dir) / "fsdp")})
+    GRPOTrainer(fsdp, show_progress=False).train()
+
+
 if __name__ == "__main__":
     if sys.argv[2] == "fsdp-generate":
         generate_fsdp(sys.argv[1])
+    elif sys.argv[2] == "async":
+        async_runs(sys.argv[1])
     else:
         main(sys.argv[1], sys.argv[2], sys.argv[3].split(","))

@@ -231,3 +231,40 @@ def test_sigkill_then_resume_matches_an_uninterrupted_async_run_bit_for_bit(tmp_
     wa, wb = _weights(straight / "final"), _weights(killed / "final")
     assert wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
     assert json.loads((killed / "run.json").read_text())["run_id"]
+
+
+@pytest.mark.slow
+def test_ddp_and_fsdp_learners_sharing_rank_0s_workers_match_one_process(tmp_path: Path) -> None:
+    """k = 1 under torchrun, 2 ranks and rank 0's one worker: each rank trains on the share the
+    synchronous path gives it, so every logged number and the final weights are one process's
+    (to 2 ranks' rounding: test_scale's tolerance). The DDP run stops at step 2 and is resumed
+    (the checkpoint holds version 1); the FSDP run publishes weights gathered by both ranks."""
+    from tests.trainer._dist_worker import ASYNC
+    from tests.trainer.test_scale import WORKER, _same_step, _torchrun
+
+    one = GRPOTrainer(
+        GRPOConfig(**{**ASYNC, "save_every": 0, "output_dir": str(tmp_path / "one")}), show_progress=False
+    )
+    one.train()
+    _torchrun(str(WORKER), str(tmp_path), "async", timeout=400)
+    expected = rows(tmp_path / "one" / "metrics.jsonl")
+    assert [r["staleness"] for r in expected] == [0, 1, 1] and expected[0]["grad_norm"] > 0
+    assert expected[2]["sampler_kl"] > 0  # sampled from version 1, trained at version 2: not the same weights
+    saved = tmp_path / "ddp" / "checkpoints" / "step-000002" / "async"
+    assert sorted(p.name for p in saved.iterdir()) == ["v00000001.safetensors"]
+    seen = [json.loads((tmp_path / f"ddp-seen-{rank}.json").read_text()) for rank in (0, 1)]
+    assert seen[0]["batch"] == seen[1]["batch"] and len(seen[0]["batch"]) == 2  # every rank had rank 0's batch
+    for rank in (0, 1):  # and trained on its half, as without workers
+        assert seen[rank]["share"] == [batch[2 * rank : 2 * rank + 2] for batch in seen[0]["batch"]], rank
+    reference = _weights(tmp_path / "one" / "final")
+    for name in ("ddp", "fsdp"):
+        got = rows(tmp_path / name / "metrics.jsonl")
+        assert [r["step"] for r in got] == [1, 2, 3], name
+        for a, b in zip(expected, got, strict=True):
+            assert a.keys() == b.keys()
+            for key in a.keys() - {"run_id"}:
+                assert b[key] == pytest.approx(a[key], rel=1e-4, abs=1e-6), (name, a["step"], key)
+        weights = _weights(tmp_path / name / "final")
+        assert reference.keys() <= weights.keys(), name  # FSDP's export also names the tied lm_head
+        for key, value in reference.items():
+            _same_step(weights[key], value, f"{name}: {key}", steps=3)
