@@ -119,6 +119,11 @@ class GRPOConfig:
         "updates, while the learner trains; 0: generate then train, in this process",
     )
     async_workers: int = _f(1, "async_level > 0: rollout worker processes (cores are split evenly with the learner)")
+    async_workers_on: str = _f(
+        "local",
+        'async_level > 0: where the rollout workers run: "local" (processes on this machine) or "ray" (actors on '
+        "RAY_ADDRESS's cluster, else a new local one; pip install 'grpo-envs[ray]')",
+    )
     # evaluation, checkpoints
     eval_every: int = _f(0, "evaluate on the eval split every N steps (0: only at the end)")
     eval_prompts: int = _f(32, "eval tasks (fixed seeds); pass@k uses num_generations samples")
@@ -158,6 +163,7 @@ class GRPOConfig:
             ),
             (self.async_level >= 0, f"async_level must be >= 0 (0: no rollout workers), got {self.async_level!r}"),
             (self.async_workers >= 1, f"async_workers must be >= 1, got {self.async_workers!r}"),
+            (self.async_workers_on in EXECUTORS, f"async_workers_on must be one of {', '.join(EXECUTORS)}"),
             (
                 self.async_level == 0 or self.generator == "hf",
                 'async_level > 0 samples with transformers in its workers: set generator = "hf"',
