@@ -35,8 +35,9 @@ def config(out: str, name: str, **overrides: Any) -> Any:
 
 def run(cfg: Any, steps: int, *, kill_after: int | None = None, resume: bool = False) -> dict[str, Any]:
     """``steps`` steps of ``cfg`` (a checkpoint every ``save_every``): metrics, the pids that made
-    the batches, restarts. With ``kill_after``, the actor of the job just sent is killed
-    (``ray.kill``) after that many steps."""
+    the batches, restarts. With ``kill_after``, the actor of the next job to be sent is killed
+    (``ray.kill``) after that many steps: busy with its job before, or idle, it is found dead
+    either way (a call to it fails), whatever the timing."""
     import ray
 
     from trainer.grpo import GRPOTrainer
@@ -50,9 +51,8 @@ def run(cfg: Any, steps: int, *, kill_after: int | None = None, resume: bool = F
     try:
         for _ in range(steps):
             if kill_after is not None and trainer.step_count == kill_after:
-                slot = workers.slots[(trainer.step_count + cfg.async_level) % len(workers.slots)]
-                ray.kill(slot.process)
-                out["killed"] = trainer.step_count + cfg.async_level
+                out["killed"] = trainer.step_count + cfg.async_level + 1
+                ray.kill(workers.slots[out["killed"] % len(workers.slots)].process)
             out["metrics"].append(trainer.step())
             if trainer.step_count % cfg.save_every == 0:
                 trainer.save()
@@ -94,7 +94,7 @@ def main() -> None:
     subprocess.run([*start, "--temp-dir", temp, "--disable-usage-stats"], check=True, capture_output=True)
     os.environ["RAY_ADDRESS"] = "127.0.0.1:6390"
     try:
-        report["killed"] = run(config(out, "killed", async_workers_on="ray"), STEPS, kill_after=2)
+        report["killed"] = run(config(out, "killed", async_workers_on="ray"), STEPS, kill_after=1)
         resumed = os.path.join(out, "resumed")
         shutil.copytree(os.path.join(out, "processes"), resumed)
         shutil.rmtree(os.path.join(resumed, "checkpoints", "step-000004"))

@@ -130,8 +130,8 @@ def test_ray_actors_give_the_numbers_of_worker_processes_with_an_actor_killed_mi
     metrics = processes["metrics"]
     assert [m["staleness"] for m in metrics] == [0, 1, 1, 1]
     assert any(m["grad_norm"] > 0 for m in metrics[:-1]) and metrics[-1]["sampler_kl"] > 0  # weights moved
-    assert killed["killed"] == 3 and killed["restarts"] == 1  # the actor of step 3's job, replaced
-    assert killed["metrics"] == metrics  # bit for bit, the killed actor's batch made again
+    assert killed["killed"] == 3 and killed["restarts"] == 1  # job 3's actor, killed after step 1, replaced
+    assert killed["metrics"] == metrics  # bit for bit, with the killed actor's unfinished batches made again
     actors = set(killed["pids"])
     assert len(actors) >= 2 and killed["learner"] not in actors and not actors & set(processes["pids"])
     assert killed["versions_held"] == [3, 4] and not killed["connected"]  # pruned; disconnected at close
