@@ -28,7 +28,6 @@ import logging
 import os
 import pickle
 import queue
-import shutil
 import socket
 import subprocess
 import sys
@@ -118,7 +117,15 @@ def open_workers(
 
     base = unwrap(model)
     check_async(config, env, lora=is_lora(base))
-    return AsyncRollouts(config, base, tokenizer, env, seeds, start=start, saved=saved, learners=learners)
+    kind = AsyncRollouts
+    if config.async_workers_on == "ray":  # the same schedule, the workers as Ray actors
+        from trainer._async_ray import RayPool
+
+        class RayRollouts(RayPool, AsyncRollouts):
+            """`AsyncRollouts` whose workers are Ray actors (`RayPool`'s methods)."""
+
+        kind = RayRollouts
+    return kind(config, base, tokenizer, env, seeds, start=start, saved=saved, learners=learners)
 
 
 @dataclass
@@ -149,7 +156,7 @@ class AsyncRollouts:
         learners: int = 1,
     ) -> None:
         self.k, self.steps, self.seeds = config.async_level, config.steps, seeds
-        self.weights = FileWeights()
+        self.weights = self._open_weights()
         model_dir = self.weights.folder / "model"
         model.config.save_pretrained(model_dir)
         tokenizer.save_pretrained(model_dir)
@@ -169,12 +176,27 @@ class AsyncRollouts:
         self.restarts = 0
         self._failures = [0] * config.async_workers
         self.slots = [self._spawn(i, 0) for i in range(config.async_workers)]
-        self._finalizer = weakref.finalize(self, _shutdown, self.slots, self.weights)
+        self._finalizer = weakref.finalize(self, self._stopper(), self.slots, self.weights)
         self._publish_start(model, start, saved)
         for t in range(start, start + self.k + 1):
             self._send(t)
 
-    # -- workers -------------------------------------------------------------------------------
+    # -- workers (the process pool; trainer._async_ray.RayPool replaces these five) ----------------
+    def _stopper(self) -> Callable[[list[Any], Any], None]:
+        """The finalizer that stops every worker and frees the weights (it must not hold ``self``)."""
+        return _shutdown
+
+    def _open_weights(self) -> FileWeights:
+        return FileWeights()
+
+    def _deliver(self, slot: _Slot, job: Job) -> None:
+        slot.conn.send(job)
+
+    def _reap(self, slot: _Slot) -> str:
+        """How a dead worker ended (waited for), its pipe closed."""
+        slot.conn.close()
+        return f"exit code {slot.process.wait(timeout=30)}"
+
     def _spawn(self, index: int, generation: int) -> _Slot:
         """``python -m trainer._worker FD`` with one end of a socket pair: no re-import of the
         caller's script (as multiprocessing's spawn would), the same ``sys.path`` as here."""
@@ -204,23 +226,23 @@ class AsyncRollouts:
             return
         job = Job(step, version_for(step, self.k), self.seeds(step))
         self.jobs[step] = job
-        self.slots[step % len(self.slots)].conn.send(job)
+        self._deliver(self.slots[step % len(self.slots)], job)
 
     def _restart(self, index: int) -> None:
         old = self.slots[index]
         self._failures[index] += 1
+        how = self._reap(old)
         if self._failures[index] > MAX_RESTARTS:
             raise TrainerError(
-                f"rollout worker {index} died {MAX_RESTARTS + 1} times in a row (exit code {old.process.poll()}); "
+                f"rollout worker {index} died {MAX_RESTARTS + 1} times in a row ({how}); "
                 "its log is above. Set async_level = 0 to roll out in the learner"
             )
-        log.warning("rollout worker %d died (exit code %s): restarting it", index, old.process.wait(timeout=30))
-        old.conn.close()
+        log.warning("rollout worker %d died (%s): restarting it", index, how)
         self.restarts += 1
         self.slots[index] = self._spawn(index, old.generation + 1)
         for step in sorted(self.jobs):  # its unfinished jobs, sent again: the same batches come back
             if step % len(self.slots) == index and step not in self.done:
-                self.slots[index].conn.send(self.jobs[step])
+                self._deliver(self.slots[index], self.jobs[step])
 
     # -- the schedule --------------------------------------------------------------------------
     def take(self, step: int) -> Done:
@@ -261,7 +283,7 @@ class AsyncRollouts:
         target = folder / "async"
         target.mkdir(parents=True, exist_ok=True)
         for v in range(version_for(updates, self.k), updates):
-            shutil.copyfile(self.weights.path(v), target / self.weights.path(v).name)
+            self.weights.save(v, target / self.weights.path(v).name)
 
     def _publish_start(self, model: Any, start: int, saved: Path | None) -> None:
         self.weights.publish(model, start)

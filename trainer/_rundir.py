@@ -9,8 +9,9 @@
   ``metrics.jsonl`` and to every checkpoint's ``trainer_state.json``. Pruning and resuming only
   consider checkpoints that carry the run's id; resuming a directory that holds another run's
   checkpoints is an error.
-- Resuming needs the same config (only ``steps`` may change, and the directory may have moved)
-  and ``steps`` at or above the checkpoint's step.
+- Resuming needs the same config (only ``steps`` may change, the directory may have moved, and
+  where verdicts and batches are made: ``verifier_executor``, ``async_workers_on``) and ``steps``
+  at or above the checkpoint's step.
 """
 
 from __future__ import annotations
@@ -149,6 +150,7 @@ def _plan_resume(root: Path, config: dict[str, Any]) -> RunPlan:
     wanted_steps = now.pop("steps", None)
     before.pop("output_dir", None), now.pop("output_dir", None)  # a run directory may be moved
     before.pop("verifier_executor", None), now.pop("verifier_executor", None)  # where verdicts come from, not what
+    before.pop("async_workers_on", None), now.pop("async_workers_on", None)  # where batches are sampled, not what
     if before != now:
         changed = sorted(k for k in set(now) | set(before) if before.get(k) != now.get(k))
         raise TrainerError(

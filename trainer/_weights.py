@@ -92,6 +92,10 @@ class FileWeights:
         shutil.copyfile(file, tmp)
         os.replace(tmp, self.path(version))
 
+    def save(self, version: int, file: Path) -> None:
+        """Copy ``version`` to ``file`` (a checkpoint's; `add` publishes it again)."""
+        shutil.copyfile(self.path(version), file)
+
     def load(self, model: Any, version: int) -> int:
         """Load ``version`` into ``model``; returns the version its file says it holds."""
         from safetensors import safe_open

@@ -126,6 +126,11 @@ class GRPOConfig:
         'and resumes bit for bit) or "latest" (from the newest weights a worker has when it starts the batch, '
         "never older than that: fresher batches, but they depend on timing)",
     )
+    async_workers_on: str = _f(
+        "local",
+        'async_level > 0: where the rollout workers run: "local" (processes on this machine) or "ray" (actors on '
+        "RAY_ADDRESS's cluster, else a new local one; pip install 'grpo-envs[ray]')",
+    )
     # evaluation, checkpoints
     eval_every: int = _f(0, "evaluate on the eval split every N steps (0: only at the end)")
     eval_prompts: int = _f(32, "eval tasks (fixed seeds); pass@k uses num_generations samples")
@@ -165,6 +170,11 @@ class GRPOConfig:
             ),
             (self.async_level >= 0, f"async_level must be >= 0 (0: no rollout workers), got {self.async_level!r}"),
             (self.async_workers >= 1, f"async_workers must be >= 1, got {self.async_workers!r}"),
+            (self.async_workers_on in EXECUTORS, f"async_workers_on must be one of {', '.join(EXECUTORS)}"),
+            (
+                self.async_schedule == "exact" or self.async_workers_on == "local",
+                'async_schedule = "latest" runs on local worker processes: set async_workers_on = "local"',
+            ),
             (
                 self.async_schedule in ASYNC_SCHEDULES,
                 f"async_schedule must be one of {', '.join(ASYNC_SCHEDULES)}, got {self.async_schedule!r}",

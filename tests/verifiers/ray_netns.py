@@ -70,9 +70,12 @@ def _processes_in(netns: str) -> list[int]:
     return pids
 
 
-def run_worker(scenario: str, *, args: Sequence[str] = (), timeout_s: float = 240.0) -> dict[str, Any]:
-    """Run ``ray_worker.py SCENARIO ARGS...`` in a fresh loopback-only namespace and return its
-    report, with ``leftover``: the processes still in that namespace 30 s after the worker exited."""
+def run_worker(
+    scenario: str, *, args: Sequence[str] = (), timeout_s: float = 240.0, worker: Path = WORKER
+) -> dict[str, Any]:
+    """Run ``ray_worker.py SCENARIO ARGS...`` (or another ``worker`` script) in a fresh
+    loopback-only namespace and return its report, with ``leftover``: the processes still in that
+    namespace 30 s after the worker exited."""
     temp = tempfile.mkdtemp(prefix="ge-ray-", dir="/tmp")  # short: Ray's unix socket paths
     env = {
         **os.environ,
@@ -87,7 +90,7 @@ def run_worker(scenario: str, *, args: Sequence[str] = (), timeout_s: float = 24
     netns = ""
     try:
         proc = subprocess.run(
-            [*LOOPBACK_ONLY, sys.executable, str(WORKER), scenario, *args],
+            [*LOOPBACK_ONLY, sys.executable, str(worker), scenario, *args],
             capture_output=True,
             text=True,
             timeout=timeout_s,
