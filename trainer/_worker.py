@@ -17,6 +17,7 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ class WorkerSpec:
     micro_batch_size: int = 32
     share_prefix: bool = True
     judge: Any = None  # a grpo_envs.JudgeConfig: the envs' verifier is the judge's
+    generator: str = "hf"  # "hf": transformers (`_Worker`, here); "vllm": a vLLM engine (trainer._worker_vllm)
 
 
 @dataclass(frozen=True)
@@ -152,13 +154,14 @@ class _Worker:
         return Done(job.step, self.version, groups, generator.seconds, time.perf_counter() - started)
 
 
-def worker_main(conn: Any) -> None:
+def worker_main(conn: Any, make: Callable[[WorkerSpec], Any] = _Worker) -> None:
     """The worker process: its `WorkerSpec` (the first message), its own torch threads, then jobs
-    until None or the learner is gone."""
+    until None or the learner is gone. ``make`` builds the worker (``run(job) -> Done``): here
+    transformers'; ``python -m trainer._worker_vllm`` passes vLLM's."""
     spec: WorkerSpec = conn.recv()
     torch.set_num_threads(spec.threads)
     torch.use_deterministic_algorithms(True, warn_only=True)
-    worker = _Worker(spec)
+    worker = make(spec)
     while True:
         try:
             job = conn.recv()

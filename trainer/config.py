@@ -65,7 +65,8 @@ class GRPOConfig:
     generator: str = _f(
         "hf",
         '"hf" (transformers generate) or "vllm" (a vllm.LLM in the trainer process, weights synced after '
-        "every step; engine options as JSON in $GRPO_ENVS_VLLM_KWARGS)",
+        "every step; with async_level > 0, one in each rollout worker; engine options as JSON in "
+        "$GRPO_ENVS_VLLM_KWARGS)",
     )
     importance_sampling_mode: str = _f(
         "token_truncate",
@@ -158,10 +159,6 @@ class GRPOConfig:
             ),
             (self.async_level >= 0, f"async_level must be >= 0 (0: no rollout workers), got {self.async_level!r}"),
             (self.async_workers >= 1, f"async_workers must be >= 1, got {self.async_workers!r}"),
-            (
-                self.async_level == 0 or self.generator == "hf",
-                'async_level > 0 samples with transformers in its workers: set generator = "hf"',
-            ),
             (self.importance_sampling_clip_max >= 0, "importance_sampling_clip_max must be >= 0 (0 turns it off)"),
             (
                 0 <= self.importance_sampling_clip_min <= (self.importance_sampling_clip_max or float("inf")),
