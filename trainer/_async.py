@@ -24,6 +24,7 @@ them, not saved.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import pickle
@@ -84,6 +85,11 @@ def check_async(config: Any, env: Any, *, lora: bool) -> None:
         why = "LoRA is not sent to rollout workers yet: train every weight (lora = {})"
     elif config.verifier_executor != "local":
         why = 'rollout workers judge in their own process: use verifier_executor = "local"'
+    elif config.generator == "vllm" and importlib.util.find_spec("vllm") is None:
+        why = (
+            'generator = "vllm" runs a vLLM engine in each rollout worker, and this python has no vLLM (pip install '
+            'vllm; here `bash scripts/ensure-vllm.sh` builds a virtualenv with it); or use generator = "hf"'
+        )
     else:
         try:
             pickle.dumps(env)
@@ -168,7 +174,7 @@ class AsyncRollouts:
             str(model_dir), str(self.weights.folder), env, dict(config.env_kwargs), config.num_generations,
             config.max_new_tokens, config.temperature, config.seed, threads, config.micro_batch_size,
             judge=config.judge_config, latest=config.async_schedule == "latest", device=str(weight.device),
-            dtype=str(weight.dtype).removeprefix("torch."),
+            dtype=str(weight.dtype).removeprefix("torch."), generator=config.generator,
         )  # fmt: skip
         self._inbox: queue.Queue[tuple[int, int, Any]] = queue.Queue()
         self.jobs: dict[int, Job] = {}  # sent, not yet taken
@@ -203,7 +209,8 @@ class AsyncRollouts:
         ours, theirs = socket.socketpair()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         fd = theirs.fileno()
-        command = [sys.executable, "-m", "trainer._worker", str(fd)]
+        module = "trainer._worker_vllm" if self.spec.generator == "vllm" else "trainer._worker"
+        command = [sys.executable, "-m", module, str(fd)]
         process = subprocess.Popen(command, pass_fds=[fd], env=env, stdin=subprocess.DEVNULL)
         theirs.close()  # the worker holds the only other end: its death is an EOF here
         conn = Connection(ours.detach())

@@ -32,7 +32,17 @@ from typing import Any
 from trainer._sampling import Continuation, SamplingParams, cut_at_eos
 from trainer.errors import TrainerError
 
-__all__ = ["KWARGS_ENV", "ColocatedVLLM", "import_vllm", "load_vllm", "policy_weights", "vllm_params"]
+__all__ = [
+    "KWARGS_ENV",
+    "ColocatedVLLM",
+    "dummy_engine",
+    "generate_with_logps",
+    "import_vllm",
+    "load_vllm",
+    "policy_weights",
+    "shutdown_engine",
+    "vllm_params",
+]
 
 log = logging.getLogger("trainer")
 KWARGS_ENV = "GRPO_ENVS_VLLM_KWARGS"
@@ -167,19 +177,9 @@ class ColocatedVLLM:
         self._folder = tempfile.TemporaryDirectory(prefix="grpo-envs-vllm-")
         plain.config.save_pretrained(self._folder.name)
         tokenizer.save_pretrained(self._folder.name)
-        kwargs: dict[str, Any] = {
-            "dtype": dtype,
-            "logprobs_mode": "processed_logprobs",  # after temperature, as the trainer computes them
-            "enable_prefix_caching": True,  # a group's G requests share their prompt's KV blocks
-            "load_format": "dummy",
-        }
-        if getattr(device, "type", None) == "cuda":
-            kwargs["gpu_memory_utilization"] = GPU_MEMORY_SHARE
-        kwargs.update(_env_kwargs())
         started = time.perf_counter()
         try:
-            with _streams_kept():  # in process, vLLM seeds the global RNGs: a resumed run's must stay restored
-                self.llm = load_vllm(self._folder.name, seed=seed, **kwargs)
+            self.llm = dummy_engine(self._folder.name, dtype=dtype, seed=seed, device=device)
         except BaseException:
             self._folder.cleanup()
             raise
@@ -196,32 +196,63 @@ class ColocatedVLLM:
     def generate(self, contexts: Sequence[list[int]], params: SamplingParams) -> list[Continuation]:
         """One continuation per context, each a request of its own (``n=1``, its seed from
         ``params.seeds``), with its sampled tokens' log-probs."""
-        from vllm.inputs import TokensPrompt
-
-        if not contexts:
-            return []
-        requests = vllm_params(params, len(contexts), logprobs=0, stop_token_ids=sorted(self.eos), detokenize=False)
-        prompts = [TokensPrompt(prompt_token_ids=list(c)) for c in contexts]
-        outputs = self.llm.generate(prompts, requests, use_tqdm=False)
-        out: list[Continuation] = []
-        for request in outputs:
-            first = request.outputs[0]
-            cut = cut_at_eos(list(first.token_ids), self.eos)
-            logps = tuple(float(d[t].logprob) for d, t in zip(first.logprobs or [], cut.ids, strict=False))
-            out.append(Continuation(cut.ids, cut.truncated, logps))
-        return out
+        return generate_with_logps(self.llm, self.eos, contexts, params)
 
     def close(self) -> None:
         """Drop the engine and its temporary model folder."""
         llm = getattr(self, "llm", None)
         if llm is not None:
-            engine = getattr(llm, "llm_engine", None)
-            shutdown = getattr(getattr(engine, "engine_core", None), "shutdown", None)
-            if callable(shutdown):
-                shutdown()
-            del self.llm
+            shutdown_engine(llm)
+            del self.llm, llm
             gc.collect()
         self._folder.cleanup()
+
+
+def dummy_engine(folder: str, *, dtype: str, seed: int, device: Any = None) -> Any:
+    """A ``vllm.LLM`` of the model in ``folder`` (config and tokenizer: no weights are read, they
+    are random until a ``reload_weights``), in ``dtype``, with the trainer's settings: log-probs
+    after temperature, prefix caching, a GPU share beside a trainer, ``$GRPO_ENVS_VLLM_KWARGS``.
+    This process's random streams are left as they were (vLLM seeds them in process)."""
+    kwargs: dict[str, Any] = {
+        "dtype": dtype,
+        "logprobs_mode": "processed_logprobs",  # after temperature, as the trainer computes them
+        "enable_prefix_caching": True,  # a group's G requests share their prompt's KV blocks
+        "load_format": "dummy",
+    }
+    if getattr(device, "type", None) == "cuda":
+        kwargs["gpu_memory_utilization"] = GPU_MEMORY_SHARE
+    kwargs.update(_env_kwargs())
+    with _streams_kept():  # in process, vLLM seeds the global RNGs: a resumed run's must stay restored
+        return load_vllm(folder, seed=seed, **kwargs)
+
+
+def generate_with_logps(
+    llm: Any, eos: frozenset[int], contexts: Sequence[list[int]], params: SamplingParams
+) -> list[Continuation]:
+    """``llm``'s continuation of each context, a request of its own (``n=1``, its seed from
+    ``params.seeds``), cut at ``eos`` (kept), with its sampled tokens' log-probs."""
+    from vllm.inputs import TokensPrompt
+
+    if not contexts:
+        return []
+    requests = vllm_params(params, len(contexts), logprobs=0, stop_token_ids=sorted(eos), detokenize=False)
+    prompts = [TokensPrompt(prompt_token_ids=list(c)) for c in contexts]
+    outputs = llm.generate(prompts, requests, use_tqdm=False)
+    out: list[Continuation] = []
+    for request in outputs:
+        first = request.outputs[0]
+        cut = cut_at_eos(list(first.token_ids), eos)
+        logps = tuple(float(d[t].logprob) for d, t in zip(first.logprobs or [], cut.ids, strict=False))
+        out.append(Continuation(cut.ids, cut.truncated, logps))
+    return out
+
+
+def shutdown_engine(llm: Any) -> None:
+    """Stop ``llm``'s engine core (its KV cache is freed with the last reference to ``llm``)."""
+    engine = getattr(llm, "llm_engine", None)
+    shutdown = getattr(getattr(engine, "engine_core", None), "shutdown", None)
+    if callable(shutdown):
+        shutdown()
 
 
 @contextmanager

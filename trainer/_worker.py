@@ -17,6 +17,7 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ class WorkerSpec:
     latest: bool = False  # async_schedule = "latest": the newest version published, job.version at least
     device: str = "cpu"  # the learner's device and dtype (a GPU learner's workers share its GPU)
     dtype: str = "float32"
+    generator: str = "hf"  # "hf": transformers (`_Worker`, here); "vllm": a vLLM engine (trainer._worker_vllm)
 
 
 @dataclass(frozen=True)
@@ -167,13 +169,14 @@ class _Worker:
         return Done(job.step, self.version, groups, generator.seconds, time.perf_counter() - started)
 
 
-def worker_main(conn: Any) -> None:
+def worker_main(conn: Any, make: Callable[[WorkerSpec], Any] = _Worker) -> None:
     """The worker process: its `WorkerSpec` (the first message), its own torch threads, then jobs
-    until None or the learner is gone."""
+    until None or the learner is gone. ``make`` builds the worker (``run(job) -> Done``): here
+    transformers'; ``python -m trainer._worker_vllm`` passes vLLM's."""
     spec: WorkerSpec = conn.recv()
     torch.set_num_threads(spec.threads)
     torch.use_deterministic_algorithms(True, warn_only=True)
-    worker = _Worker(spec)
+    worker = make(spec)
     while True:
         try:
             job = conn.recv()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trainer._config_async import ASYNC_SCHEDULE_HELP, async_checks
 from trainer._correction import IS_MODES
 from trainer._lora import LORA_DEFAULTS
 from trainer._math import LOSS_TYPES, SCALES
@@ -29,7 +30,6 @@ __all__ = ["PRESETS", "GRPOConfig", "add_config_flags", "config_from_args", "loa
 
 GENERATORS = ("hf", "vllm")
 EXECUTORS = ("local", "ray")
-ASYNC_SCHEDULES = ("exact", "latest")
 
 
 def _f(default: Any, help: str) -> Any:
@@ -40,7 +40,7 @@ def _f(default: Any, help: str) -> Any:
 
 @dataclass(frozen=True)
 class GRPOConfig:
-    """Everything a GRPO run needs (38 fields). Defaults are the paper's GRPO (preset "grpo").
+    """Everything a GRPO run needs (40 fields). Defaults are the paper's GRPO (preset "grpo").
 
     Examples:
         >>> cfg = GRPOConfig(steps=10, num_generations=4)
@@ -66,7 +66,8 @@ class GRPOConfig:
     generator: str = _f(
         "hf",
         '"hf" (transformers generate) or "vllm" (a vllm.LLM in the trainer process, weights synced after '
-        "every step; engine options as JSON in $GRPO_ENVS_VLLM_KWARGS)",
+        "every step; with async_level > 0, one in each rollout worker; engine options as JSON in "
+        "$GRPO_ENVS_VLLM_KWARGS)",
     )
     importance_sampling_mode: str = _f(
         "token_truncate",
@@ -120,12 +121,7 @@ class GRPOConfig:
         "updates, while the learner trains; 0: generate then train, in this process",
     )
     async_workers: int = _f(1, "async_level > 0: rollout worker processes (cores are split evenly with the learner)")
-    async_schedule: str = _f(
-        "exact",
-        'async_level > 0: "exact" (the batch of step t from the weights after max(0, t-k) updates: a run repeats '
-        'and resumes bit for bit) or "latest" (from the newest weights a worker has when it starts the batch, '
-        "never older than that: fresher batches, but they depend on timing)",
-    )
+    async_schedule: str = _f("exact", ASYNC_SCHEDULE_HELP)
     async_workers_on: str = _f(
         "local",
         'async_level > 0: where the rollout workers run: "local" (processes on this machine) or "ray" (actors on '
@@ -168,21 +164,7 @@ class GRPOConfig:
                 self.importance_sampling_mode in IS_MODES,
                 f"importance_sampling_mode must be one of {', '.join(IS_MODES)}",
             ),
-            (self.async_level >= 0, f"async_level must be >= 0 (0: no rollout workers), got {self.async_level!r}"),
-            (self.async_workers >= 1, f"async_workers must be >= 1, got {self.async_workers!r}"),
-            (self.async_workers_on in EXECUTORS, f"async_workers_on must be one of {', '.join(EXECUTORS)}"),
-            (
-                self.async_schedule == "exact" or self.async_workers_on == "local",
-                'async_schedule = "latest" runs on local worker processes: set async_workers_on = "local"',
-            ),
-            (
-                self.async_schedule in ASYNC_SCHEDULES,
-                f"async_schedule must be one of {', '.join(ASYNC_SCHEDULES)}, got {self.async_schedule!r}",
-            ),
-            (
-                self.async_level == 0 or self.generator == "hf",
-                'async_level > 0 samples with transformers in its workers: set generator = "hf"',
-            ),
+            *async_checks(self),
             (self.importance_sampling_clip_max >= 0, "importance_sampling_clip_max must be >= 0 (0 turns it off)"),
             (
                 0 <= self.importance_sampling_clip_min <= (self.importance_sampling_clip_max or float("inf")),

@@ -133,7 +133,7 @@ class GRPOTrainer:
         if self.run.checkpoint is not None:
             self.step_count = restore(self.run.checkpoint, self.model, self.optimizer, self.scheduler, self.dist)
         self.engine: ColocatedVLLM | None = None  # generator="vllm": built from the (restored) policy
-        if config.generator == "vllm":
+        if config.generator == "vllm" and config.async_level == 0:  # async: an engine in each worker
             seed = stable_seed(config.seed, "vllm", self.dist.rank) % (2**31)
             self.engine = ColocatedVLLM(self.model, self.tokenizer, seed=seed, device=self.device)
         self.workers = open_rollouts(  # async_level > 0: rollout worker processes (torchrun: rank 0's, shared)

@@ -4,6 +4,7 @@ version, behaviour log-probs, a killed worker replaced, SIGKILL and resume."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import os
 import signal
@@ -53,10 +54,11 @@ def test_async_fields_are_checked_in_one_line() -> None:
         GRPOConfig(async_level=-1)
     with pytest.raises(TrainerError, match="async_workers must be >= 1"):
         GRPOConfig(async_workers=0)
-    with pytest.raises(TrainerError, match="async_schedule must be one of exact, latest, got 'newest'"):
+    with pytest.raises(TrainerError, match="async_schedule must be exact or latest, got 'newest'"):
         GRPOConfig(async_schedule="newest")
-    with pytest.raises(TrainerError, match='set generator = "hf"'):
-        GRPOConfig(async_level=1, generator="vllm")
+    with pytest.raises(TrainerError, match='async_schedule = "latest" runs on local transformers workers'):
+        GRPOConfig(async_level=1, async_schedule="latest", generator="vllm")
+    assert GRPOConfig(async_level=1, generator="vllm").generator == "vllm"  # vLLM rollout workers
     assert GRPOConfig().async_level == 0
 
 
@@ -189,9 +191,55 @@ def test_k2_two_workers_and_a_killed_worker_replaced_mid_run(tmp_path: Path) -> 
 def test_what_async_does_not_run_with_yet_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(TrainerError, match="async_level = 1: the env runs in worker processes: pass an env id"):
         GRPOTrainer(config(tmp_path), env=lambda: Digits(), show_progress=False)
+    if importlib.util.find_spec("vllm") is None:  # this venv's (the vLLM workers' runs: test_async_vllm.py)
+        with pytest.raises(TrainerError, match='generator = "vllm" runs a vLLM engine in each rollout worker, and '):
+            GRPOTrainer(config(tmp_path, "vllm", generator="vllm"), show_progress=False)
     with pytest.raises(TrainerError, match="async_level = 1: LoRA is not sent"):
         pytest.importorskip("peft")
         GRPOTrainer(config(tmp_path, "lora", lora={"r": 2}), show_progress=False)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="the run with vLLM: test_async_vllm.py")
+def test_the_vllm_worker_entry_point_runs_the_vllm_worker(tmp_path: Path) -> None:
+    """``python -m trainer._worker_vllm FD`` (what the learner starts for generator = "vllm") takes
+    its spec and builds a `VLLMWorker`: here, without vLLM, that fails in one line that says how."""
+    import socket
+    from multiprocessing.connection import Connection
+
+    from trainer._worker import WorkerSpec
+
+    ours, theirs = socket.socketpair()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    command = [sys.executable, "-m", "trainer._worker_vllm", str(theirs.fileno())]
+    child = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=env, stderr=subprocess.PIPE, text=True)
+    theirs.close()
+    conn = Connection(ours.detach())
+    conn.send(WorkerSpec(str(tmp_path), str(tmp_path), "grpo_envs/Digits-v0", {}, 2, 2, 1.0, 0, 1, generator="vllm"))
+    _, err = child.communicate(timeout=120)
+    conn.close()
+    assert child.returncode != 0 and "TrainerError: the vllm backend needs vLLM" in err, err[-2000:]
+
+
+def test_tied_weights_get_back_the_names_a_weights_file_leaves_out(tmp_path: Path) -> None:
+    """A file of `FileWeights` (safetensors' ``save_model``) holds a tied embedding once, under
+    ``lm_head.weight``; a vLLM worker passes it under both names (vLLM skips ``lm_head`` when tied)."""
+    from safetensors import safe_open
+    from transformers import AutoConfig
+
+    from trainer._worker_vllm import tied_aliases
+
+    model = demo_model(12, seed=1)
+    assert model.config.tie_word_embeddings
+    channel = FileWeights(tmp_path / "w")
+    channel.publish(model, 0)
+    with safe_open(str(channel.path(0)), framework="pt") as f:
+        saved = set(f.keys())
+    assert "lm_head.weight" in saved and "model.embed_tokens.weight" not in saved
+    aliases = tied_aliases(model.config)
+    assert aliases == {"model.embed_tokens.weight": ["lm_head.weight"], "lm_head.weight": ["model.embed_tokens.weight"]}
+    untied = AutoConfig.for_model(**{**model.config.to_dict(), "tie_word_embeddings": False})
+    assert tied_aliases(untied) == {}
 
 
 def test_async_level_0_starts_no_worker_and_logs_no_staleness(tmp_path: Path) -> None:
