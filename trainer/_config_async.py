@@ -16,6 +16,8 @@ LATEST_ONLY = (
     'async_schedule = "latest" runs on local transformers workers: set async_workers_on = "local", generator = "hf"'
 )
 
+RAY_HF_ONLY = 'async_workers_on = "ray" runs transformers in its actors: generator = "hf" (vLLM workers run locally)'
+
 
 def async_checks(cfg: Any) -> list[tuple[bool, str]]:
     """(holds, the one line that says what to do when it does not) for each async setting.
@@ -31,4 +33,5 @@ def async_checks(cfg: Any) -> list[tuple[bool, str]]:
         (cfg.async_workers_on in ("local", "ray"), "async_workers_on must be one of local, ray"),
         (cfg.async_schedule in ASYNC_SCHEDULES, f"async_schedule must be exact or latest, got {cfg.async_schedule!r}"),
         (cfg.async_schedule != "latest" or (cfg.async_workers_on, cfg.generator) == ("local", "hf"), LATEST_ONLY),
+        (cfg.async_workers_on != "ray" or cfg.generator == "hf", RAY_HF_ONLY),
     ]

@@ -58,6 +58,8 @@ def test_async_fields_are_checked_in_one_line() -> None:
         GRPOConfig(async_schedule="newest")
     with pytest.raises(TrainerError, match='async_schedule = "latest" runs on local transformers workers'):
         GRPOConfig(async_level=1, async_schedule="latest", generator="vllm")
+    with pytest.raises(TrainerError, match='async_workers_on = "ray" runs transformers in its actors'):
+        GRPOConfig(async_level=1, async_workers_on="ray", generator="vllm")
     assert GRPOConfig(async_level=1, generator="vllm").generator == "vllm"  # vLLM rollout workers
     assert GRPOConfig().async_level == 0
 
