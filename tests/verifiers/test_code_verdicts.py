@@ -127,6 +127,7 @@ def test_the_same_verdict_alone_and_beside_busy_loops() -> None:
             assert {n: v for n, v in got.items() if v != "as expected"} == {}, f"beside {loops} busy loop(s)"
 
 
+@pytest.mark.serial  # the replacements' start has a 60 s bound: beside busy test processes it once took longer
 def test_hostile_runs_leave_only_the_pools_containers_and_none_after_close() -> None:
     with DockerSandbox(size=2, memory_mb=256) as box:
         assert len(pool_containers(box)) == 2
