@@ -21,7 +21,7 @@ Examples:
 
 from __future__ import annotations
 
-from grpo_envs._check import check_disjoint, check_env
+from grpo_envs._check import EnvReport, check_disjoint, check_env
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._formats import ANSWER_TAGS, BOXED, CODE, THINK_ANSWER, AnswerFormat
 from grpo_envs._group import Group, GroupScore, make_group
@@ -46,6 +46,7 @@ __all__ = [
     "AnswerFormat",
     "EnvCheckError",
     "EnvConfigError",
+    "EnvReport",
     "GrpoEnvsError",
     "Group",
     "GroupScore",

@@ -1,10 +1,12 @@
-"""`check_env`: Gymnasium's checker plus the laws of a reasoning environment; `check_disjoint`."""
+"""`check_env`: Gymnasium's checker plus the laws of a reasoning environment, into an
+`EnvReport`; `check_disjoint`."""
 
 from __future__ import annotations
 
 import random
 import warnings
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium
@@ -15,7 +17,7 @@ from grpo_envs._env import ReasoningEnv
 from grpo_envs._task import stable_digest
 from grpo_envs.errors import EnvCheckError, GrpoEnvsError
 
-__all__ = ["EnvCheckError", "check_disjoint", "check_env"]
+__all__ = ["EnvCheckError", "EnvReport", "check_disjoint", "check_env"]
 
 GARBAGE = ["", "   ", "\x00\ufffd" * 10, "}{\\boxed{" * 50, "x" * 100_000, "<answer></answer>"]
 
@@ -24,8 +26,46 @@ def _global_state() -> tuple[Any, Any]:
     return random.getstate(), np.random.get_state()[1].tobytes()  # type: ignore[index]
 
 
-def check_env(env: gymnasium.Env[Any, Any], *, seeds: Iterable[int] = range(5)) -> None:
-    """Gymnasium's ``check_env`` plus the laws every reasoning environment must keep.
+@dataclass(frozen=True)
+class EnvReport:
+    """What `check_env` checked on an environment that kept every law (``str()``: one line per law).
+
+    Examples:
+        >>> report = check_env(gymnasium.make("grpo_envs/Sorting-v0"), seeds=range(2))
+        >>> report.env_id, report.seeds, report.episodes
+        ('grpo_envs/Sorting-v0', (0, 1), 14)
+    """
+
+    env_id: str
+    seeds: tuple[int, ...]
+    distinct_prompts: int
+    """How many different prompts the seeds gave."""
+    episodes: int
+    """Episodes stepped: each seed's reference completion, and each garbage completion per seed."""
+    fresh_instance: bool
+    """Whether a fresh instance (made from the env's spec) was compared too (False for an unregistered env)."""
+
+    @property
+    def laws(self) -> tuple[str, ...]:
+        n = len(self.seeds)
+        fresh = " and in a fresh instance" if self.fresh_instance else ""
+        return (
+            "Gymnasium's check_env: no error, no warning",
+            f"the same seed gives the same prompt, on a second reset{fresh} ({n} seeds)",
+            f"different seeds give different tasks ({self.distinct_prompts} prompts from {n} seeds)",
+            f"the reference completion is judged correct ({n} tasks)",
+            f"{len(GARBAGE)} garbage completions (empty, 100k characters, NUL, unbalanced) never raise, earn "
+            f"rewards inside reward_bounds and end within max_turns ({n * len(GARBAGE)} episodes)",
+            "the global random and numpy RNG states are unchanged",
+        )
+
+    def __str__(self) -> str:
+        return f"{self.env_id} keeps every law of check_env:\n" + "\n".join(f"- {law}" for law in self.laws)
+
+
+def check_env(env: gymnasium.Env[Any, Any], *, seeds: Iterable[int] = range(5)) -> EnvReport:
+    """Gymnasium's ``check_env`` plus the laws every reasoning environment must keep; returns an
+    `EnvReport` of what was checked.
 
     Laws: the same seed gives the same prompt (also in a fresh instance); different seeds give
     different tasks; the reference completion is judged correct; garbage, empty and 100k-char
@@ -36,7 +76,10 @@ def check_env(env: gymnasium.Env[Any, Any], *, seeds: Iterable[int] = range(5)) 
         EnvCheckError: listing every law broken.
 
     Examples:
-        >>> check_env(gymnasium.make("grpo_envs/Arithmetic-v0"))
+        >>> print(check_env(gymnasium.make("grpo_envs/Arithmetic-v0")))  # doctest: +ELLIPSIS
+        grpo_envs/Arithmetic-v0 keeps every law of check_env:
+        - Gymnasium's check_env: no error, no warning
+        ...
     """
     base = env.unwrapped
     if not isinstance(base, ReasoningEnv):
@@ -57,6 +100,8 @@ def check_env(env: gymnasium.Env[Any, Any], *, seeds: Iterable[int] = range(5)) 
         problems.append("the global random or numpy RNG state changed")
     if problems:
         raise EnvCheckError(f"{base.env_id} broke {len(problems)} law(s):\n- " + "\n- ".join(problems))
+    episodes = len(seeds) * (1 + len(GARBAGE))
+    return EnvReport(base.env_id, tuple(seeds), len(set(prompts)), episodes, base.spec is not None)
 
 
 def _gymnasium_problems(base: ReasoningEnv) -> list[str]:

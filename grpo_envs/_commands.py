@@ -26,18 +26,25 @@ def doctor_main(argv: Sequence[str]) -> int:
 
 
 def envs_main(argv: Sequence[str]) -> int:
-    """``grpo-envs envs list`` / ``grpo-envs envs show ID [--seed N]``."""
+    """``grpo-envs envs list`` / ``grpo-envs envs show ID [--seed N]`` / ``grpo-envs envs init NAME``."""
     parser = CommandParser(prog="grpo-envs envs", description="list the registered environments or show one")
     commands = parser.add_subparsers(dest="envs_command", metavar="ENVS_COMMAND")
     commands.add_parser("list", help="every environment id with a one-line description")
     show = commands.add_parser("show", help="an environment's docstring and a sampled prompt")
     show.add_argument("env_id", help="e.g. grpo_envs/Arithmetic-v0")
     show.add_argument("--seed", type=int, default=0, help="task seed of the sampled prompt")
+    init = commands.add_parser("init", help="write a pip-installable env package NAME to start from")
+    init.add_argument(
+        "name", metavar="NAME", help="e.g. my-multiply (package my_multiply, id my_multiply/MyMultiply-v0)"
+    )
+    init.add_argument("--dir", default=".", help="where to write the NAME/ folder (default: here)")
     args = parser.parse_args(argv)
     if args.envs_command == "list":
         return _envs_list()
     if args.envs_command == "show":
         return _envs_show(args.env_id, args.seed)
+    if args.envs_command == "init":
+        return _envs_init(args.name, args.dir)
     parser.print_help(sys.stderr)
     return 2
 
@@ -208,4 +215,21 @@ def _envs_show(env_id: str, seed: int) -> int:
     prompt, _ = env.reset(seed=seed)
     print(f"--- sampled prompt (seed {seed}) ---\n{prompt}")
     env.close()
+    return 0
+
+
+def _envs_init(name: str, where: str) -> int:
+    from pathlib import Path
+
+    from grpo_envs._scaffold import scaffold
+
+    try:
+        names, root = scaffold(name, Path(where))
+    except (GrpoEnvsError, OSError) as exc:
+        print(f"grpo-envs envs init: error: {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"wrote {root}/ (env {names.env_id}: {names.package}/env.py, the entry point in pyproject.toml, "
+        f"tests/test_env.py, README.md)\nnext: cd {root} && pip install -e . && grpo-envs envs show {names.env_id}"
+    )
     return 0

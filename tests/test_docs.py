@@ -3,8 +3,8 @@
 Python blocks run as a script in a fresh process, statement by statement: a statement whose
 comment starts with a Python literal (``vm.verify("5", "5").correct  # True``) is checked against
 it. Shell blocks run with ``bash -e``, TOML blocks are parsed. A page's blocks run in order in one
-empty folder (with the clone's ``configs/`` beside them, as a user runs them from the clone), as
-a user would: the installed console scripts on PATH, no PYTHONPATH, no hub. The line above a
+empty folder outside the clone (files the docs use are shipped: ``--config demo``), as a user
+would: the installed console scripts on PATH, no PYTHONPATH, no hub. The line above a
 block may say how else it is covered: ``<!-- no-run: reason -->``, ``<!-- run-by: tests/x.py -->``
 (a test that reads this page) or ``<!-- file: NAME -->`` (saved as NAME for the later blocks).
 Output is fenced as ``text``. A code block that is neither run nor marked fails the first test.
@@ -139,7 +139,6 @@ def _marks(page: str) -> list[Any]:
 
 @pytest.mark.parametrize("page", [pytest.param(p, marks=_marks(p), id=p) for p in PAGES])
 def test_the_pages_code_blocks_run(page: str, tmp_path: Path) -> None:
-    (tmp_path / "configs").symlink_to(ROOT / "configs")
     ran = 0
     for b in blocks(page):
         if b.mark == "file":

@@ -21,6 +21,7 @@ from trainer._config_async import ASYNC_SCHEDULE_HELP, async_checks
 from trainer._correction import IS_MODES
 from trainer._lora import LORA_DEFAULTS
 from trainer._math import LOSS_TYPES, SCALES
+from trainer.configs import SHIPPED, shipped_config
 from trainer.errors import TrainerError
 
 if TYPE_CHECKING:
@@ -312,7 +313,9 @@ def load_config(
     if path is not None:
         file = Path(path)
         if not file.is_file():
-            raise TrainerError(f"config file not found: {file}")
+            file = shipped_config(str(path)) or file  # --config demo: the package's own
+        if not file.is_file():
+            raise TrainerError(f"config file not found: {file} (shipped with the package: {', '.join(SHIPPED)})")
         if file.suffix == ".toml":
             if sys.version_info >= (3, 11):
                 import tomllib

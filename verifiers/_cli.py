@@ -143,7 +143,7 @@ def _check_verifier(args: argparse.Namespace) -> int:
         if law.failures:
             print(f"\n{len(law.failures)} of your golds fail {law.law}:")
             for gold, completion, detail in law.failures:
-                print(f"  gold={gold[:80]!r} as {completion[:60]!r}: {detail[:160]}")
+                print(f"  gold={gold!r} as {completion!r}: {detail}")
     failed = [r.law for r in report.laws if not r.ok]
     print(
         f"\n{len(report.laws) - len(failed)}/{len(report.laws)} laws held"

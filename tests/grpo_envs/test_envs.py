@@ -74,7 +74,10 @@ def test_every_builtin_is_registered() -> None:
 @pytest.mark.parametrize("env_id", ALL_IDS)
 def test_check_env(env_id: str) -> None:
     env = gymnasium.make(env_id)
-    grpo_envs.check_env(env, seeds=range(3))
+    report = grpo_envs.check_env(env, seeds=range(3))
+    assert report.env_id == env_id and report.seeds == (0, 1, 2) and report.fresh_instance
+    assert report.distinct_prompts >= 2 and report.episodes == 3 * 7
+    assert str(report).startswith(f"{env_id} keeps every law") and "(3 seeds)" in str(report)
     env.close()
     env.close()  # idempotent
 
@@ -134,7 +137,8 @@ class _NeverEnds(_Lawful):
 def test_check_env_names_each_broken_law(env: ReasoningEnv, law: str) -> None:
     with pytest.raises(grpo_envs.EnvCheckError, match=law):
         grpo_envs.check_env(env, seeds=range(3))
-    grpo_envs.check_env(_Lawful(), seeds=range(3))  # the same env without the flaw keeps every law
+    report = grpo_envs.check_env(_Lawful(), seeds=range(3))  # the same env without the flaw keeps every law
+    assert not report.fresh_instance and "fresh instance" not in str(report)  # not registered: no spec
 
 
 def test_same_seed_same_task_in_another_process() -> None:

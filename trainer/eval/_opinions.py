@@ -88,8 +88,8 @@ class MathVerifyOpinion:
             import math_verify  # noqa: F401
         except ImportError:
             raise TrainerError(
-                "Math-Verify is not installed: pip install 'math-verify[antlr4_13_2]', or name another second "
-                "opinion (--judge-url URL, --config JSON)"
+                "Math-Verify is not installed: pip install 'grpo-envs[audit]' (make demo installs it), or name "
+                "another second opinion (--judge-url URL, --config JSON)"
             ) from None
         self.name = f"math-verify {md.version('math-verify')}"
 

@@ -3,8 +3,9 @@
 Reward bugs silently ruin training runs: a verifier that rejects ``0.5`` for ``1/2`` starves
 learning; one that accepts any superset teaches the model to spray answers. The laws:
 
-- determinism, reward in range, totality (never raises), latency (every call killed at a bound;
-  a slow verifier is reported within a few bounds, and laws that lost calls are "not checked");
+- determinism, reward in range, totality (never raises, also on every family's cut-off thought),
+  latency (every call killed at a bound; a slow verifier is reported within a few bounds, and
+  laws that lost calls are "not checked");
 - rendering invariance (equivalent forms, in the final-answer statements real models write,
   all score correct), reflexivity (the gold itself, stated as the answer, and every gold of
   ``check_verifier(..., golds=[...])``, is correct), discrimination (near misses do

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky, HypothesisWarning, Unsatisfiable, UnsatisfiedAssumption
 
@@ -25,6 +26,7 @@ from verifiers.testing import _laws
 from verifiers.testing._domain import Domain, LawResult, VerifierReport, domain_of
 from verifiers.testing._gaming import HUGE
 from verifiers.testing._runner import STOP_AFTER, Abandon, Guard
+from verifiers.testing._thinking import every_cut_off
 
 __all__ = [
     "LAWS",
@@ -47,6 +49,7 @@ def _run_law(
     *,
     explicit: Sequence[tuple[str, Any, str]] = (),
     shrink: bool = True,
+    seed: int | None = None,
 ) -> LawResult:
     seen = {"n": 0}
     failures: list[tuple[str, str, str]] = []
@@ -64,11 +67,13 @@ def _run_law(
     test = given(strategy)(body)
     for case in explicit:
         test = example(case)(test)
+    if seed is not None:
+        test = hypothesis_seed(seed)(test)
     test = settings(
         max_examples=max_examples,
         deadline=None,
         database=None,
-        derandomize=True,
+        derandomize=seed is None,
         phases=phases,
         suppress_health_check=list(HealthCheck),
         report_multiple_bugs=False,
@@ -95,7 +100,7 @@ def _cases(d: Domain, kinds: Sequence[str]) -> st.SearchStrategy[tuple[str, Any,
     @st.composite
     def draw_case(draw: st.DrawFn) -> tuple[str, Any, str]:
         problem = draw(d.problems)
-        kind = draw(st.sampled_from(list(kinds)))
+        kind = draw(st.sampled_from([k for k in kinds if k != "cut_off" or d.cut_off is not None]))
         completion = draw(
             {
                 "rendering": problem.renderings,
@@ -105,6 +110,7 @@ def _cases(d: Domain, kinds: Sequence[str]) -> st.SearchStrategy[tuple[str, Any,
                 "gold": d.as_answer(problem.gold) if d.as_answer is not None else st.nothing(),
                 "thinking": d.thinking(problem) if d.thinking is not None else st.nothing(),
                 "injection": d.injections(problem.gold) if d.injections is not None else st.nothing(),
+                "cut_off": d.cut_off(problem) if d.cut_off is not None else st.nothing(),
             }[kind]
         )
         return problem.gold, d.reference(problem.gold), completion
@@ -125,6 +131,7 @@ def check_verifier(
     laws: Sequence[str] | None = None,
     golds: Sequence[str] = (),
     isolation: str | None = None,
+    seed: int | None = None,
 ) -> VerifierReport:
     """Run the laws on ``verify(reference, completion)``; returns a `VerifierReport`.
 
@@ -133,7 +140,8 @@ def check_verifier(
     ``thinking_never_counts``, ``consistency`` (see `LAWS`); leave any out with ``laws=[...]``.
     ``domain`` is "math", "code" or a `Domain` of your own strategies. ``golds``: your own
     dataset's gold answers; reflexivity then also checks each of them, stated as the answer, and
-    the report lists every one that fails.
+    the report lists every one that fails. The draws are the same on every run (derandomized);
+    ``seed=N`` draws another sample (a test sweeping seeds finds what one sample misses).
 
     Bounded: each call is killed at ``latency_s`` (``isolation="process"``, the math default: a
     forked worker, so a busy loop is stopped too; ``"thread"`` abandons it instead), and a slow
@@ -158,7 +166,7 @@ def check_verifier(
     try:
         for law in chosen:
             guard.law = law
-            results.append(_one_law(law, d, guard, n, latency_s, reward_range, golds))
+            results.append(_one_law(law, d, guard, n, latency_s, reward_range, golds, seed))
     finally:
         guard.close()
     return VerifierReport(all(r.ok for r in results), tuple(results), _budget_note(guard, latency_s))
@@ -197,7 +205,7 @@ def _validate(
 _PLAN: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "determinism": (ALL_KINDS, {}),
     "reward_range": (ALL_KINDS, {}),
-    "totality": (("garbage", "gaming", "near_miss", "rendering"), {"explicit": "huge"}),
+    "totality": (("garbage", "gaming", "near_miss", "rendering", "cut_off"), {"explicit": "huge"}),
     "latency": (("garbage", "gaming"), {"explicit": "huge", "shrink": False}),
     "rendering_invariance": (("rendering",), {}),
     "reflexivity": (("gold",), {}),
@@ -210,7 +218,14 @@ _PLAN: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 
 
 def _one_law(
-    law: str, d: Domain, guard: Guard, n: int, latency_s: float, reward_range: tuple[float, float], golds: Sequence[str]
+    law: str,
+    d: Domain,
+    guard: Guard,
+    n: int,
+    latency_s: float,
+    reward_range: tuple[float, float],
+    golds: Sequence[str],
+    seed: int | None = None,
 ) -> LawResult:
     if guard.stopped:
         return LawResult(
@@ -230,7 +245,7 @@ def _one_law(
     options = dict(extra)
     if options.get("explicit") == "huge":
         options["explicit"] = [("0", d.reference(g), c) for g, c in _explicit_garbage(d)]
-    result = _run_law(law, _cases(d, kinds), check, n, **options)
+    result = _run_law(law, _cases(d, kinds), check, n, seed=seed, **options)
     if law == "reflexivity" and golds and result.checked:
         result = _check_golds(result, d, guard, golds, check)
     if law == "latency" and guard.total_abandoned and (result.ok or not result.checked):
@@ -306,7 +321,8 @@ def _explicit_garbage(d: Domain) -> list[tuple[str, str]]:
     """Long inputs every run tries first (so a verifier slow on long text is caught at once)."""
     gold = "0" if d.name != "code" else json.dumps({"stdin_stdout": [{"input": "", "output": "0\n"}]})
     long = [(gold, "x" * HUGE), (gold, "1 " * 15_000), (gold, "\\boxed{" + "9" * 5000 + "}")]
-    return long if d.name == "code" else long + [(gold, text) for text in MALFORMED]
+    thoughts = [(gold, text) for text in every_cut_off(gold)] if d.cut_off is not None else []
+    return long + thoughts if d.name == "code" else long + [(gold, text) for text in MALFORMED] + thoughts
 
 
 MALFORMED = (

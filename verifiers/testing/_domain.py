@@ -15,7 +15,7 @@ from verifiers.testing._answers import as_the_answer
 from verifiers.testing._code import CODE_GAMING, code_problems
 from verifiers.testing._gaming import HUGE, gaming_completions, garbage, judge_injections
 from verifiers.testing._problems import Problem, math_problems
-from verifiers.testing._thinking import thinking_completions
+from verifiers.testing._thinking import cut_off_thinking, thinking_completions
 
 __all__ = ["Domain", "LawResult", "VerifierReport", "domain_of"]
 
@@ -39,6 +39,9 @@ class Domain:
     """A right answer only in a thinking section, for the thinking_never_counts law (None: off)."""
     injections: Callable[[str], st.SearchStrategy[str]] | None = judge_injections
     """Completions aimed at an LLM judge, for the injections_never_pay law (None: off)."""
+    cut_off: Callable[[Problem], st.SearchStrategy[str]] | None = cut_off_thinking
+    """Thinking sections that never closed (cut off, or the turn ended inside), for the totality
+    law, which also tries one of each family first (None: text without thinking, such as code)."""
 
 
 def domain_of(domain: str | Domain) -> Domain:
@@ -58,6 +61,7 @@ def domain_of(domain: str | Domain) -> Domain:
             as_answer=None,
             isolation="thread",
             injections=None,
+            cut_off=None,
         )
     raise VerifierInputError(f"domain must be 'math', 'code' or a verifiers.testing.Domain, got {domain!r}")
 
@@ -75,6 +79,20 @@ class LawResult:
     """False when calls were lost to the latency bound: the law was not checked (and not ok)."""
     failures: tuple[tuple[str, str, str], ...] = ()
     """Every (gold, completion, detail) that failed, for laws run over a list (``golds=``)."""
+
+
+_ROW = (60, 80)
+"""A counterexample this short (reference, completion) stays on its law's row."""
+WHOLE = 4000
+"""Longer counterexamples show their first and last ``WHOLE // 2`` characters and how many lie between."""
+
+
+def _whole(text: str) -> str:
+    """``text`` as a repr, whole up to `WHOLE` characters; else its two ends and the count elided."""
+    if len(text) <= WHOLE:
+        return repr(text)
+    half = WHOLE // 2
+    return f"{text[:half]!r} ...[{len(text) - 2 * half} characters]... {text[-half:]!r}"
 
 
 @dataclass(frozen=True)
@@ -95,7 +113,10 @@ class VerifierReport:
                 line += f" {r.detail[:200]}"
             elif not r.ok:
                 ref, comp = r.counterexample or ("", "")
-                line += f" reference={ref[:60]!r} completion={comp[:80]!r}: {r.detail[:200]}"
+                if len(ref) <= _ROW[0] and len(comp) <= _ROW[1]:
+                    line += f" reference={ref!r} completion={comp!r}: {r.detail}"
+                else:  # whole, on lines of its own: the decisive part is often the tail
+                    line += f" {r.detail}\n{'':<4}reference:  {_whole(ref)}\n{'':<4}completion: {_whole(comp)}"
             lines.append(line.rstrip())
         if self.note:
             lines.append(self.note)

@@ -5,16 +5,23 @@ A verifier that reads the thinking pays a model for a right value it later aband
 output cut off by the token limit in mid-thought. Each shape below is one family's raw format
 (from its chat template and vLLM's reasoning parser); the completions put a right answer (a
 rendering of the gold) in the thinking, then a wrong final answer, no final answer, or nothing
-at all (cut off).
+at all (cut off), or a thought the turn ended inside (an end-of-turn token before it closed).
+
+Only what a verifier can judge from the completion alone is drawn: a thought the chat template
+opened in the prompt (R1, Qwen3-Thinking: the completion holds only ``</think>``) is drawn closed,
+and its thinking holds no end-of-turn token (``<|im_end|>`` ends Qwen's turn: what precedes it,
+with no delimiter seen, reads as a plain answer to any verifier not told about the template); a
+right answer drawn into a thought never carries a thinking delimiter of its own.
 """
 
 from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from verifiers.structure import END_OF_TURN, THINKING_FORMATS
 from verifiers.testing._problems import Problem
 
-__all__ = ["THINKING_SHAPES", "thinking_completions"]
+__all__ = ["THINKING_SHAPES", "cut_off_thinking", "thinking_completions"]
 
 THINKING_SHAPES: tuple[tuple[str, str, str | None], ...] = (
     ("<think> (R1, Qwen3, GLM, Phi-4, Kimi K2, ...)", "<think>\n{t}\n</think>\n\n{f}", "<think>\n{t}"),
@@ -59,6 +66,36 @@ None where a cut-off output carries no delimiter (the template opened the thinki
 
 _NO_FINAL = ("I ran out of time before finishing.", "", "Let me start over.")
 
+TURN_ENDS: dict[str, str] = {
+    "<think>": "<|im_end|>",
+    "<think> + <answer>": "<|im_end|>",
+    "<think> + <response>": "<|end_of_text|>",
+    "begin_of_thought": "<|im_end|>",
+    "Harmony (gpt-oss)": "<|return|>",
+    "◁think▷": "<|im_end|>",
+    "<seed:think>": "<seed:eos>",
+    "<mm:think>": "[e~[",
+    "[THINK]": "</s>",
+    "<thought>": "[|endofturn|]",
+    "Cohere": "<|END_OF_TURN_TOKEN|>",
+    "Gemma 4": "<turn|>",
+    "Granite 3.2": "<|end_of_text|>",
+    "Apriel": "<|end|>",
+}
+"""A family (a prefix of its name in `THINKING_SHAPES`) -> the token that ends its turn."""
+
+_DELIMITERS = tuple({d for f in THINKING_FORMATS for d in f.delimiters} | set(END_OF_TURN))
+
+
+def _plain(text: str) -> bool:
+    """No thinking delimiter and no end-of-turn token in ``text`` (safe to place in a thought)."""
+    return not any(d in text for d in _DELIMITERS)
+
+
+def _turn_end(family: str) -> str | None:
+    prefixes = [prefix for prefix in TURN_ENDS if family.startswith(prefix)]
+    return TURN_ENDS[max(prefixes, key=len)] if prefixes else None
+
 
 def _fill(template: str, thinking: str, final: str) -> str:
     return template.replace("{t}", thinking).replace("{f}", final)
@@ -70,11 +107,41 @@ def thinking_completions(draw: st.DrawFn, problem: Problem) -> str:
     `THINKING_SHAPES`: then a wrong final answer (a near miss), no final answer, or a cut-off
     thought. No verifier may judge it correct."""
     name, closed, cut = draw(st.sampled_from(THINKING_SHAPES))
-    right = draw(problem.renderings)
+    right = draw(problem.renderings.filter(_plain))
     thinking = f"Let me work through it.\n{right}\nBut wait, let me check that again"
-    ending = draw(st.sampled_from(["wrong", "none", "cut"] if cut is not None else ["wrong", "none"]))
-    if ending == "cut":
+    ending = draw(st.sampled_from(["wrong", "none", "cut", "ended"] if cut is not None else ["wrong", "none"]))
+    if ending in ("cut", "ended"):
         assert cut is not None
-        return cut.replace("{t}", thinking)
+        end = _turn_end(name) if ending == "ended" else None
+        tail = f"{end}\n{_fill(closed, '', draw(problem.renderings.filter(_plain)))}" if end else ""
+        return cut.replace("{t}", thinking) + tail
     final = draw(problem.near_misses) if ending == "wrong" else draw(st.sampled_from(_NO_FINAL))
     return _fill(closed, thinking + ".", final)
+
+
+@st.composite
+def cut_off_thinking(draw: st.DrawFn, problem: Problem) -> str:
+    """A completion whose thinking section never closed, in each family with an opening
+    delimiter: cut off by the token limit, or its turn ended inside the thought (the family's
+    end-of-turn token, then anything). Such a completion has no final section
+    (`verifiers.structure.read_completion` gives ``final=None``): a verifier must still return a
+    verdict (the totality law draws these in every text domain)."""
+    name, _, cut = draw(st.sampled_from([s for s in THINKING_SHAPES if s[2] is not None]))
+    assert cut is not None
+    thinking = draw(st.sampled_from(["", "Let me think.", f"So far: {draw(problem.renderings)}"]))
+    end = _turn_end(name)
+    tail = draw(st.sampled_from(["", f"{end}", f"{end}\nThe answer is {problem.gold}."])) if end else ""
+    return cut.replace("{t}", thinking) + tail
+
+
+def every_cut_off(gold: str) -> list[str]:
+    """One cut-off thought and one ended-inside thought per family, around ``gold`` (the
+    explicit examples every totality run tries first)."""
+    out = []
+    for name, _, cut in THINKING_SHAPES:
+        if cut is not None:
+            out.append(cut.replace("{t}", f"Let me think. {gold}"))
+            end = _turn_end(name)
+            if end:
+                out.append(cut.replace("{t}", f"So {gold}") + f"{end}\n\\boxed{{{gold}}}")
+    return out
