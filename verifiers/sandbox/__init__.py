@@ -2,7 +2,8 @@
 
 `Sandbox` is the protocol; `DockerSandbox` the real one (a pool of warm, locked-down
 containers, one or more engines); `FakeSandbox` returns scripted results for unit tests and
-runs nothing. There is no host fallback: without an engine you get `EngineUnavailableError`.
+runs nothing. `Session` is one container for one episode whose state persists between shell
+commands (agentic tasks). There is no host fallback: without an engine you get `EngineUnavailableError`.
 ``default_sandbox()`` is the process-wide pool used wherever ``sandbox=None``.
 
 Importing this module is cheap: the `docker` SDK is imported only when an engine is used.
@@ -27,6 +28,7 @@ from verifiers.sandbox._host.image import (
 )
 from verifiers.sandbox._host.pool import DockerSandbox, default_sandbox
 from verifiers.sandbox._host.protocol import ExecResult, Job, Sandbox
+from verifiers.sandbox._host.session import Session
 
 __all__ = [
     "IMAGE_REPOSITORY",
@@ -36,6 +38,7 @@ __all__ = [
     "FakeSandbox",
     "Job",
     "Sandbox",
+    "Session",
     "build_image",
     "default_sandbox",
     "engine_client",

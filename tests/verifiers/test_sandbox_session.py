@@ -1,0 +1,169 @@
+"""`Session`: one locked-down container per episode whose state persists between commands.
+
+One module-wide session carries the state tests; each test that ends a session (close, the
+owner killed, root) starts its own. The network is never tried: the lockdown is read from the
+engine, as tests/verifiers/test_sandbox.py does for jobs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import docker.errors
+import pytest
+
+from verifiers.errors import SandboxError
+from verifiers.sandbox import Session
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[Session]:
+    with Session(timeout_s=10, file_cap=1 << 20, out_cap=1 << 16) as s:
+        yield s
+
+
+def gone(s: Session, within_s: float = 20.0) -> bool:
+    """True once the engine no longer knows the session's container."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            s.container.client.containers.get(s.id)
+        except docker.errors.NotFound:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_the_container_is_locked_down(session: Session) -> None:
+    attrs = session.container.client.api.inspect_container(session.id)
+    host = attrs["HostConfig"]
+    assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
+    assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
+    assert host["Memory"] > 0 and host["Memory"] == host["MemorySwap"] and host["PidsLimit"] == 128
+    assert set(host["Tmpfs"]) == {"/work", "/tmp"} and all("size=" in o for o in host["Tmpfs"].values())
+    assert attrs["Mounts"] == [] and not host.get("Binds")
+    r = session.exec("id -u; grep CapEff /proc/self/status; touch /etc/x 2>&1; echo $?")
+    uid, caps, _, status = r.stdout.splitlines()
+    assert int(uid) >= 100_000 and caps.split()[1] == "0000000000000000" and status == "1", r
+
+
+def test_state_persists_across_commands(session: Session) -> None:
+    assert session.exec("mkdir -p /tmp/proj && cd /tmp/proj && export GREETING='hi there'").ok
+    assert session.exec('echo "$GREETING" > note && X=local').ok
+    site = "$HOME/.local/lib/python3.11/site-packages"
+    assert session.exec(f"mkdir -p {site} && echo 'VALUE = 42' > {site}/mypkg.py").ok  # an installed package
+    r = session.exec("pwd; cat note; echo \"[$X]\"; python3 -c 'import mypkg; print(mypkg.VALUE)'")
+    assert r.ok and r.stdout == "/tmp/proj\nhi there\n[]\n42\n", r  # exports persist, shell variables do not
+    assert session.exec("unset GREETING; exit 7").exit_code == 7
+    assert session.exec('echo "[$GREETING]"; pwd').stdout == "[]\n/tmp/proj\n"
+    assert session.exec("cd /work").ok
+
+
+def test_files_bytes_and_text_size_capped(session: Session) -> None:
+    blob = bytes(range(256)) * 16
+    session.write_file("data/blob.bin", blob)
+    session.write_file("/tmp/t.txt", "héllo\n")
+    assert session.read_bytes("/work/data/blob.bin") == blob
+    assert session.exec("wc -c < data/blob.bin; cat /tmp/t.txt").stdout == "4096\nhéllo\n"
+    session.exec("printf 'made by a command' > made.txt")
+    assert session.read_text("made.txt") == "made by a command"
+    with pytest.raises(SandboxError, match="file cap"):
+        session.write_file("big", b"x" * ((1 << 20) + 1))
+    session.exec("head -c 1100000 /dev/zero > big_out")
+    with pytest.raises(SandboxError, match="larger than the read cap"):
+        session.read_bytes("big_out")
+    with pytest.raises(SandboxError, match="No such file"):
+        session.read_bytes("missing")
+    with pytest.raises(SandboxError, match="Read-only"):
+        session.write_file("/etc/evil", "x")
+
+
+def test_output_is_capped_and_stdin_is_passed(session: Session) -> None:
+    r = session.exec("head -c 200000 /dev/zero | tr '\\0' a")
+    assert r.truncated and not r.ok and len(r.stdout) == (1 << 16) + 1
+    assert session.exec("tr a-z A-Z", stdin="shout\n").stdout == "SHOUT\n"
+
+
+def test_a_hung_command_is_killed_at_its_timeout_and_the_session_goes_on(session: Session) -> None:
+    assert session.exec("nohup sleep 300 >/dev/null 2>&1 & echo $! > /tmp/bg.pid").ok
+    start = time.monotonic()
+    r = session.exec("echo before; sleep 300", timeout_s=1)
+    assert r.timed_out and r.exit_code is None and r.stdout == "before\n", r
+    assert time.monotonic() - start < 5
+    again = session.exec(
+        "echo alive; kill -0 $(cat /tmp/bg.pid) && echo background-lives; cat /proc/[0-9]*/comm 2>/dev/null | grep -c '^sleep$'"
+    )
+    assert again.stdout == "alive\nbackground-lives\n1\n", again  # only the hung command's processes died
+
+
+@pytest.mark.serial  # verdict times: beside busy processes the container gets less than its CPU quota
+def test_a_fork_bomb_and_a_memory_bomb_get_their_verdicts_in_time(session: Session) -> None:
+    from tests.verifiers.test_sandbox import FORKED_MEMORY_BOMB, SPINNING_FORK_BOMB
+
+    session.write_file("/tmp/fork.py", SPINNING_FORK_BOMB)
+    session.write_file("/tmp/mem.py", FORKED_MEMORY_BOMB)
+    start = time.monotonic()
+    r = session.exec("python3 /tmp/fork.py", timeout_s=2)
+    assert r.timed_out and time.monotonic() - start < 2 * 2 + 4, (time.monotonic() - start, r)
+    start = time.monotonic()
+    r = session.exec("python3 /tmp/mem.py", timeout_s=2)
+    assert r.oom_killed and not r.ok and time.monotonic() - start < 2 * 2 + 4, r
+    assert session.exec("echo usable").stdout == "usable\n"
+
+
+def test_close_kills_what_was_left_running_and_removes_the_container() -> None:
+    s = Session()
+    assert s.exec("nohup sleep 1000 >/dev/null 2>&1 &").ok
+    s.close()
+    assert gone(s, within_s=5)
+    assert s.exec("true").error == "the session is closed"
+    s.close()  # idempotent
+
+
+OWNER = """
+import sys, time
+from verifiers.sandbox import Session
+s = Session()
+s.exec("nohup sleep 1000 >/dev/null 2>&1 &")
+print(s.id, flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_session_whose_owner_is_killed_leaves_no_container(session: Session) -> None:
+    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None
+        container_id = owner.stdout.readline().strip()
+        assert container_id
+    finally:
+        owner.kill()  # SIGKILL: no atexit, no close()
+        owner.wait()
+        if owner.stdout is not None:
+            owner.stdout.close()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            session.container.client.containers.get(container_id)
+        except docker.errors.NotFound:
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail(f"container {container_id[:12]} outlived its owner")
+
+
+def test_root_is_uid_0_without_capabilities() -> None:
+    with Session(root=True) as s:
+        r = s.exec(
+            "id -u; grep -E 'Cap(Eff|Prm)' /proc/self/status | cut -f2; touch /usr/x 2>&1; "
+            "chown 1000 /tmp; echo chown=$?; echo ok > /work/f; ls -ln /work/f | cut -d' ' -f3"
+        )
+        lines = r.stdout.splitlines()
+        assert lines[:3] == ["0", "0000000000000000", "0000000000000000"], r
+        assert "Read-only file system" in lines[3] and "chown=1" in lines and lines[-1] == "0", r
+        assert s.read_text("/work/f") == "ok\n"
