@@ -16,7 +16,8 @@ import docker.errors
 import pytest
 
 from verifiers.errors import SandboxError
-from verifiers.sandbox import Session
+from verifiers.sandbox import Session, SessionPool, image_tag
+from verifiers.sandbox._host.container import LABEL
 
 pytestmark = pytest.mark.docker
 
@@ -127,7 +128,7 @@ def test_close_kills_what_was_left_running_and_removes_the_container() -> None:
 
 OWNER = """
 import sys, time
-from verifiers.sandbox import Session
+from verifiers.sandbox import Session, SessionPool, image_tag
 s = Session()
 s.exec("nohup sleep 1000 >/dev/null 2>&1 &")
 print(s.id, flush=True)
@@ -167,3 +168,33 @@ def test_root_is_uid_0_without_capabilities() -> None:
         assert lines[:3] == ["0", "0000000000000000", "0000000000000000"], r
         assert "Read-only file system" in lines[3] and "chown=1" in lines and lines[-1] == "0", r
         assert s.read_text("/work/f") == "ok\n"
+
+
+def test_a_warm_pool_hands_out_fresh_sessions_at_once_and_shrinks_when_idle() -> None:
+    with SessionPool(size=3, idle_s=2.0, timeout_s=5) as pool:
+        pool.warm()
+        warm = {c.id for c in pool._idle.get(image_tag(), [])}
+        assert len(warm) == 3
+        sessions = [pool.session() for _ in range(3)]  # a group of G sessions of one task
+        try:
+            assert {s.id for s in sessions} == warm
+            assert sessions[0].exec("echo mine > /work/f").ok
+            r = sessions[1].exec("ls /work; echo $HOME")
+            assert r.ok and r.stdout == "/work\n", r  # nothing of another session's state
+        finally:
+            for s in sessions:
+                s.close()
+        deadline = time.monotonic() + 20
+        while pool.idle() < 3 and time.monotonic() < deadline:  # refilled in the background
+            time.sleep(0.1)
+        refilled = list(pool._idle.get(image_tag(), []))
+        assert len(refilled) == 3 and not {c.id for c in refilled} & warm
+        deadline = time.monotonic() + 20
+        while pool.idle() and time.monotonic() < deadline:  # unused for idle_s: removed
+            time.sleep(0.2)
+        assert pool.idle() == 0
+        client = sessions[0].container.client
+        deadline = time.monotonic() + 10
+        while client.containers.list(all=True, sparse=True, filters={"label": f"{LABEL}={pool.pool_id}"}):
+            assert time.monotonic() < deadline, "the pool's containers outlived it"  # removal may be in progress
+            time.sleep(0.2)

@@ -3,7 +3,8 @@
 `Sandbox` is the protocol; `DockerSandbox` the real one (a pool of warm, locked-down
 containers, one or more engines); `FakeSandbox` returns scripted results for unit tests and
 runs nothing. `Session` is one container for one episode whose state persists between shell
-commands (agentic tasks). There is no host fallback: without an engine you get `EngineUnavailableError`.
+commands (agentic tasks); `SessionPool` starts them ahead, per image.
+There is no host fallback: without an engine you get `EngineUnavailableError`.
 ``default_sandbox()`` is the process-wide pool used wherever ``sandbox=None``.
 
 Importing this module is cheap: the `docker` SDK is imported only when an engine is used.
@@ -29,6 +30,7 @@ from verifiers.sandbox._host.image import (
 from verifiers.sandbox._host.pool import DockerSandbox, default_sandbox
 from verifiers.sandbox._host.protocol import ExecResult, Job, Sandbox
 from verifiers.sandbox._host.session import Session
+from verifiers.sandbox._host.session_pool import SessionPool
 
 __all__ = [
     "IMAGE_REPOSITORY",
@@ -39,6 +41,7 @@ __all__ = [
     "Job",
     "Sandbox",
     "Session",
+    "SessionPool",
     "build_image",
     "default_sandbox",
     "engine_client",
