@@ -62,6 +62,9 @@ def test_state_persists_across_commands(session: Session) -> None:
     assert r.ok and r.stdout == "/tmp/proj\nhi there\n[]\n42\n", r  # exports persist, shell variables do not
     assert session.exec("unset GREETING; exit 7").exit_code == 7
     assert session.exec('echo "[$GREETING]"; pwd').stdout == "[]\n/tmp/proj\n"
+    assert session.exec("unset LANG").ok  # a variable of the start environment stays unset too
+    assert session.exec('echo "[${LANG-unset}]"').stdout == "[unset]\n"
+    assert session.exec("export LANG=C.UTF-8").ok
     assert session.exec("cd /work").ok
 
 

@@ -38,6 +38,8 @@ class SessionPool:
             when ``size >= G``).
         idle_s: an image's idle containers are removed after this long without a `session` call.
         root, memory_mb, cpus, pids_limit, work_mb, tmp_mb: the containers' settings (see `Session`).
+        parallel_starts: how many background refills may start containers at once (each costs the
+            engine CPU time that the sessions at work then lack: one at a time by default).
         session_kwargs: passed to every `Session` (``timeout_s``, ``out_cap``, ``file_cap``).
 
     Examples:
@@ -58,6 +60,7 @@ class SessionPool:
         pids_limit: int = 128,
         work_mb: int = 256,
         tmp_mb: int = 64,
+        parallel_starts: int = 1,
         client: Any = None,
         **session_kwargs: Any,
     ) -> None:
@@ -78,18 +81,24 @@ class SessionPool:
         self._starting: dict[str, int] = {}
         self._used: dict[str, float] = {}
         self._closed = False
+        self._starts = threading.Semaphore(parallel_starts)
         self._wake = threading.Event()
         self._shrinker = threading.Thread(target=self._shrink_loop, name="session-pool-shrink", daemon=True)
         self._shrinker.start()
 
-    def warm(self, image: str | None = None) -> None:
-        """Start the image's warm containers now and wait for them (else the first `session` does)."""
+    def warm(self, image: str | None = None, timeout_s: float = 120.0) -> None:
+        """Start the image's warm containers now and wait until ``size`` are idle (else the
+        first `session` starts them); `SandboxError` if they are not there within ``timeout_s``."""
         image = image or image_tag()
         with self._lock:
             self._used[image] = time.monotonic()
-        threads = self._refill(image)
-        for thread in threads:
-            thread.join()
+        self._refill(image)
+        deadline = time.monotonic() + timeout_s
+        while self.idle(image) < self.size:
+            if time.monotonic() > deadline or self._closed:
+                raise SandboxError(f"{self.size} warm sessions of {image} did not start within {timeout_s:g} s")
+            self._refill(image)  # a start that failed is tried again
+            time.sleep(0.02)
 
     def session(self, image: str | None = None) -> Session:
         """A session on a warm container of ``image`` (default: the sandbox image)."""
@@ -124,7 +133,11 @@ class SessionPool:
     def _start_one(self, image: str) -> None:
         container = None
         try:
-            container = start_container(self.client, image, self.lockdown, self.pool_id)
+            with (
+                self._starts
+            ):  # refills one (or parallel_starts) at a time: they compete for the CPU with sessions at work
+                if not self._closed:
+                    container = start_container(self.client, image, self.lockdown, self.pool_id)
         except Exception as exc:
             log.warning("a warm session container of %s did not start: %s", image, exc)
         with self._lock:

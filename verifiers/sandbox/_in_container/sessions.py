@@ -25,14 +25,18 @@ from verifiers.sandbox._in_container.wire import read_frame, write_frame
 STATE = "/tmp/.session"  # the shell's saved working directory and exports (the session user's own)
 
 # bash -c SHELL bash COMMAND: restore the exports and directory the last command left, run the
-# command in this shell (so `cd` and `export` count), save them again however it ends.
-SHELL = r"""__s=/tmp/.session
-if [ -f "$__s/env" ]; then
-  for __v in $(compgen -e); do unset "$__v" 2>/dev/null; done
-  . "$__s/env" 2>/dev/null
-fi
-cd "$(cat "$__s/cwd" 2>/dev/null || echo "$HOME")" 2>/dev/null || cd "$HOME"
-trap '__rc=$?; { mkdir -p "$__s" && pwd > "$__s/cwd" && export -p > "$__s/env"; } 2>/dev/null; exit $__rc' EXIT
+# command in this shell (so `cd` and `export` count), save them again however it ends. Builtins
+# only: an external command here would cost a fork and exec on every command.
+SHELL = r"""__s=/tmp/.session __base="PATH LANG HOME TMPDIR PYTHONDONTWRITEBYTECODE PYTHONIOENCODING"
+[[ -f $__s/env ]] && . "$__s/env" 2>/dev/null
+__d=$HOME; [[ -f $__s/cwd ]] && read -r __d < "$__s/cwd"
+cd "$__d" 2>/dev/null || cd "$HOME"
+__save() {
+  [[ -d $__s ]] || mkdir "$__s"
+  echo "$PWD" > "$__s/cwd"
+  { export -p; for __v in $__base; do [[ -v $__v ]] || echo "unset $__v"; done; } > "$__s/env"
+}
+trap '__rc=$?; __save 2>/dev/null; exit $__rc' EXIT
 __c=$1; shift
 eval "$__c"
 """
