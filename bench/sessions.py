@@ -1,7 +1,7 @@
 """Benchmark: sessions (one container per episode) from a warm pool vs `docker run` per episode,
 and one command's round trip vs today's job pool, measured in one run.
 
-    python bench/sessions.py [--rounds 30] [--pool 8] [--rates 1,2,4] [--per-rate 24]
+    python bench/sessions.py [--rounds 30] [--pool 8] [--rates 1,2,4,max] [--per-rate 24] [--parallel-starts 1,2]
 
 (a) start to first command: the time from asking for a session to the first command's result
     (``exec("true")``), three ways:
@@ -10,8 +10,10 @@ and one command's round trip vs today's job pool, measured in one run.
       cold Session  ``Session()`` then its first command (create, attach, start, the supervisor
                     program, a ping, the command)
       warm pool     ``SessionPool.session()`` then its first command, requests paced at each
-                    rate in ``--rates`` (sessions/s) for ``--per-rate`` sessions, each closed after
-                    its first command; "cold" counts the hand-outs that found no warm container
+                    rate in ``--rates`` (sessions/s; ``max``: back to back) for ``--per-rate``
+                    sessions, each closed after its first command; "cold" counts the hand-outs
+                    that found no warm container; once per ``--parallel-starts`` (how many
+                    background refills start containers at once)
     and a group: G = ``--pool`` sessions asked for at once from a warm pool (one GRPO group).
 (b) one command's round trip: ``Session.exec("true")``, a job of today's pool
     (``DockerSandbox.run("pass")``) and the SDK's ``exec_run(["true"])`` (``docker exec``).
@@ -72,7 +74,7 @@ def paced(pool: SessionPool, rate: float, n: int) -> tuple[list[float], int, flo
     closing = concurrent.futures.ThreadPoolExecutor(4)
     begin = time.perf_counter()
     for k in range(n):
-        wait = begin + k / rate - time.perf_counter()
+        wait = begin + k / rate - time.perf_counter() if rate else 0.0
         if wait > 0:
             time.sleep(wait)
         cold += pool.idle() == 0
@@ -122,7 +124,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--pool", type=int, default=8)
-    parser.add_argument("--rates", default="1,2,4")
+    parser.add_argument("--rates", default="1,2,4,max")
+    parser.add_argument("--parallel-starts", default="1,2")
     parser.add_argument("--per-rate", type=int, default=24)
     args = parser.parse_args()
     client = engine_client()
@@ -136,22 +139,23 @@ def main() -> None:
         colds.append(took)
         s.close()
     print(row("cold Session() + first command", colds))
-    with SessionPool(size=args.pool, idle_s=600) as pool:
-        pool.warm()
-        warm = []
-        for rate in [float(r) for r in args.rates.split(",")]:
-            pool.warm()
-            times, cold, achieved = paced(pool, rate, args.per_rate)
-            warm.append((rate, times))
-            print(row(f"warm pool at {rate:g}/s (pool {args.pool})", times, f"cold {cold}, got {achieved:.2f}/s"))
-        g = group(pool, args.pool)
-        print(f"a group of {args.pool} at once from a warm pool: {g * 1000:.0f} ms until all ran a command")
+    warm = []
+    for parallel in [int(p) for p in args.parallel_starts.split(",")]:
+        with SessionPool(size=args.pool, idle_s=600, parallel_starts=parallel) as pool:
+            for rate in [0.0 if r == "max" else float(r) for r in args.rates.split(",")]:
+                pool.warm()
+                times, cold, achieved = paced(pool, rate, args.per_rate)
+                warm.append((rate, times))
+                name = f"warm, {'max' if not rate else f'{rate:g}/s'}, {parallel} refill"
+                print(row(name, times, f"cold {cold}, got {achieved:.2f}/s"))
+            g = group(pool, args.pool)
+            print(f"  a group of {args.pool} at once from the warm pool: {g * 1000:.0f} ms until all ran a command")
     print("\n(b) one command's round trip\n" + header + "\n" + "-" * 60)
     for line in round_trips(args.rounds):
         print(line)
     base = statistics.median(runs)
     best = statistics.median(warm[0][1])
-    print(f"\nwarm pool at {warm[0][0]:g}/s vs docker run per episode, p50: {base / best:.1f}x faster")
+    print(f"\nwarm pool at {warm[0][0]:g}/s (1 refill) vs docker run per episode, p50: {base / best:.1f}x faster")
 
 
 if __name__ == "__main__":
