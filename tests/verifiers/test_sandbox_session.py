@@ -129,6 +129,17 @@ def test_close_kills_what_was_left_running_and_removes_the_container() -> None:
     s.close()  # idempotent
 
 
+def test_a_session_whose_container_died_says_so_and_stays_failed() -> None:
+    with Session() as s:
+        s.container.container.kill()
+        first, second = s.exec("echo hi"), s.exec("echo hi")
+        assert first.error and "container is gone" in first.error and not first.ok
+        assert second.error == first.error
+        with pytest.raises(SandboxError, match="container is gone"):
+            s.read_bytes("x")
+    assert gone(s, within_s=10)
+
+
 OWNER = """
 import sys, time
 from verifiers.sandbox import Session, SessionPool, image_tag

@@ -100,6 +100,7 @@ class Session:
         self.stuck_after_s = stuck_after_s
         self._lock = threading.Lock()
         self._closed = False
+        self._broken: str | None = None  # why the container stopped answering: every later request fails
         if container is None:
             container = start_container(
                 client or engine_client(),
@@ -120,7 +121,14 @@ class Session:
         with self._lock:
             if self._closed:
                 raise SandboxError("the session is closed")
-            return self.container.request({**msg, "root": self.root, "memory_mb": self.memory_mb}, timeout_s=wait_s)
+            if self._broken:
+                raise SandboxError(f"the session's container is gone ({self._broken})")
+            try:
+                return self.container.request({**msg, "root": self.root, "memory_mb": self.memory_mb}, timeout_s=wait_s)
+            except ContainerGone as exc:  # a late reply would answer the next request: no next request
+                self._broken = str(exc)
+                self.container.destroy()
+                raise SandboxError(f"the session's container is gone ({exc})") from exc
 
     def exec(self, command: str, *, timeout_s: float | None = None, stdin: str | bytes = "") -> ExecResult:
         """Run ``command`` in bash; never raises for the command's faults (see `ExecResult`).
