@@ -212,3 +212,36 @@ def test_a_warm_pool_hands_out_fresh_sessions_at_once_and_shrinks_when_idle() ->
         while client.containers.list(all=True, sparse=True, filters={"label": f"{LABEL}={pool.pool_id}"}):
             assert time.monotonic() < deadline, "the pool's containers outlived it"  # removal may be in progress
             time.sleep(0.2)
+
+
+def test_prune_images_removes_only_unused_task_images(session: Session, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+    import uuid
+
+    from verifiers._cli import sandbox_main
+    from verifiers.sandbox import TASK_IMAGE_LABEL, prune_images
+
+    client = session.container.client
+    run = uuid.uuid4().hex[:8]
+    tags = [f"grpo-envs-test-task-{run}:{k}" for k in ("unused", "used")]
+    for tag in tags:  # metadata only, on top of the sandbox image: about a second each
+        dockerfile = f"FROM {image_tag()}\nLABEL {TASK_IMAGE_LABEL}={tag}\n".encode()
+        client.images.build(fileobj=io.BytesIO(dockerfile), tag=tag, rm=True)
+    holder = client.containers.create(tags[1], ["true"], network_mode="none")  # a stopped container uses it
+    try:
+        assert sandbox_main(["prune-images", "--dry-run"]) == 0
+        listed = capsys.readouterr().out.split()
+        assert tags[0] in listed and tags[1] not in listed and image_tag() not in listed
+        assert all(client.images.get(tag) for tag in tags)  # a dry run removes nothing
+        removed = prune_images(client)
+        assert tags[0] in removed and tags[1] not in removed and image_tag() not in removed
+        with pytest.raises(docker.errors.ImageNotFound):
+            client.images.get(tags[0])
+        assert client.images.get(tags[1]) and client.images.get(image_tag())
+    finally:
+        holder.remove(force=True)
+        for tag in tags:
+            try:
+                client.images.remove(tag)
+            except docker.errors.ImageNotFound:
+                pass

@@ -29,12 +29,14 @@ from verifiers.sandbox._host.image import (
 )
 from verifiers.sandbox._host.pool import DockerSandbox, default_sandbox
 from verifiers.sandbox._host.protocol import ExecResult, Job, Sandbox
+from verifiers.sandbox._host.prune import TASK_IMAGE_LABEL, prune_images
 from verifiers.sandbox._host.session import Session
 from verifiers.sandbox._host.session_pool import SessionPool
 
 __all__ = [
     "IMAGE_REPOSITORY",
     "SANDBOX_UID",
+    "TASK_IMAGE_LABEL",
     "DockerSandbox",
     "ExecResult",
     "FakeSandbox",
@@ -48,5 +50,6 @@ __all__ = [
     "how_to_start_engine",
     "image_exists",
     "image_tag",
+    "prune_images",
     "recipe",
 ]
