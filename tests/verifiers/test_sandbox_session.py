@@ -227,21 +227,33 @@ def test_prune_images_removes_only_unused_task_images(session: Session, capsys: 
     for tag in tags:  # metadata only, on top of the sandbox image: about a second each
         dockerfile = f"FROM {image_tag()}\nLABEL {TASK_IMAGE_LABEL}={tag}\n".encode()
         client.images.build(fileobj=io.BytesIO(dockerfile), tag=tag, rm=True)
-    holder = client.containers.create(tags[1], ["true"], network_mode="none")  # a stopped container uses it
+    holder = client.containers.create(tags[0], ["true"], network_mode="none", labels={LABEL: "test-prune"})
+    pool = SessionPool(size=1)
     try:
+        pool.warm(tags[1])  # another image gets its own warm set, and a warm container uses its image
+        assert pool.idle(tags[1]) == 1 and pool.idle() == 0
+        with pool.session(tags[1]) as s:
+            assert s.container.container.attrs["Config"]["Image"] == tags[1] and s.exec("echo ok").stdout == "ok\n"
+        assert not set(tags) & set(prune_images(client, dry_run=True))  # both are in use
+        holder.remove(force=True)
+        pool.warm(tags[1])  # its replacement is up (it was being started in the background)
         assert sandbox_main(["prune-images", "--dry-run"]) == 0
         listed = capsys.readouterr().out.split()
         assert tags[0] in listed and tags[1] not in listed and image_tag() not in listed
         assert all(client.images.get(tag) for tag in tags)  # a dry run removes nothing
         removed = prune_images(client)
-        assert tags[0] in removed and tags[1] not in removed and image_tag() not in removed
+        assert tags[0] in removed and tags[1] not in removed and image_tag() not in removed  # the pool's stays
         with pytest.raises(docker.errors.ImageNotFound):
             client.images.get(tags[0])
         assert client.images.get(tags[1]) and client.images.get(image_tag())
     finally:
-        holder.remove(force=True)
+        pool.close()
+        try:
+            holder.remove(force=True)
+        except docker.errors.NotFound:
+            pass
         for tag in tags:
             try:
-                client.images.remove(tag)
-            except docker.errors.ImageNotFound:
+                client.images.remove(tag, force=True)
+            except docker.errors.NotFound:  # removed by the test, or never built
                 pass
