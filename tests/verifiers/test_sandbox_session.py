@@ -85,6 +85,13 @@ def test_files_bytes_and_text_size_capped(session: Session) -> None:
         session.read_bytes("missing")
     with pytest.raises(SandboxError, match="Read-only"):
         session.write_file("/etc/evil", "x")
+    assert session.exec("mkfifo /tmp/fifo && ln -s /dev/stdin /tmp/stdin").ok  # would block a reader forever
+    for path in ("/tmp/fifo", "/tmp/stdin"):
+        with pytest.raises(SandboxError, match="not a regular file"):
+            session.read_bytes(path)
+    with pytest.raises(SandboxError, match="No such device|not a regular file"):  # a FIFO nobody reads
+        session.write_file("/tmp/fifo", "x")
+    assert session.read_text("made.txt") == "made by a command"  # the session is fine
 
 
 def test_output_is_capped_and_stdin_is_passed(session: Session) -> None:

@@ -42,6 +42,7 @@ eval "$__c"
 """
 
 HOME = "/work"
+FILE_OP_S = 20  # a file read or write that takes longer is ended
 
 
 def session_env() -> dict[str, str]:
@@ -121,6 +122,10 @@ def as_user(uid: int, root: bool, work: Any) -> dict[str, Any]:
         os.close(r)
         reply: dict[str, Any]
         try:
+            signal.alarm(FILE_OP_S)  # whatever the path is, the supervisor waits no longer
+            null = os.open("/dev/null", os.O_RDWR)
+            os.dup2(null, 0)  # not the host's stream: /dev/stdin must not read the next request
+            os.dup2(null, 1)
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
@@ -138,10 +143,21 @@ def as_user(uid: int, root: bool, work: Any) -> dict[str, Any]:
     try:
         reply = read_frame(r)
     except (EOFError, ValueError):
-        reply = {"failed": "the file operation failed"}
+        reply = {"failed": f"the file operation failed or took over {FILE_OP_S} s"}
     os.close(r)
     os.waitpid(pid, 0)
     return dict(reply)
+
+
+def regular(fd: int, path: str) -> int:
+    """``fd`` if it is a regular file (not a FIFO, device or socket, which could block or never
+    end); else it is closed and `OSError` names the path."""
+    import stat
+
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path} is not a regular file")
+    return fd
 
 
 def op_write(sup: Any, msg: dict[str, Any]) -> dict[str, Any]:
@@ -151,7 +167,9 @@ def op_write(sup: Any, msg: dict[str, Any]) -> dict[str, Any]:
 
     def work() -> dict[str, Any]:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with open(path, "wb") as f:
+        # O_NONBLOCK: a FIFO without a reader fails at once instead of blocking
+        with open(regular(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o644), path), "wb") as f:
+            f.truncate()
             f.write(data)
         if msg.get("mode") is not None:
             os.chmod(path, int(msg["mode"]))
@@ -165,7 +183,7 @@ def op_read(sup: Any, msg: dict[str, Any]) -> dict[str, Any]:
     path, cap = str(msg["path"]), int(msg["cap"])
 
     def work() -> dict[str, Any]:
-        with open(path, "rb") as f:
+        with open(regular(os.open(path, os.O_RDONLY | os.O_NONBLOCK), path), "rb") as f:
             size = os.fstat(f.fileno()).st_size
             data = f.read(cap + 1)
         if len(data) > cap:
