@@ -19,7 +19,7 @@ from verifiers.sandbox._host.client import engine_client
 from verifiers.sandbox._host.container import Container, ContainerGone, Lockdown
 from verifiers.sandbox._host.image import image_exists, image_tag
 from verifiers.sandbox._host.protocol import ExecResult
-from verifiers.sandbox._in_container.procs import WALL_SLACK
+from verifiers.sandbox._in_container.procs import SESSION_WALL
 
 __all__ = ["Session", "SessionLockdown"]
 
@@ -145,7 +145,7 @@ class Session:
             "out_cap": self.out_cap,
         }
         try:
-            reply = self._request(msg, timeout * WALL_SLACK + self.stuck_after_s)
+            reply = self._request(msg, timeout * SESSION_WALL[0] + SESSION_WALL[1] + self.stuck_after_s)
         except SandboxError as exc:
             return ExecResult(error=str(exc))
         if "error" in reply:

@@ -85,6 +85,7 @@ def oom_kills() -> int:
 
 
 WALL_SLACK = 8  # a limit also stops a job at this many times its seconds of wall time
+SESSION_WALL = (2.0, 5.0)  # a session's command: at most 2x its limit + 5 s of wall time (see `Clock.wall`)
 
 
 def run_delay(pid: int, default: int = 0) -> int:
@@ -136,9 +137,11 @@ class Clock:
     process tree: a fork bomb's first process waits behind its own children, and its own clock
     barely moves, but the tree uses the container's whole quota, so (2) runs with the wall
     clock. Past `WALL_SLACK` times a limit of wall time, the limit is reached whatever the waits
-    (a machine too busy to judge on)."""
+    (a machine too busy to judge on); a session's command uses `SESSION_WALL`, twice its limit
+    plus 5 s, since an agent waits for it in wall time."""
 
-    def __init__(self, *pids: int) -> None:
+    def __init__(self, *pids: int, wall: tuple[float, float] = (WALL_SLACK, 0.0)) -> None:
+        self.wall = wall  # (factor, seconds): the limit is reached at factor * limit + seconds of wall time
         self.start = time.monotonic()
         self.cpu_start = container_cpu_s()
         self.cpus = container_cpus()
@@ -159,7 +162,8 @@ class Clock:
 
     def left(self, limit: float) -> float:
         """Seconds until ``limit`` is reached (<= 0: reached)."""
-        return min(limit - self.elapsed(), limit * WALL_SLACK - (time.monotonic() - self.start))
+        factor, extra = self.wall
+        return min(limit - self.elapsed(), limit * factor + extra - (time.monotonic() - self.start))
 
 
 class Limits:

@@ -19,7 +19,17 @@ import os
 import signal
 from typing import Any
 
-from verifiers.sandbox._in_container.procs import Clock, Limits, Run, b64, exit_code, job_env, oom_kills, reap
+from verifiers.sandbox._in_container.procs import (
+    SESSION_WALL,
+    Clock,
+    Limits,
+    Run,
+    b64,
+    exit_code,
+    job_env,
+    oom_kills,
+    reap,
+)
 from verifiers.sandbox._in_container.wire import read_frame, write_frame
 
 STATE = "/tmp/.session"  # the shell's saved working directory and exports (the session user's own)
@@ -90,7 +100,7 @@ def op_exec(sup: Any, msg: dict[str, Any]) -> dict[str, Any]:
     ooms = oom_kills()
     pid, in_w, out_r, err_r = sup.zygote.spawn(uid, HOME, "shell", msg["command"], {}, limits, [], session_env())
     run = Run(pid, in_w, out_r, err_r, base64.b64decode(msg.get("stdin", "")))
-    clock = Clock(pid)
+    clock = Clock(pid, wall=SESSION_WALL)
     finished = run.pump(clock, limits.timeout_s, limits.out_cap)
     duration = clock.elapsed()
     if not finished:
