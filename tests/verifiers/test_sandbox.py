@@ -201,6 +201,7 @@ SPINNING_FORK_BOMB = (
     "    except OSError:\n"
     "        pass\n"
 )
+SLACK_S = 6  # a verdict within twice its limit plus this (the old clock took 8x: 17 s for 2 s, load ~5)
 FORKED_MEMORY_BOMB = (
     "import os\nfor _ in range(6):\n    if os.fork() == 0:\n        break\n"
     "x = []\nwhile True:\n    x.append(bytearray(8 << 20))\n"
@@ -213,11 +214,11 @@ def test_a_spinning_fork_bomb_and_a_memory_bomb_get_their_verdicts_in_time(box: 
     barely moved while its children spun, and the verdict came at 8x the limit (49 s for 6 s)."""
     start = time.monotonic()
     r = box.run(SPINNING_FORK_BOMB, timeout_s=2)
-    assert r.timed_out and time.monotonic() - start < 2 * 2 + 4, (time.monotonic() - start, r)
+    assert r.timed_out and time.monotonic() - start < 2 * 2 + SLACK_S, (time.monotonic() - start, r)
     start = time.monotonic()
     r = box.run(FORKED_MEMORY_BOMB, timeout_s=2, memory_mb=256)
     assert not r.ok and (r.oom_killed or "MemoryError" in r.stderr), r
-    assert time.monotonic() - start < 2 * 2 + 4
+    assert time.monotonic() - start < 2 * 2 + SLACK_S
     healthy(box)
 
 
