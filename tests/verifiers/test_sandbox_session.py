@@ -214,6 +214,8 @@ def test_a_warm_pool_hands_out_fresh_sessions_at_once_and_shrinks_when_idle() ->
         while pool.idle() and time.monotonic() < deadline:  # unused for idle_s: removed
             time.sleep(0.2)
         assert pool.idle() == 0
+        with pytest.raises(SandboxError, match="no-such-image:1 is missing"):
+            pool.session("no-such-image:1")
         client = sessions[0].container.client
         deadline = time.monotonic() + 10
         while client.containers.list(all=True, sparse=True, filters={"label": f"{LABEL}={pool.pool_id}"}):

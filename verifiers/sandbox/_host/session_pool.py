@@ -16,7 +16,7 @@ from typing import Any
 from verifiers.errors import SandboxError
 from verifiers.sandbox._host.client import engine_client
 from verifiers.sandbox._host.container import Container
-from verifiers.sandbox._host.image import image_tag
+from verifiers.sandbox._host.image import image_exists, image_tag
 from verifiers.sandbox._host.session import Session, SessionLockdown, start_container
 
 __all__ = ["SessionPool"]
@@ -89,7 +89,7 @@ class SessionPool:
     def warm(self, image: str | None = None, timeout_s: float = 120.0) -> None:
         """Start the image's warm containers now and wait until ``size`` are idle (else the
         first `session` starts them); `SandboxError` if they are not there within ``timeout_s``."""
-        image = image or image_tag()
+        image = self._known(image or image_tag())
         with self._lock:
             self._used[image] = time.monotonic()
         self._refill(image)
@@ -102,7 +102,7 @@ class SessionPool:
 
     def session(self, image: str | None = None) -> Session:
         """A session on a warm container of ``image`` (default: the sandbox image)."""
-        image = image or image_tag()
+        image = self._known(image or image_tag())
         with self._lock:
             if self._closed:
                 raise SandboxError("the session pool is closed")
@@ -113,6 +113,12 @@ class SessionPool:
         if container is None:
             container = start_container(self.client, image, self.lockdown, self.pool_id)
         return Session(root=self.root, memory_mb=self.memory_mb, container=container, **self.session_kwargs)
+
+    def _known(self, image: str) -> str:
+        """``image``, once the engine has it (`SandboxError` naming it, before any start is tried)."""
+        if image not in self._used and not image_exists(self.client, image):
+            raise SandboxError(f"the image {image} is missing on the engine: build or load it first")
+        return image
 
     def idle(self, image: str | None = None) -> int:
         """How many warm containers of ``image`` wait now."""
