@@ -64,9 +64,15 @@ class Session:
         root: run commands as uid 0 (no capabilities) instead of an unprivileged uid.
         memory_mb: memory of the container's processes and tmpfs files together.
         timeout_s: default time limit of one command.
-        work_mb, tmp_mb: sizes of the writable ``/work`` (home and start directory) and ``/tmp``.
+        cpus: the container's CPU quota.
+        pids_limit: processes and threads the container may hold at once.
+        work_mb: size of the writable ``/work`` (home and start directory), a tmpfs.
+        tmp_mb: size of the writable ``/tmp``, a tmpfs.
         out_cap: bytes kept of each of a command's stdout and stderr (past it: ``truncated``).
         file_cap: the largest file `write_file` sends or `read_bytes` returns.
+        client: a ``docker.DockerClient`` (default: `engine_client`).
+        stuck_after_s: how long past a command's own wall-time bound a silent container is gone.
+        container: a started container to use (what `SessionPool` hands over).
 
     Examples:
         >>> with Session() as s:  # doctest: +SKIP

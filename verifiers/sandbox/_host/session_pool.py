@@ -37,9 +37,15 @@ class SessionPool:
         size: warm containers kept per image (a GRPO step's G sessions of one task start at once
             when ``size >= G``).
         idle_s: an image's idle containers are removed after this long without a `session` call.
-        root, memory_mb, cpus, pids_limit, work_mb, tmp_mb: the containers' settings (see `Session`).
+        root: commands run as uid 0 without capabilities (see `Session`).
+        memory_mb: each container's memory (see `Session`).
+        cpus: each container's CPU quota.
+        pids_limit: each container's process limit.
+        work_mb: each container's ``/work`` size.
+        tmp_mb: each container's ``/tmp`` size.
         parallel_starts: how many background refills may start containers at once (each costs the
             engine CPU time that the sessions at work then lack: one at a time by default).
+        client: a ``docker.DockerClient`` (default: `engine_client`).
         session_kwargs: passed to every `Session` (``timeout_s``, ``out_cap``, ``file_cap``).
 
     Examples:
