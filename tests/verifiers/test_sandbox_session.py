@@ -78,6 +78,8 @@ def test_files_bytes_and_text_size_capped(session: Session) -> None:
     assert session.read_text("made.txt") == "made by a command"
     with pytest.raises(SandboxError, match="file cap"):
         session.write_file("big", b"x" * ((1 << 20) + 1))
+    r = session.exec("head -c 100000000 /dev/zero > /work/100mb && stat -c %s /work/100mb && rm /work/100mb")
+    assert r.ok and r.stdout == "100000000\n", r  # over a job's 64 MiB file cap, within /work's 256 MiB
     session.exec("head -c 1100000 /dev/zero > big_out")
     with pytest.raises(SandboxError, match="larger than the read cap"):
         session.read_bytes("big_out")

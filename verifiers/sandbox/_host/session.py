@@ -142,6 +142,7 @@ class Session:
         if len(command.encode()) > COMMAND_CAP:
             return ExecResult(error=f"the command is over {COMMAND_CAP} bytes: write it to a file and run that")
         timeout = timeout_s or self.timeout_s
+        lock = self.container.lockdown
         data = stdin.encode() if isinstance(stdin, str) else stdin
         msg = {
             "op": "exec",
@@ -149,6 +150,7 @@ class Session:
             "stdin": base64.b64encode(data).decode(),
             "timeout_s": timeout,
             "out_cap": self.out_cap,
+            "fsize": max(lock.work_mb, lock.tmp_mb) << 20,  # a file may fill its tmpfs (a job's cap: 64 MiB)
         }
         try:
             reply = self._request(msg, timeout * SESSION_WALL[0] + SESSION_WALL[1] + self.stuck_after_s)
