@@ -102,6 +102,11 @@ def test_output_is_capped_and_stdin_is_passed(session: Session) -> None:
     assert session.exec("tr a-z A-Z", stdin="shout\n").stdout == "SHOUT\n"
 
 
+def test_a_command_may_run_as_many_processes_as_the_container_holds(session: Session) -> None:
+    r = session.exec("for i in $(seq 90); do sleep 30 & done; jobs -p | wc -l; kill $(jobs -p)")
+    assert r.ok and r.stdout == "90\n" and "fork" not in r.stderr, r  # a job's processes stop at 64
+
+
 def test_a_hung_command_is_killed_at_its_timeout_and_the_session_goes_on(session: Session) -> None:
     assert session.exec("nohup sleep 300 >/dev/null 2>&1 & echo $! > /tmp/bg.pid").ok
     start = time.monotonic()

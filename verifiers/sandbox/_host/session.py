@@ -151,6 +151,7 @@ class Session:
             "timeout_s": timeout,
             "out_cap": self.out_cap,
             "fsize": max(lock.work_mb, lock.tmp_mb) << 20,  # a file may fill its tmpfs (a job's cap: 64 MiB)
+            "nproc": lock.pids_limit,  # a build may run as many processes as the container holds (a job: 64)
         }
         try:
             reply = self._request(msg, timeout * SESSION_WALL[0] + SESSION_WALL[1] + self.stuck_after_s)
