@@ -1,4 +1,5 @@
-"""The `verifiers` commands of `grpo-envs`: ``sandbox build-image`` and ``check-verifier``.
+"""The `verifiers` commands of `grpo-envs`: ``sandbox build-image``, ``sandbox prune-images`` and
+``check-verifier``.
 
 Each is a ``main(argv) -> int`` that the ``grpo-envs`` dispatcher (`grpo_envs._cli`) calls with
 the arguments after the command's name.
@@ -17,7 +18,7 @@ __all__ = ["check_verifier_main", "check_verifier_parser", "sandbox_main"]
 
 
 def sandbox_main(argv: Sequence[str]) -> int:
-    """``grpo-envs sandbox build-image [--offline] [--force]``."""
+    """``grpo-envs sandbox build-image [--offline] [--force]``, ``grpo-envs sandbox prune-images [--dry-run]``."""
     parser = CommandParser(prog="grpo-envs sandbox", description="manage the code sandbox")
     commands = parser.add_subparsers(dest="sandbox_command", metavar="SANDBOX_COMMAND")
     build = commands.add_parser("build-image", help="build the sandbox image (no-op when it exists)")
@@ -27,11 +28,15 @@ def sandbox_main(argv: Sequence[str]) -> int:
         help="build from a Debian root file system made by mmdebstrap; contact no registry",
     )
     build.add_argument("--force", action="store_true", help="rebuild even if the image exists")
+    prune = commands.add_parser("prune-images", help="remove the task images that no container uses")
+    prune.add_argument("--dry-run", action="store_true", help="only print what would be removed")
     args = parser.parse_args(argv)
-    if args.sandbox_command != "build-image":
+    if args.sandbox_command not in ("build-image", "prune-images"):
         parser.print_help(sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="grpo-envs: %(message)s", stream=sys.stderr)
+    if args.sandbox_command == "prune-images":
+        return _prune_images(args.dry_run)
     return _build_image(args.offline, args.force)
 
 
@@ -150,6 +155,21 @@ def _check_verifier(args: argparse.Namespace) -> int:
         + (f"; broken: {', '.join(failed)}" if failed else "")
     )
     return 0 if report.ok else 1
+
+
+def _prune_images(dry_run: bool) -> int:
+    from verifiers.errors import SandboxError
+    from verifiers.sandbox import prune_images
+
+    try:
+        names = prune_images(dry_run=dry_run)
+    except SandboxError as exc:
+        print(f"grpo-envs: error: {exc}", file=sys.stderr)
+        return 1
+    for name in names:
+        print(name)
+    print(f"grpo-envs: {'would remove' if dry_run else 'removed'} {len(names)} unused task image(s)", file=sys.stderr)
+    return 0
 
 
 def _build_image(offline: bool, force: bool) -> int:

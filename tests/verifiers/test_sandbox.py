@@ -191,6 +191,37 @@ def test_fork_bomb(box: DockerSandbox) -> None:
     healthy(box)
 
 
+SPINNING_FORK_BOMB = (
+    "import os\n"
+    "while True:\n"
+    "    try:\n"
+    "        if os.fork() == 0:\n"
+    "            while True:\n"
+    "                pass\n"
+    "    except OSError:\n"
+    "        pass\n"
+)
+SLACK_S = 6  # a verdict within twice its limit plus this (the old clock took 8x: 17 s for 2 s, load ~5)
+FORKED_MEMORY_BOMB = (
+    "import os\nfor _ in range(6):\n    if os.fork() == 0:\n        break\n"
+    "x = []\nwhile True:\n    x.append(bytearray(8 << 20))\n"
+)
+
+
+@pytest.mark.serial  # verdict times: beside busy processes the container gets less than its CPU quota
+def test_a_spinning_fork_bomb_and_a_memory_bomb_get_their_verdicts_in_time(box: DockerSandbox) -> None:
+    """The time limit counts the whole process tree: before, the first process's own clock
+    barely moved while its children spun, and the verdict came at 8x the limit (49 s for 6 s)."""
+    start = time.monotonic()
+    r = box.run(SPINNING_FORK_BOMB, timeout_s=2)
+    assert r.timed_out and time.monotonic() - start < 2 * 2 + SLACK_S, (time.monotonic() - start, r)
+    start = time.monotonic()
+    r = box.run(FORKED_MEMORY_BOMB, timeout_s=2, memory_mb=256)
+    assert not r.ok and (r.oom_killed or "MemoryError" in r.stderr), r
+    assert time.monotonic() - start < 2 * 2 + SLACK_S
+    healthy(box)
+
+
 def test_large_allocation(box: DockerSandbox) -> None:
     assert_locked_down(box)
     r = box.run("x = bytearray(3 * 2**30)\nprint('allocated')", timeout_s=10)

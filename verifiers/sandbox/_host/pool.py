@@ -46,7 +46,8 @@ class DockerSandbox:
         memory_mb: default memory per job (a job asking for another size gets its own pool).
         timeout_s: default time limit per program or test case: its own time, the wall clock
             minus its waits for a CPU behind other work, so a busy machine does not change a
-            verdict (and at most ``8 * timeout_s`` of wall time).
+            verdict, or the CPU time of its whole process tree over the CPU quota if that is
+            larger (a fork bomb cannot stretch it); at most ``8 * timeout_s`` of wall time.
         engine_timeout_s: timeout of calls to an engine's API (a stopped engine is detected).
         stuck_after_s: how long past a job's own limit a silent container is declared stuck
             (it is then replaced and the job retried once).

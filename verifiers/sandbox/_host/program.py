@@ -29,6 +29,7 @@ PARTS = (
     "pyshim.py",
     "roles.py",
     "procs.py",
+    "sessions.py",
     "zygote.py",
     "supervisor.py",
 )

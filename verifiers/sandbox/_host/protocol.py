@@ -16,7 +16,8 @@ class ExecResult:
     ``error`` is set only when *our* side failed (engine down, container died twice); the
     program's own failures show in ``exit_code``, ``timed_out``, ``oom_killed`` and
     ``truncated`` (output over the cap, which counts as a failure). ``duration_s`` is the job's
-    own time, as its time limit counts it: wall time minus its waits for a CPU.
+    own time, as its time limit counts it: wall time minus its waits for a CPU (or its process
+    tree's CPU time over the CPU quota, if larger).
 
     Examples:
         >>> r = ExecResult(stdout="4\\n", exit_code=0)

@@ -85,6 +85,7 @@ def oom_kills() -> int:
 
 
 WALL_SLACK = 8  # a limit also stops a job at this many times its seconds of wall time
+SESSION_WALL = (2.0, 5.0)  # a session's command: at most 2x its limit + 5 s of wall time (see `Clock.wall`)
 
 
 def run_delay(pid: int, default: int = 0) -> int:
@@ -96,14 +97,54 @@ def run_delay(pid: int, default: int = 0) -> int:
         return default  # gone: its last reading
 
 
-class Clock:
-    """The time a job has taken, as a quiet machine would show it: wall time minus the time its
-    processes waited for a CPU behind others' work. Computing, sleeping and blocking count;
-    a busy machine does not shorten the limit. Past `WALL_SLACK` times a limit of wall time,
-    the limit is reached whatever the waits (a machine too busy to judge on)."""
+def container_cpu_s() -> float:
+    """CPU seconds used so far by every process in this container (its cgroup), this one's own
+    excepted: a job's whole process tree, the processes it forked, orphaned or reaped included."""
+    for path, scale in (("/sys/fs/cgroup/cpuacct/cpuacct.usage", 1e-9), ("/sys/fs/cgroup/cpu.stat", 1e-6)):
+        try:
+            with open(path) as f:
+                text = f.read()
+        except OSError:
+            continue
+        if path.endswith("cpu.stat"):  # cgroup v2: "usage_usec N"
+            text = dict(line.split() for line in text.splitlines() if " " in line).get("usage_usec", "0")
+        return int(text.split()[0]) * scale - time.process_time()
+    return 0.0
 
-    def __init__(self, *pids: int) -> None:
+
+def container_cpus() -> float:
+    """The CPUs this container may use at once (its CPU quota; else the machine's)."""
+    for path in ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu.max"):
+        try:
+            with open(path) as f:
+                quota = f.read().split()
+            if path.endswith("cpu.max"):
+                if quota[0] != "max":
+                    return int(quota[0]) / int(quota[1])
+            elif int(quota[0]) > 0:
+                with open("/sys/fs/cgroup/cpu/cpu.cfs_period_us") as f:
+                    return int(quota[0]) / int(f.read())
+        except (OSError, ValueError, IndexError):
+            continue
+    return float(os.cpu_count() or 1)
+
+
+class Clock:
+    """The time a job has taken, as a quiet machine would show it: the larger of (1) wall time
+    minus the time its processes waited for a CPU behind others' work (computing, sleeping and
+    blocking count; a busy machine does not shorten the limit) and (2) the CPU time of every
+    process in the container over the CPUs its quota allows. (2) is what counts the whole
+    process tree: a fork bomb's first process waits behind its own children, and its own clock
+    barely moves, but the tree uses the container's whole quota, so (2) runs with the wall
+    clock. Past `WALL_SLACK` times a limit of wall time, the limit is reached whatever the waits
+    (a machine too busy to judge on); a session's command uses `SESSION_WALL`, twice its limit
+    plus 5 s, since an agent waits for it in wall time."""
+
+    def __init__(self, *pids: int, wall: tuple[float, float] = (WALL_SLACK, 0.0)) -> None:
+        self.wall = wall  # (factor, seconds): the limit is reached at factor * limit + seconds of wall time
         self.start = time.monotonic()
+        self.cpu_start = container_cpu_s()
+        self.cpus = container_cpus()
         self.base: dict[int, int] = {}
         self.seen: dict[int, int] = {}
         for pid in pids:
@@ -116,11 +157,13 @@ class Clock:
         for pid in self.seen:
             self.seen[pid] = run_delay(pid, self.seen[pid])
         waited = sum(self.seen[pid] - self.base[pid] for pid in self.seen) / 1e9
-        return time.monotonic() - self.start - waited
+        tree = (container_cpu_s() - self.cpu_start) / self.cpus
+        return max(time.monotonic() - self.start - waited, tree)
 
     def left(self, limit: float) -> float:
         """Seconds until ``limit`` is reached (<= 0: reached)."""
-        return min(limit - self.elapsed(), limit * WALL_SLACK - (time.monotonic() - self.start))
+        factor, extra = self.wall
+        return min(limit - self.elapsed(), limit * factor + extra - (time.monotonic() - self.start))
 
 
 class Limits:

@@ -42,10 +42,12 @@ from verifiers.sandbox._in_container.procs import (
     reap,
     wipe,
 )
+from verifiers.sandbox._in_container.sessions import op_exec, op_read, op_write
 from verifiers.sandbox._in_container.wire import MAX_ANSWER, read_frame, write_frame
 from verifiers.sandbox._in_container.zygote import Zygote
 
 POLL_S = 0.25  # a waiting supervisor reads its clocks, and checks that the host is still there, this often
+SESSION_OPS = {"exec": op_exec, "write": op_write, "read": op_read}
 Budget = tuple[Clock, float]  # a clock and its limit in seconds (see `procs.Clock`)
 
 
@@ -286,11 +288,14 @@ class Supervisor:
                     reply = self.op_call(msg)
                 elif op == "judge":
                     reply = self.op_judge(msg)
+                elif op in SESSION_OPS:
+                    reply = SESSION_OPS[op](self, msg)
                 else:
                     reply = {"error": f"unknown op {op!r}"}
             except Exception as exc:  # report, never die: the host recycles us if needed
                 reply = {"error": f"{type(exc).__name__}: {exc}", "dirty": True}
-            self.cleanup(judged=op == "judge")
+            if op not in SESSION_OPS:  # a session's container: nothing is wiped or killed between requests
+                self.cleanup(judged=op == "judge")
             reply["id"] = msg.get("id")
             write_frame(1, reply)
 

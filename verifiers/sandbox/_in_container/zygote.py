@@ -14,6 +14,7 @@ from typing import Any
 
 from verifiers.sandbox._in_container.procs import Limits, b64
 from verifiers.sandbox._in_container.roles import judge, serve
+from verifiers.sandbox._in_container.sessions import SHELL, drop_capabilities
 from verifiers.sandbox._in_container.wire import HEADER
 
 PRELOAD = (
@@ -167,6 +168,9 @@ def become_job(msg: dict[str, Any], fds: list[int]) -> None:
             serve(msg["arg"])
         elif mode == "judge":
             judge()
+        elif mode == "shell":  # a session's command (see `sessions`): this process becomes bash
+            sys.stdout.flush()
+            os.execve("/bin/bash", ["bash", "-c", SHELL, "bash", msg["arg"]], dict(os.environ))
     except SystemExit as exc:
         status = exit_status(exc)
     except BaseException:
@@ -200,12 +204,14 @@ def isolate(msg: dict[str, Any], fds: list[int]) -> str:
 
 
 def drop_privileges(uid: int, limits: list[int]) -> None:
-    """Become ``uid`` (no groups, no way back) under the job's resource limits."""
+    """Become ``uid`` (no groups, no way back, no capabilities) under the job's resource limits."""
     import resource
 
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
+    if uid == 0:  # a session that asked for root: uid 0 without a single capability
+        drop_capabilities()
     nproc, fsize, nofile, memory_mb = limits
     if memory_mb:  # the program's own memory: past it, MemoryError at the same point every run
         resource.setrlimit(resource.RLIMIT_DATA, (memory_mb << 20, memory_mb << 20))
