@@ -19,12 +19,14 @@ import math_table  # noqa: E402
 import math_table_equal  # noqa: E402
 import math_table_golds  # noqa: E402
 import math_table_more  # noqa: E402
+import math_table_notation  # noqa: E402
 import math_table_realistic  # noqa: E402
 import math_table_statements  # noqa: E402
 
-# Six hand-written tables: the first from a brief of the policy, the next two written blind
+# Seven hand-written tables: the first from a brief of the policy, the next two written blind
 # from the policy text alone (the third in MATH / GSM8K style), then the grammar of final-answer
-# statements and runs of boxes, golds as datasets store them, and what equals what (issue #36).
+# statements and runs of boxes, golds as datasets store them, what equals what (issue #36), and
+# the same answer in another notation (issue #59).
 CASES = [
     *math_table.CASES,
     *math_table_more.CASES,
@@ -32,6 +34,7 @@ CASES = [
     *math_table_statements.CASES,
     *math_table_golds.CASES,
     *math_table_equal.CASES,
+    *math_table_notation.CASES,
 ]
 
 

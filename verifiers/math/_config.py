@@ -66,6 +66,16 @@ class MathConfig:
     equation_as_value: bool = True
     """Whether ``x = 2`` equals ``2`` (and vice versa), and a function definition
     ``h(t) = t^2 + 1`` equals its right side ``t^2 + 1`` written alone (and vice versa)."""
+    rename_parameters: bool = True
+    """An integer parameter of a general solution is a bound name: ``\\frac{\\pi}{4} + j\\pi`` equals
+    ``\\frac{\\pi}{4} + k\\pi`` (renamed consistently in the whole answer; never ``2j\\pi``, and
+    not one of several families renamed alone). A parameter is a name a qualifier makes an
+    integer (``k \\in \\mathbb{Z}``, "where n is an integer"), or one of the letters k n m j l t s
+    r p q used only inside multiples of pi (or as the exponent of -1)."""
+    expand_plus_minus: bool = True
+    """A tuple with ``\\pm`` entries is shorthand for the tuples of every choice of signs:
+    ``(\\pm 1, 2, \\pm 3)`` equals the four tuples written out (never three of them); with a
+    ``\\mp`` among the entries the signs go together (``(\\pm 1, \\mp 2)`` is two tuples)."""
     ignore_degrees: bool = True
     """A bare number equals the same number of degrees."""
     thousands_separators: bool = True

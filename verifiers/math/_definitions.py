@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from verifiers.math._latex import GREEK
 from verifiers.math._lexer import ParseError, Tokens, number_value
-from verifiers.math._nodes import Def, Node
+from verifiers.math._nodes import Def, Domain, Node, Relation, Sym
 
-__all__ = ["definition", "function_head", "set_builder"]
+__all__ = ["LEADS", "definition", "function_head", "membership", "qualifier", "set_builder"]
 
 
 def definition(ts: Tokens, expression: Callable[[], Node]) -> Def | None:
@@ -94,3 +94,65 @@ def set_builder(ts: Tokens) -> bool:
         return True
     ts.i = start
     return False
+
+
+LEADS = frozenset("where for with when whenever".split())
+_QUANTIFIERS = frozenset("all any every each some arbitrary".split())
+_DOMAIN_WORDS = {"integer": "Z", "integers": "Z", "real": "R", "reals": "R", "natural": "N", "naturals": "N"}
+_SIGNS = {"positive": "+", "nonnegative": "0+", "negative": "-"}
+
+
+def membership(name: Node, domain: Node) -> Node:
+    """``k \\in \\mathbb{Z}`` is a qualifier (`Relation` ``in``) on the name; ``x \\in [0, 1)`` is its set."""
+    if isinstance(domain, Domain) and isinstance(name, Sym):
+        return Relation(("in",), (name, domain))
+    return domain
+
+
+def qualifier(ts: Tokens, relation: Callable[[], Node]) -> list[Node] | None:
+    """A qualifier on a parameter after an answer, taken: ``where k is an integer``, ``for any
+    integer k``, ``for every real t``, ``k \\in \\mathbb{Z}``, ``for all positive integers n`` (a
+    `Relation` ``in`` a `Domain` per name); None (nothing taken) when none follows."""
+    start = ts.i
+    lead = ts.is_word(*LEADS)
+    if lead:
+        ts.take()
+    while ts.is_word(*_QUANTIFIERS):
+        ts.take()
+    domain = _domain_words(ts)
+    names: list[Sym] = []
+    if domain is not None:  # for any integer k (, m)
+        while ts.tok.kind == "letter" or (ts.tok.kind == "cmd" and str(ts.tok.value)[1:] in GREEK):
+            names.append(Sym(str(ts.take().value).lstrip("\\")))
+            if not (ts.is_op(",") and ts.peek().kind == "letter" and ts.peek(2).kind in ("end", "op")):
+                break
+            ts.take()
+    elif ts.tok.kind == "letter" and ts.peek().kind == "word" and str(ts.peek().value).lower() in ("is", "are"):
+        names.append(Sym(str(ts.take().value)))  # k is an integer
+        ts.take()
+        domain = _domain_words(ts)
+    elif lead and ts.tok.kind in ("letter", "cmd"):
+        found = relation()  # where k \in \mathbb{Z}
+        if isinstance(found, Relation) and found.ops == ("in",):
+            return [found]
+    if domain is None or not names or (ts.tok.kind not in ("end", "op") or ts.is_op("(", "{", "[")):
+        ts.i = start
+        return None
+    return [Relation(("in",), (name, Domain(domain))) for name in names]
+
+
+def _domain_words(ts: Tokens) -> str | None:
+    """``an integer``, ``any positive integer``, ``real number``: the domain's name, taken."""
+    start = ts.i
+    while ts.is_word("an", "any", "arbitrary", "some") or (ts.tok.kind == "letter" and ts.tok.value == "a"):
+        ts.take()
+    sign = ""
+    if ts.tok.kind == "word" and str(ts.tok.value).lower().replace("-", "") in _SIGNS:
+        sign = _SIGNS[str(ts.take().value).lower()]
+    if ts.tok.kind == "word" and str(ts.tok.value).lower() in _DOMAIN_WORDS:
+        name = _DOMAIN_WORDS[str(ts.take().value).lower()]
+        if ts.is_word("number", "numbers"):
+            ts.take()
+        return name + sign
+    ts.i = start
+    return None

@@ -42,14 +42,13 @@ from verifiers.math._nodes import (
     substitute,
 )
 from verifiers.math._numeric import rational, rational_equal
-from verifiers.math._shapes import elements, exact, named_values, value_of_equation
+from verifiers.math._params import Verdict, with_parameters
+from verifiers.math._shapes import elements, exact, named_values, signs_expanded, value_of_equation
 
 __all__ = ["NeedSympy", "Scalars", "Verdict", "judge", "rational_equal"]
 
 ScalarEq = Callable[[Node, Node], bool]
 T = TypeVar("T")
-Verdict = tuple[bool, str]
-"""(equal, reason)."""
 
 
 class NeedSympy(Exception):
@@ -160,13 +159,22 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
 
     The rules, in order: text, function definitions, named values, equations (reduced to
     their values), matrices (a vector against a tuple), ratios, intervals, inequalities and
-    other comparisons, tuples, collections, one value.
+    other comparisons, tuples, collections, one value; qualifiers (``k \\in \\mathbb{Z}``) are read
+    off first and integer parameters may be renamed (`_params`).
 
     Examples:
         >>> from verifiers.math._parser import parse
         >>> judge(parse("(1, 2)"), parse("(1, 3)"), Scalars(MathConfig()))
         (False, 'the tuples differ')
     """
+    return with_parameters(gold, pred, lambda g, p: _rules(g, p, scalars), scalars.config)
+
+
+def _rules(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
+    expanded = signs_expanded(gold, scalars.config), signs_expanded(pred, scalars.config)
+    if expanded != (gold, pred):
+        same, why = _rules(*expanded, scalars)
+        return same, why + (" (expand_plus_minus: the tuples of every choice of signs)" if same else "")
     eq: ScalarEq = lambda a, b: _scalar(scalars, a, b)  # noqa: E731
     verdict = _text(gold, pred) or _definition(eq, gold, pred, scalars.config) or _named(eq, gold, pred)
     if verdict is not None:
@@ -288,7 +296,7 @@ def _two_equations(gold: Relation, pred: Relation, gval: Node | None, scalars: S
         return True, "the equations are equivalent"
     pval = value_of_equation(pred, scalars.config)
     if gval is not None and pval is not None:
-        return judge(gval, pval, scalars)
+        return _rules(gval, pval, scalars)
     return False, "the equations are not equivalent"
 
 

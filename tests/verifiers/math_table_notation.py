@@ -1,0 +1,48 @@
+"""Hand-labeled cases for the same answer in another notation (issue #59): general solutions
+with another parameter name, ``\\pm`` shorthand for tuples, ratios against their quotient,
+percents against fractions, sets of reals, qualifiers, words and marks. Each pattern has the
+rows that must be equal and the look-alikes that must stay unequal.
+
+Same row format as `math_table.py`.
+"""
+
+# ruff: noqa: E501  (one row per line keeps the table readable)
+
+from __future__ import annotations
+
+from math_table import Case
+
+# fmt: off
+CASES: list[Case] = [
+    # --- general solutions: an integer parameter is a bound name (MathConfig.rename_parameters) ---
+    Case("parameters", r"\varphi = \frac{\pi}{6} + t\pi", r"Every solution has the form $\boxed{\frac{\pi}{6} + q\pi}$.", "correct"),
+    Case("parameters", r"\varphi = \frac{\pi}{6} + t\pi", r"\boxed{\varphi = \frac{\pi}{6} + n\pi, \ n \in \mathbb{Z}}", "correct"),
+    Case("parameters", r"y = \frac{2\pi}{5} + \frac{2m\pi}{5}, m \in \mathbb{Z}", r"So $\boxed{y = \frac{2(j+1)\pi}{5}}$ where $j$ is any integer.", "correct"),
+    Case("parameters", r"x = (-1)^n \frac{\pi}{3} + n\pi", r"\boxed{x = (-1)^k \frac{\pi}{3} + k\pi \text{ for any integer } k}", "correct"),
+    Case("parameters", r"x = 2s\pi \text{ or } x = \frac{\pi}{3} + 2s\pi", r"The two families are \boxed{x = \frac{\pi}{3} + 2r\pi \text{ or } x = 2r\pi}.", "correct"),
+    Case("parameters", r"(m\pi, 3m\pi), m \in \mathbb{Z}", r"\boxed{(l\pi, 3l\pi)}, where $l$ is an integer.", "correct"),
+    Case("parameters", r"(m\pi, 3m\pi), m \in \mathbb{Z}", r"\boxed{(l\pi, 3l\pi) \text{ for any integer } l}", "correct"),
+    # look-alikes: another multiple, one place renamed, one family of two, a restricted domain, a real variable
+    Case("parameters", r"\varphi = \frac{\pi}{6} + t\pi", r"\boxed{\frac{\pi}{6} + 2q\pi}", "incorrect"),
+    Case("parameters", r"(m\pi, 3m\pi), m \in \mathbb{Z}", r"\boxed{(l\pi, 3m\pi)}", "incorrect"),
+    Case("parameters", r"x = 2s\pi \text{ or } x = \frac{\pi}{3} + 2s\pi", r"\boxed{x = 2r\pi \text{ or } x = \frac{\pi}{3} + 2s\pi}", "incorrect"),
+    Case("parameters", r"x = 2s\pi \text{ or } x = \frac{\pi}{3} + 2s\pi", r"\boxed{x = 2r\pi}", "incorrect"),
+    Case("parameters", r"x = \frac{\pi}{6} + k\pi, k \in \mathbb{Z}", r"\boxed{x = \frac{\pi}{6} + k\pi, k \in \mathbb{N}}", "incorrect"),
+    Case("parameters", r"x = \frac{\pi}{6} + k\pi", r"\boxed{x = \frac{\pi}{6} + n\pi \text{ for all positive integers } n}", "incorrect"),
+    Case("parameters", r"4\pi r^2", r"The surface area is \boxed{4\pi h^2}.", "incorrect"),
+    Case("parameters", r"2\pi r", r"\boxed{2\pi k}", "incorrect"),
+
+    # --- \pm in a tuple: shorthand for every choice of signs (MathConfig.expand_plus_minus) ---
+    Case("plus-minus", r"(\pm 2, 7, \pm 5)", r"The solutions are $\boxed{(2, 7, 5), (2, 7, -5), (-2, 7, 5), (-2, 7, -5)}$.", "correct"),
+    Case("plus-minus", r"(4, 1), (-4, 1), (4, -1), (-4, -1)", r"\boxed{(\pm 4, \pm 1)}", "correct"),
+    Case("plus-minus", r"(a, b) = (\pm 3, 8)", r"So $(a, b)$ is \boxed{(-3, 8)} or \boxed{(3, 8)}.", "correct"),
+    Case("plus-minus", r"(2 \pm \sqrt{3}, 1)", r"\boxed{(2 - \sqrt{3}, 1), (2 + \sqrt{3}, 1)}", "correct"),
+    Case("plus-minus", r"(\pm 6, \mp 1)", r"\boxed{(6, -1), (-6, 1)}", "correct"),
+    # look-alikes: a sign choice missing, a sign choice too many, signs that go together written apart
+    Case("plus-minus", r"(\pm 2, 7, \pm 5)", r"\boxed{(2, 7, 5), (2, 7, -5), (-2, 7, 5)}", "incorrect"),
+    Case("plus-minus", r"(\pm 2, 7, \pm 5)", r"\boxed{(2, 7, 5), (-2, 7, -5)}", "incorrect"),
+    Case("plus-minus", r"(\pm 6, \mp 1)", r"\boxed{(6, -1), (-6, 1), (6, 1), (-6, -1)}", "incorrect"),
+    Case("plus-minus", r"(\pm 6, \mp 1)", r"\boxed{(6, 1), (-6, -1)}", "incorrect"),
+    Case("plus-minus", r"(\pm 2, 7)", r"\boxed{(2, 7)}", "incorrect"),
+]
+# fmt: on
