@@ -76,6 +76,11 @@ class MathConfig:
     """A tuple with ``\\pm`` entries is shorthand for the tuples of every choice of signs:
     ``(\\pm 1, 2, \\pm 3)`` equals the four tuples written out (never three of them); with a
     ``\\mp`` among the entries the signs go together (``(\\pm 1, \\mp 2)`` is two tuples)."""
+    ratio_as_quotient: bool = True
+    """A ratio of two terms equals the number it stands for: ``7:2`` is ``3.5`` and
+    ``\\frac{7}{2}``, ``4 : \\frac{8}{5}`` is ``\\frac{5}{2}`` (either side may be the ratio); never
+    the inverse (``\\frac{2}{7}``), and a ratio of three terms is never one number. Off: a ratio
+    equals only a proportional ratio."""
     ignore_degrees: bool = True
     """A bare number equals the same number of degrees."""
     thousands_separators: bool = True

@@ -41,6 +41,7 @@ from verifiers.math._nodes import (
     num,
     substitute,
 )
+from verifiers.math._notation import quotient
 from verifiers.math._numeric import rational, rational_equal
 from verifiers.math._params import Verdict, with_parameters
 from verifiers.math._shapes import elements, exact, named_values, signs_expanded, value_of_equation
@@ -185,7 +186,7 @@ def _rules(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
         return verdict
     config = scalars.config
     if isinstance(gold, Ratio) or isinstance(pred, Ratio):
-        return _ratio(eq, gold, pred)
+        return _ratio(eq, gold, pred, config)
     if is_range(gold) or (isinstance(gold, Tup) and is_range(pred)):
         return _ranges(eq, gold, pred)
     if isinstance(gold, Tup):
@@ -300,11 +301,11 @@ def _two_equations(gold: Relation, pred: Relation, gval: Node | None, scalars: S
     return False, "the equations are not equivalent"
 
 
-def _ratio(eq: ScalarEq, gold: Node, pred: Node) -> Verdict:
-    """Ratios are equal when proportional (``7:32`` = ``14:64``), term order counting; a ratio
-    never equals a number (``1:2`` is not ``1/2``: the answer asked for is a ratio or is not)."""
+def _ratio(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict:
+    """Ratios are equal when proportional (``7:32`` = ``14:64``), term order counting; a ratio of
+    two terms and a number, by `MathConfig.ratio_as_quotient` (``7:2`` is ``3.5``, never ``2/7``)."""
     if not (isinstance(gold, Ratio) and isinstance(pred, Ratio)):
-        return False, f"a {gold.noun} and a {pred.noun} differ"
+        return quotient(eq, gold, pred, config)
     g, p = gold.items, pred.items
     if len(g) != len(p):
         return False, "the ratios have different numbers of terms"
