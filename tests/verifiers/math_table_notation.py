@@ -50,13 +50,12 @@ CASES: list[Case] = [
     Case("ratios", r"9:4", r"\boxed{\frac{9}{4}}", "correct"),
     Case("ratios", r"3 : \frac{6}{5}", r"\boxed{\frac{5}{2}}", "correct"),
     Case("ratios", r"\sqrt{2} : 1", r"The sides are in the ratio \boxed{\sqrt{2}}.", "correct"),
-    Case("ratios", r"\frac{11}{3}", r"\boxed{11 : 3}", "correct"),
     Case("ratios", r"BD:DC = 5:2", r"\boxed{\frac{5}{2}}", "correct"),
-    # look-alikes: the inverse, a rounded quotient, a ratio of three terms, a ratio of another quotient
+    # look-alikes: the inverse, a rounded quotient, a ratio of three terms, a ratio where a number is asked
     Case("ratios", r"9:4", r"\boxed{\frac{4}{9}}", "incorrect"),
     Case("ratios", r"9:4", r"\boxed{0.44}", "incorrect"),
     Case("ratios", r"7:3", r"\boxed{2.33}", "incorrect"),
     Case("ratios", r"1:2:3", r"\boxed{\frac{1}{6}}", "incorrect"),
-    Case("ratios", r"\frac{11}{3}", r"\boxed{3 : 11}", "incorrect"),
+    Case("ratios", r"\frac{11}{3}", r"\boxed{11 : 3}", "incorrect"),
 ]
 # fmt: on

@@ -77,10 +77,11 @@ class MathConfig:
     ``(\\pm 1, 2, \\pm 3)`` equals the four tuples written out (never three of them); with a
     ``\\mp`` among the entries the signs go together (``(\\pm 1, \\mp 2)`` is two tuples)."""
     ratio_as_quotient: bool = True
-    """A ratio of two terms equals the number it stands for: ``7:2`` is ``3.5`` and
-    ``\\frac{7}{2}``, ``4 : \\frac{8}{5}`` is ``\\frac{5}{2}`` (either side may be the ratio); never
-    the inverse (``\\frac{2}{7}``), and a ratio of three terms is never one number. Off: a ratio
-    equals only a proportional ratio."""
+    """A gold stored as a ratio of two terms equals the number it stands for: ``7:2`` is ``3.5``
+    and ``\\frac{7}{2}``, ``4 : \\frac{8}{5}`` is ``\\frac{5}{2}``; never the inverse
+    (``\\frac{2}{7}``), and a ratio of three terms is never one number. A gold number is not
+    answered by a ratio (``1:2`` against ``\\frac{1}{2}``: the question asked for a number). Off:
+    a ratio equals only a proportional ratio."""
     ignore_degrees: bool = True
     """A bare number equals the same number of degrees."""
     thousands_separators: bool = True

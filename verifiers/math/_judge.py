@@ -302,8 +302,8 @@ def _two_equations(gold: Relation, pred: Relation, gval: Node | None, scalars: S
 
 
 def _ratio(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict:
-    """Ratios are equal when proportional (``7:32`` = ``14:64``), term order counting; a ratio of
-    two terms and a number, by `MathConfig.ratio_as_quotient` (``7:2`` is ``3.5``, never ``2/7``)."""
+    """Ratios are equal when proportional (``7:32`` = ``14:64``), term order counting; a gold ratio
+    of two terms and a number, by `MathConfig.ratio_as_quotient` (``7:2`` is ``3.5``, never ``2/7``)."""
     if not (isinstance(gold, Ratio) and isinstance(pred, Ratio)):
         return quotient(eq, gold, pred, config)
     g, p = gold.items, pred.items

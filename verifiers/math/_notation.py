@@ -1,7 +1,7 @@
 """The same answer in another notation: rules that read one kind of answer as another when the
 policy allows it, each behind its own `MathConfig` switch and named in the verdict's reason.
 
-- a ratio of two terms is the number it stands for, the quotient of its terms
+- a gold ratio of two terms is the number it stands for, the quotient of its terms
   (``7:2`` is ``3.5`` and ``\\frac{7}{2}``, never ``\\frac{2}{7}``): `ratio_as_quotient`.
 
 Read by the judge (`_judge`), which passes its scalar comparison.
@@ -20,13 +20,11 @@ Verdict = tuple[bool, str]
 
 
 def quotient(eq: Callable[[Node, Node], bool], gold: Node, pred: Node, config: MathConfig) -> Verdict:
-    """A ratio of two terms against one value: equal when the value is the quotient of the terms
-    in their order (with `MathConfig.ratio_as_quotient`); any other pairing of a ratio differs."""
-    ratio, other = (gold, pred) if isinstance(gold, Ratio) else (pred, gold)
-    assert isinstance(ratio, Ratio)
-    if not (config.ratio_as_quotient and len(ratio.items) == 2 and other.scalar):
+    """A gold ratio of two terms against one value: equal when the value is the quotient of the
+    terms in their order (with `MathConfig.ratio_as_quotient`); any other pairing of a ratio
+    differs (a gold number asks for a number: ``1:2`` does not answer ``\\frac{1}{2}``)."""
+    if not (config.ratio_as_quotient and isinstance(gold, Ratio) and len(gold.items) == 2 and pred.scalar):
         return False, f"a {gold.noun} and a {pred.noun} differ"
-    value = Div(ratio.items[0], ratio.items[1])
-    same = eq(value, other) if ratio is gold else eq(other, value)
+    same = eq(Div(gold.items[0], gold.items[1]), pred)
     why = "is" if same else "is not"
     return same, f"the value {why} the quotient of the ratio's terms" + (" (ratio_as_quotient)" if same else "")
