@@ -57,5 +57,15 @@ CASES: list[Case] = [
     Case("ratios", r"7:3", r"\boxed{2.33}", "incorrect"),
     Case("ratios", r"1:2:3", r"\boxed{\frac{1}{6}}", "incorrect"),
     Case("ratios", r"\frac{11}{3}", r"\boxed{11 : 3}", "incorrect"),
+
+    # --- a percent gold is its value over 100 (MathConfig.percent_as_fraction) ---
+    Case("percent", r"62.5\%", r"So the share is $\boxed{\frac{5}{8}}$.", "correct"),
+    Case("percent", r"12\%", r"\boxed{0.12}", "correct"),
+    Case("percent", r"12\%", r"\boxed{\frac{3}{25}}", "correct"),
+    Case("percent", r"12\%", r"\boxed{12}", "correct"),
+    # look-alikes: off by a factor of ten, the number over 100 twice, a fraction's digits read as a percent
+    Case("percent", r"12\%", r"\boxed{1.2}", "incorrect"),
+    Case("percent", r"12\%", r"\boxed{0.0012}", "incorrect"),
+    Case("percent", r"\frac{5}{8}", r"\boxed{5.8\%}", "incorrect"),
 ]
 # fmt: on

@@ -31,9 +31,9 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
 - **Numbers**: exact. Integers are never approximate; an exact gold equals a decimal only if
   it is the same number (``0.375 = 3/8``, ``0.\\overline{3} = 1/3``, but ``3.14 != \\pi``); a
   decimal gold equals a more precise prediction that rounds to it (``decimal_rounding``).
-  ``25\\%`` equals ``25`` (and ``0.25`` or ``62.5\\%`` = ``5/8`` only with
-  ``percent_as_fraction``, off: none of the real golds we measure on is a percent, and a
-  fraction where a percent was asked is another number); degrees are dropped. An exact value
+  ``25\\%`` equals ``25``, and ``0.25`` and ``\\frac{1}{4}`` (``percent_as_fraction``, on: the
+  datasets that store percent golds are graded so; a number without the sign is never read
+  as a percent); degrees are dropped. An exact value
   followed by its approximation is the exact value (``x = 2/7 \\approx 0.29`` is 2/7, whatever
   the approximation), in a gold too (``\\frac{3+\\sqrt{5}}{2} \\approx 2.62``, "4\\pi (about
   12.57)", "..., approximately 2.62" are golds 3+sqrt5/2 and 4pi: 2.62 does not equal them);

@@ -59,10 +59,15 @@ class MathConfig:
     decimal_rounding: bool = True
     """A decimal gold equals a prediction with no finite decimal form that rounds to it
     (12.57 ~ 4\\pi, 0.33 ~ 1/3); any other prediction must equal it exactly (2.54 != 2.5)."""
-    percent_as_fraction: bool = False
-    """Whether ``25\\%`` may equal ``0.25`` and ``62.5\\%`` equal ``5/8`` (a percent always equals
-    its number, ``25``). Off by default: no real gold we measure on (GSM8K, AIME, AMC) is a
-    percent, and where a percent is asked, the fraction is a different answer."""
+    percent_as_fraction: bool = True
+    """Whether ``25\\%`` may equal ``0.25`` and ``37.5\\%`` equal ``3/8`` (a percent always equals
+    its number, ``25``; a number without the mark is never read as a percent: ``0.25`` against
+    ``25`` stays unequal). On by default: the datasets that store percent golds (MATH's
+    "what percent" problems, NuminaMath, OlympiadBench, Omni-MATH) are graded by Math-Verify,
+    which reads ``X\\%`` as ``X/100``, or by a judge model that accepts the same share written
+    as a fraction; the percent sign itself says which number is meant, so ``\\frac{3}{8}``
+    against ``37.5\\%`` is the same answer, not a different one. Off: a percent equals only its
+    number (MATH's string graders, which drop the sign)."""
     equation_as_value: bool = True
     """Whether ``x = 2`` equals ``2`` (and vice versa), and a function definition
     ``h(t) = t^2 + 1`` equals its right side ``t^2 + 1`` written alone (and vice versa)."""
