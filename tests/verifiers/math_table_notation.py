@@ -67,5 +67,22 @@ CASES: list[Case] = [
     Case("percent", r"12\%", r"\boxed{1.2}", "incorrect"),
     Case("percent", r"12\%", r"\boxed{0.0012}", "incorrect"),
     Case("percent", r"\frac{5}{8}", r"\boxed{5.8\%}", "incorrect"),
+
+    # --- sets of reals in other notation: a point removed, an equation among inequalities, a stray period ---
+    Case("sets of reals", r"(-2, 3) \cup (3, \infty)", r"The domain is $\boxed{\{t \mid t > -2\} \setminus \{3\}}$.", "correct"),
+    Case("sets of reals", r"\{t \mid t > -2\} \setminus \{3\}", r"\boxed{(-2, 3) \cup (3, +\infty)}", "correct"),
+    Case("sets of reals", r"(-\infty, 0) \cup (0, 6) \cup (6, \infty)", r"\boxed{\mathbb{R} \setminus \{0, 6\}}", "correct"),
+    Case("sets of reals", r"(-\infty, -1) \cup (1, \infty)", r"\boxed{\mathbb{R} \setminus [-1, 1]}", "correct"),
+    Case("sets of reals", r"c \ge 4 \text{ or } c = 0", r"So $c$ lies in $\boxed{\{0\} \cup [4, \infty)}$.", "correct"),
+    Case("sets of reals", r"\{-3\} \cup [2, \infty)", r"\boxed{c = -3 \text{ or } c \geq 2}", "correct"),
+    Case("sets of reals", r"(-\infty, 5]", r"\boxed{(-\infty, 5.]}", "correct"),
+    Case("sets of reals", r"[1, 9)", r"\boxed{[1., 9)}", "correct"),
+    # look-alikes: another point removed, the endpoints kept, the lone point dropped, another point, another bound
+    Case("sets of reals", r"(-2, 3) \cup (3, \infty)", r"\boxed{\{t \mid t > -2\} \setminus \{2\}}", "incorrect"),
+    Case("sets of reals", r"(-2, 3) \cup (3, \infty)", r"\boxed{(-2, \infty)}", "incorrect"),
+    Case("sets of reals", r"(-\infty, -1) \cup (1, \infty)", r"\boxed{\mathbb{R} \setminus (-1, 1)}", "incorrect"),
+    Case("sets of reals", r"c \ge 4 \text{ or } c = 0", r"\boxed{[4, \infty)}", "incorrect"),
+    Case("sets of reals", r"c \ge 4 \text{ or } c = 0", r"\boxed{\{1\} \cup [4, \infty)}", "incorrect"),
+    Case("sets of reals", r"(-\infty, 5]", r"\boxed{(-\infty, 5.5]}", "incorrect"),
 ]
 # fmt: on

@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from verifiers.math._latex import GREEK
 from verifiers.math._lexer import ParseError, Tokens, number_value
-from verifiers.math._nodes import Def, Domain, Node, Relation, Sym
+from verifiers.math._nodes import And, Def, Domain, Interval, Node, Or, Relation, Set, Sym, Tup
 
-__all__ = ["LEADS", "definition", "function_head", "membership", "qualifier", "set_builder"]
+__all__ = ["LEADS", "definition", "function_head", "membership", "qualifier", "set_builder", "without"]
 
 
 def definition(ts: Tokens, expression: Callable[[], Node]) -> Def | None:
@@ -156,3 +156,18 @@ def _domain_words(ts: Tokens) -> str | None:
         return name + sign
     ts.i = start
     return None
+
+
+def without(kept: Node, removed: Node) -> Node:
+    """``A \\setminus \\{4\\}`` as the condition it is, ``A`` and ``x \\ne 4`` (a set of points, or an
+    interval: ``A`` and outside it); anything else is unsupported."""
+    x = Sym("x")  # the condition's variable: a set of numbers names none
+    if isinstance(removed, Tup) and len(removed.items) == 2:  # (-1, 1): an open interval
+        removed = Interval(False, removed.items[0], removed.items[1], False)
+    if isinstance(removed, Set) and removed.items:
+        return And((kept, *(Relation(("!=",), (x, point)) for point in removed.items)))
+    if isinstance(removed, Interval):
+        below = Relation(("<" if removed.left_closed else "<=",), (x, removed.low))
+        above = Relation((">" if removed.right_closed else ">=",), (x, removed.high))
+        return And((kept, Or((below, above))))
+    raise ParseError("unsupported \\setminus")

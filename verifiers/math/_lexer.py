@@ -120,6 +120,9 @@ def tokenize(text: str) -> list[Token]:
         elif c in "=<>":
             tokens.append(Token("rel", c, space))
             i += 1
+        elif c == "." and text[i + 1 : i + 2] in (",", ")", "]") and text[i - 1 : i] not in (".", ""):
+            i += 1  # a stray period before a comma or a closing bracket: (-\infty, 3.], [2., 7]
+            continue
         elif c in "+-*/^_!%'(),[]{}|&:;.\u00b0":
             tokens.append(Token("op", c, space))
             i += 1

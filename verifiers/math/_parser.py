@@ -10,7 +10,7 @@ without bound. The node kinds are the classes of `_nodes`.
 from __future__ import annotations
 
 from verifiers.math._config import MathConfig
-from verifiers.math._definitions import LEADS, definition, membership, qualifier, set_builder
+from verifiers.math._definitions import LEADS, definition, membership, qualifier, set_builder, without
 from verifiers.math._latex import FUNCTIONS, command, function, starts_value
 from verifiers.math._lexer import UNIT_STOP, ParseError, Token, Tokens, number_value, tokenize
 from verifiers.math._nodes import (
@@ -100,14 +100,13 @@ class _Parser(Tokens):
         return Or(tuple(items)) if "or" in words else And(tuple(items))
 
     def item(self) -> Node:
-        node = self.relation()
-        if not self.is_cmd("\\cup"):
-            return node
-        parts = [node]
-        while self.is_cmd("\\cup"):
-            self.take()
-            parts.append(self.relation())
-        return Union(tuple(parts))
+        parts = [self.relation()]
+        while self.is_cmd("\\cup", "\\setminus"):  # A \cup B; A \setminus \{4\}: A without the point 4
+            if self.take().value == "\\cup":
+                parts.append(self.relation())
+            else:
+                parts = [without(parts[0] if len(parts) == 1 else Union(tuple(parts)), self.relation())]
+        return parts[0] if len(parts) == 1 else Union(tuple(parts))
 
     def relation(self) -> Node:
         defined = definition(self, self.additive)  # f(x) = x^2 + 1
