@@ -84,5 +84,19 @@ CASES: list[Case] = [
     Case("sets of reals", r"c \ge 4 \text{ or } c = 0", r"\boxed{[4, \infty)}", "incorrect"),
     Case("sets of reals", r"c \ge 4 \text{ or } c = 0", r"\boxed{\{1\} \cup [4, \infty)}", "incorrect"),
     Case("sets of reals", r"(-\infty, 5]", r"\boxed{(-\infty, 5.5]}", "incorrect"),
+
+    # --- qualifiers after a function or a tuple, and a gold that names its quantity ---
+    Case("qualifiers", r"h(s) = 5 \text{ for every real } s", r"So the only such function is $\boxed{h(s) = 5}$.", "correct"),
+    Case("qualifiers", r"h(s) = 5", r"\boxed{h(x) = 5 \text{ for all } x \in \mathbb{R}}", "correct"),
+    Case("qualifiers", r"(p(n), q(n)) = (3n, n^3)", r"\boxed{p(n) = 3n, \ q(n) = n^3}", "correct"),
+    Case("qualifiers", r"(p(n), q(n)) = (3n, n^3)", r"\boxed{q(m) = m^3, p(m) = 3m}", "correct"),
+    Case("qualifiers", r"T_{\max} = 4m - 1", r"The largest total is $\boxed{4m - 1}$.", "correct"),
+    Case("qualifiers", r"L_{\min} = \frac{9}{2}", r"\boxed{\frac{9}{2}}", "correct"),
+    # look-alikes: a domain restricted differently, the bodies swapped, one of the two, another value
+    Case("qualifiers", r"h(s) = 5 \text{ for every real } s", r"\boxed{h(s) = 5 \text{ for every positive integer } s}", "incorrect"),
+    Case("qualifiers", r"h(s) = 5 \text{ for every real } s", r"\boxed{h(s) = 5 \text{ for all } s \in \mathbb{N}}", "incorrect"),
+    Case("qualifiers", r"(p(n), q(n)) = (3n, n^3)", r"\boxed{p(n) = n^3, q(n) = 3n}", "incorrect"),
+    Case("qualifiers", r"(p(n), q(n)) = (3n, n^3)", r"\boxed{p(n) = 3n}", "incorrect"),
+    Case("qualifiers", r"T_{\max} = 4m - 1", r"\boxed{4m + 1}", "incorrect"),
 ]
 # fmt: on

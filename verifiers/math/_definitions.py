@@ -7,16 +7,20 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from verifiers.math._latex import GREEK
-from verifiers.math._lexer import ParseError, Tokens, number_value
-from verifiers.math._nodes import And, Def, Domain, Interval, Node, Or, Relation, Set, Sym, Tup
+from verifiers.math._lexer import ParseError, Token, Tokens, number_value
+from verifiers.math._nodes import NEG_OO, OO, And, Def, Domain, Interval, List, Node, Or, Relation, Set, Sym, Tup
 
 __all__ = ["LEADS", "definition", "function_head", "membership", "qualifier", "set_builder", "without"]
 
 
-def definition(ts: Tokens, expression: Callable[[], Node]) -> Def | None:
+def definition(ts: Tokens, expression: Callable[[], Node]) -> Node | None:
     """``f(x) = x^2 + 1``, ``h(s, t) = st``, ``f^{-1}(x) = 2x``, ``g_1(x) = 3``: a function of
-    named arguments defined by one ``expression``; None (nothing taken) for anything else."""
+    named arguments defined by one ``expression``; ``(u(k), v(k)) = (2k, k^2)``: the list of
+    definitions it writes at once; None (nothing taken) for anything else."""
     start = ts.i
+    if ts.is_op("(") and (several := _definitions_at_once(ts, expression)) is not None:
+        return several
+    ts.i = start
     head = function_head(ts)
     if head is not None and ts.tok.kind == "rel" and ts.tok.value == "=":
         ts.take()
@@ -25,6 +29,27 @@ def definition(ts: Tokens, expression: Callable[[], Node]) -> Def | None:
             return Def(head[0], head[1], body)
     ts.i = start
     return None
+
+
+def _definitions_at_once(ts: Tokens, expression: Callable[[], Node]) -> List | None:
+    """``(u(k), v(k)) = (2k, k^2)`` as ``u(k) = 2k, v(k) = k^2``; None for anything else."""
+    ts.take()
+    heads = []
+    while (head := function_head(ts)) is not None:
+        heads.append(head)
+        if ts.is_op(")"):
+            ts.take()
+            break
+        if not ts.is_op(","):
+            return None
+        ts.take()
+    if len(heads) < 2 or not (ts.tok.kind == "rel" and ts.tok.value == "=") or not ts.peek().value == "(":
+        return None
+    ts.take()
+    value = expression()
+    if not isinstance(value, Tup) or len(value.items) != len(heads) or ts.tok.kind == "rel":
+        return None
+    return List(tuple(Def(name, args, body) for (name, args), body in zip(heads, value.items, strict=True)))
 
 
 def function_head(ts: Tokens) -> tuple[str, tuple[str, ...]] | None:
@@ -102,6 +127,13 @@ _DOMAIN_WORDS = {"integer": "Z", "integers": "Z", "real": "R", "reals": "R", "na
 _SIGNS = {"positive": "+", "nonnegative": "0+", "negative": "-"}
 
 
+_REALS = Interval(False, NEG_OO, OO, False)
+
+
+def _is_name(tok: Token) -> bool:
+    return tok.kind == "letter" or (tok.kind == "cmd" and str(tok.value)[1:] in GREEK)
+
+
 def membership(name: Node, domain: Node) -> Node:
     """``k \\in \\mathbb{Z}`` is a qualifier (`Relation` ``in``) on the name; ``x \\in [0, 1)`` is its set."""
     if isinstance(domain, Domain) and isinstance(name, Sym):
@@ -122,7 +154,7 @@ def qualifier(ts: Tokens, relation: Callable[[], Node]) -> list[Node] | None:
     domain = _domain_words(ts)
     names: list[Sym] = []
     if domain is not None:  # for any integer k (, m)
-        while ts.tok.kind == "letter" or (ts.tok.kind == "cmd" and str(ts.tok.value)[1:] in GREEK):
+        while _is_name(ts.tok):
             names.append(Sym(str(ts.take().value).lstrip("\\")))
             if not (ts.is_op(",") and ts.peek().kind == "letter" and ts.peek(2).kind in ("end", "op")):
                 break
@@ -131,10 +163,11 @@ def qualifier(ts: Tokens, relation: Callable[[], Node]) -> list[Node] | None:
         names.append(Sym(str(ts.take().value)))  # k is an integer
         ts.take()
         domain = _domain_words(ts)
-    elif lead and ts.tok.kind in ("letter", "cmd"):
-        found = relation()  # where k \in \mathbb{Z}
-        if isinstance(found, Relation) and found.ops == ("in",):
-            return [found]
+    elif lead and _is_name(ts.tok) and ts.peek().kind == "cmd" and ts.peek().value == "\\in":
+        names.append(Sym(str(ts.take().value).lstrip("\\")))  # where k \in \mathbb{Z}; for all t \in \mathbb{R}
+        ts.take()
+        found = relation()
+        domain = found.name if isinstance(found, Domain) else "R" if found == _REALS else None
     if domain is None or not names or (ts.tok.kind not in ("end", "op") or ts.is_op("(", "{", "[")):
         ts.i = start
         return None

@@ -103,6 +103,8 @@ def command(p: Grammar) -> Node:
         return function(p, name)
     if name in _READERS:
         return _READERS[name](p, name)
+    if name in ("min", "max") and p.is_op("}"):  # S_{\min}: a name's subscript
+        return Sym(name)
     raise ParseError(f"unsupported command \\{name}")
 
 
