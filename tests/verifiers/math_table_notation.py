@@ -98,5 +98,23 @@ CASES: list[Case] = [
     Case("qualifiers", r"(p(n), q(n)) = (3n, n^3)", r"\boxed{p(n) = n^3, q(n) = 3n}", "incorrect"),
     Case("qualifiers", r"(p(n), q(n)) = (3n, n^3)", r"\boxed{p(n) = 3n}", "incorrect"),
     Case("qualifiers", r"T_{\max} = 4m - 1", r"\boxed{4m + 1}", "incorrect"),
+
+    # --- words and marks for values (infinity_words, choice_marks, chain_as_order) ---
+    Case("words and marks", r"\text{infinitely many solutions}", r"So the system has $\boxed{\infty}$ solutions.", "correct"),
+    Case("words and marks", r"\infty", r"\boxed{\text{infinitely many}}", "correct"),
+    Case("words and marks", r"②③", r"The true statements are \boxed{2, 3}.", "correct"),
+    Case("words and marks", r"②③", r"\boxed{3, 2}", "correct"),
+    Case("words and marks", r"②, ⑤", r"\boxed{②⑤}", "correct"),
+    Case("words and marks", r"b < d < a < c", r"From smallest to largest: \boxed{b, d, a, c}.", "correct"),
+    Case("words and marks", r"c > a > d > b", r"\boxed{c, a, d, b}", "correct"),
+    Case("words and marks", r"b, d, a, c", r"\boxed{b < d < a < c}", "correct"),
+    # look-alikes: a count where infinity is asked, another choice, the choices run together, another order, the order reversed
+    Case("words and marks", r"\text{infinitely many solutions}", r"\boxed{2}", "incorrect"),
+    Case("words and marks", r"②③", r"\boxed{2, 4}", "incorrect"),
+    Case("words and marks", r"②③", r"\boxed{23}", "incorrect"),
+    Case("words and marks", r"②③", r"\boxed{2, 3, 4}", "incorrect"),
+    Case("words and marks", r"b < d < a < c", r"\boxed{b, a, d, c}", "incorrect"),
+    Case("words and marks", r"b < d < a < c", r"\boxed{c, a, d, b}", "incorrect"),
+    Case("words and marks", r"1 < 4 < 9", r"\boxed{1, 4, 9}", "incorrect"),
 ]
 # fmt: on

@@ -87,6 +87,16 @@ class MathConfig:
     (``\\frac{2}{7}``), and a ratio of three terms is never one number. A gold number is not
     answered by a ratio (``1:2`` against ``\\frac{1}{2}``: the question asked for a number). Off:
     a ratio equals only a proportional ratio."""
+    infinity_words: bool = True
+    """"infinitely many solutions" (also "infinitely many", "an infinite number of ...") equals
+    ``\\infty``, either side the words."""
+    choice_marks: bool = True
+    """Enumerated choice marks name the choices: ``①④`` (or ``①, ④``) equals ``1, 4`` in any
+    order, never ``1, 3`` or ``14``."""
+    chain_as_order: bool = True
+    """An order written as a strict chain of names, ``q < p < s < r``, equals the list of the
+    names in the order written, ``q, p, s, r`` (never another order; ``r > s > p > q`` is the
+    list ``r, s, p, q``); a chain of numbers is a statement, not an order."""
     ignore_degrees: bool = True
     """A bare number equals the same number of degrees."""
     thousands_separators: bool = True

@@ -25,6 +25,7 @@ from verifiers.math._labels import labelled_values
 from verifiers.math._lexer import ParseError
 from verifiers.math._nodes import Interval, List, Matrix, Node, Relation, Text, Tup, Union
 from verifiers.math._normalize import normalize
+from verifiers.math._notation import MARKS
 from verifiers.math._parser import parse
 from verifiers.math._shapes import signs_expanded
 from verifiers.math._statements import value_in_sentence
@@ -98,7 +99,7 @@ def parse_answer(text: str, config: MathConfig, elements: bool = False) -> Node 
     labelled = labelled_values(norm, lambda value: parse(value, config))
     if labelled is not None:
         return labelled
-    if _is_text(norm):
+    if _is_text(norm) or MARKS.fullmatch(norm):  # words; enumerated choice marks (①④)
         return _text_node(norm, config)
     try:
         return parse(norm, config)

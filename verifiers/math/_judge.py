@@ -41,7 +41,7 @@ from verifiers.math._nodes import (
     num,
     substitute,
 )
-from verifiers.math._notation import noted, quotient
+from verifiers.math._notation import in_notation, noted, quotient
 from verifiers.math._numeric import rational, rational_equal
 from verifiers.math._params import Verdict, with_parameters
 from verifiers.math._shapes import elements, exact, named_values, signs_expanded, value_of_equation
@@ -168,8 +168,9 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
         >>> judge(parse("(1, 2)"), parse("(1, 3)"), Scalars(MathConfig()))
         (False, 'the tuples differ')
     """
+    gold, pred, note = in_notation(gold, pred, scalars.config)
     verdict = with_parameters(gold, pred, lambda g, p: _rules(g, p, scalars), scalars.config)
-    return noted(gold, pred, verdict, scalars.config)
+    return noted(gold, pred, verdict, scalars.config, note)
 
 
 def _rules(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
