@@ -22,8 +22,13 @@ CASES: list[Case] = [
     Case("parameters", r"x = 2s\pi \text{ or } x = \frac{\pi}{3} + 2s\pi", r"The two families are \boxed{x = \frac{\pi}{3} + 2r\pi \text{ or } x = 2r\pi}.", "correct"),
     Case("parameters", r"(m\pi, 3m\pi), m \in \mathbb{Z}", r"\boxed{(l\pi, 3l\pi)}, where $l$ is an integer.", "correct"),
     Case("parameters", r"(m\pi, 3m\pi), m \in \mathbb{Z}", r"\boxed{(l\pi, 3l\pi) \text{ for any integer } l}", "correct"),
+    Case("parameters", r"\left\{\frac{\pi}{3} + k\pi, k \in \mathbb{Z}\right\}", r"\boxed{\frac{\pi}{3} + m\pi}", "correct"),
+    Case("parameters", r"\{\frac{\pi}{3} + k\pi \mid k \in \mathbb{Z}\}", r"\boxed{x = \frac{\pi}{3} + m\pi \ (m \in Z)}", "correct"),
+    Case("parameters", r"x = 2k\pi \pm \frac{\pi}{5}, k \in \mathbb{Z}", r"\boxed{x = \pm \frac{\pi}{5} + 2j\pi}", "correct"),
     # look-alikes: another multiple, one place renamed, one family of two, a restricted domain, a real variable
     Case("parameters", r"\varphi = \frac{\pi}{6} + t\pi", r"\boxed{\frac{\pi}{6} + 2q\pi}", "incorrect"),
+    Case("parameters", r"x = 2k\pi \pm \frac{\pi}{5}, k \in \mathbb{Z}", r"\boxed{x = \pm \frac{\pi}{5} + j\pi}", "incorrect"),
+    Case("parameters", r"x = 2k\pi \pm \frac{\pi}{5}, k \in \mathbb{Z}", r"\boxed{x = \frac{\pi}{5} + 2j\pi}", "incorrect"),
     Case("parameters", r"(m\pi, 3m\pi), m \in \mathbb{Z}", r"\boxed{(l\pi, 3m\pi)}", "incorrect"),
     Case("parameters", r"x = 2s\pi \text{ or } x = \frac{\pi}{3} + 2s\pi", r"\boxed{x = 2r\pi \text{ or } x = \frac{\pi}{3} + 2s\pi}", "incorrect"),
     Case("parameters", r"x = 2s\pi \text{ or } x = \frac{\pi}{3} + 2s\pi", r"\boxed{x = 2r\pi}", "incorrect"),

@@ -136,6 +136,8 @@ def _is_name(tok: Token) -> bool:
 
 def membership(name: Node, domain: Node) -> Node:
     """``k \\in \\mathbb{Z}`` is a qualifier (`Relation` ``in``) on the name; ``x \\in [0, 1)`` is its set."""
+    if isinstance(domain, Sym) and domain.name in ("Z", "N"):  # k \in Z written without \mathbb
+        domain = Domain(domain.name)
     if isinstance(domain, Domain) and isinstance(name, Sym):
         return Relation(("in",), (name, domain))
     return domain
@@ -146,7 +148,7 @@ def qualifier(ts: Tokens, relation: Callable[[], Node]) -> list[Node] | None:
     integer k``, ``for every real t``, ``k \\in \\mathbb{Z}``, ``for all positive integers n`` (a
     `Relation` ``in`` a `Domain` per name); None (nothing taken) when none follows."""
     start = ts.i
-    lead = ts.is_word(*LEADS)
+    lead = ts.is_word(*LEADS) or ts.is_cmd("\\mid")  # \{\frac{\pi}{4} + k\pi \mid k \in \mathbb{Z}\}
     if lead:
         ts.take()
     while ts.is_word(*_QUANTIFIERS):

@@ -177,7 +177,7 @@ def _rules(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
     expanded = signs_expanded(gold, scalars.config), signs_expanded(pred, scalars.config)
     if expanded != (gold, pred):
         same, why = _rules(*expanded, scalars)
-        return same, why + (" (expand_plus_minus: the tuples of every choice of signs)" if same else "")
+        return same, why + (" (expand_plus_minus: every choice of signs)" if same else "")
     eq: ScalarEq = lambda a, b: _scalar(scalars, a, b)  # noqa: E731
     verdict = _text(gold, pred) or _definition(eq, gold, pred, scalars.config) or _named(eq, gold, pred)
     if verdict is not None:

@@ -30,6 +30,7 @@ from verifiers.math._nodes import (
     Or,
     Pow,
     Relation,
+    Set,
     Sym,
     substitute,
     walk,
@@ -49,7 +50,7 @@ _UNRESTRICTED = frozenset({"Z", "R"})  # what an unqualified parameter (Z) or va
 _PI = Const("pi")
 
 
-_HOLDERS = (List, Or, Mul)  # where a qualifier stands: an item after the answer, a bracket beside it
+_HOLDERS = (List, Or, Mul, Set)  # where a qualifier stands: an item after the answer, a bracket beside it
 
 
 def _is_qualifier(node: Node) -> TypeGuard[Relation]:
@@ -85,7 +86,7 @@ def _drop(node: Node, found: Qualifiers) -> Node:
                     found[name.name] = domain.name
                 else:
                     kept.append(_drop(item, found))
-            if isinstance(node, _HOLDERS) and len(kept) == 1:
+            if isinstance(node, _HOLDERS) and not isinstance(node, Set) and len(kept) == 1:
                 return kept[0]  # "x = k\pi, k \in \mathbb{Z}": the answer without its qualifier
             changes[field.name] = tuple(kept)
     return replace(node, **changes) if changes else node

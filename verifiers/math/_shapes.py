@@ -176,9 +176,14 @@ def signs_expanded(node: Node, config: MathConfig) -> Node:
     if not config.expand_plus_minus:
         return node
     match node:
+        case Add(terms) if any(isinstance(t, PlusMinus) and t.left is None for t in terms):
+            return _leading_sign(terms)
+        case Relation(("=",), (name, Add() as value)) if is_name(name):
+            signed = signs_expanded(value, config)
+            return node if signed is value else Relation(("=",), (name, signed))
         case Tup(items) if any(isinstance(i, PlusMinus) for i in items):
             return List(tuple(Tup(t) for t in _sign_choices(items)))
-        case List(items) | Or(items) | Set(items) if any(isinstance(i, Tup | Relation) for i in items):
+        case List(items) | Or(items) | Set(items) if any(isinstance(i, Tup | Relation | Add) for i in items):
             expanded = [signs_expanded(i, config) for i in items]
             return type(node)(tuple(e for i in expanded for e in (i.items if isinstance(i, List) else (i,))))
         case Relation(("=",), (Tup() as names, Tup() as values)):
@@ -186,6 +191,15 @@ def signs_expanded(node: Node, config: MathConfig) -> Node:
             if isinstance(choices, List):
                 return List(tuple(Relation(("=",), (names, t)) for t in choices.items))
     return node
+
+
+def _leading_sign(terms: tuple[Node, ...]) -> Node:
+    """``\\pm \\frac{\\pi}{3} + 2k\\pi`` as ``2k\\pi \\pm \\frac{\\pi}{3}``: the sign of one term, two values."""
+    k = next(k for k, t in enumerate(terms) if isinstance(t, PlusMinus) and t.left is None)
+    signed = terms[k]
+    assert isinstance(signed, PlusMinus)
+    rest = terms[:k] + terms[k + 1 :]
+    return PlusMinus(rest[0] if len(rest) == 1 else Add(rest), signed.right, signed.mp)
 
 
 def _sign_choices(items: tuple[Node, ...]) -> list[tuple[Node, ...]]:
