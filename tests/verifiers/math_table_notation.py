@@ -97,12 +97,16 @@ CASES: list[Case] = [
     Case("qualifiers", r"(p(n), q(n)) = (3n, n^3)", r"\boxed{q(m) = m^3, p(m) = 3m}", "correct"),
     Case("qualifiers", r"T_{\max} = 4m - 1", r"The largest total is $\boxed{4m - 1}$.", "correct"),
     Case("qualifiers", r"L_{\min} = \frac{9}{2}", r"\boxed{\frac{9}{2}}", "correct"),
+    Case("qualifiers", r"b_n = 3n - 2 \ (n \in \mathbb{N}^*)", r"So the general term is $\boxed{b_n = 3n - 2}$.", "correct"),
+    Case("qualifiers", r"b_n = 4^{n} + 1 \ (n \geq 1)", r"\boxed{4^n + 1}", "correct"),
     # look-alikes: a domain restricted differently, the bodies swapped, one of the two, another value
     Case("qualifiers", r"h(s) = 5 \text{ for every real } s", r"\boxed{h(s) = 5 \text{ for every positive integer } s}", "incorrect"),
     Case("qualifiers", r"h(s) = 5 \text{ for every real } s", r"\boxed{h(s) = 5 \text{ for all } s \in \mathbb{N}}", "incorrect"),
     Case("qualifiers", r"(p(n), q(n)) = (3n, n^3)", r"\boxed{p(n) = n^3, q(n) = 3n}", "incorrect"),
     Case("qualifiers", r"(p(n), q(n)) = (3n, n^3)", r"\boxed{p(n) = 3n}", "incorrect"),
     Case("qualifiers", r"T_{\max} = 4m - 1", r"\boxed{4m + 1}", "incorrect"),
+    Case("qualifiers", r"b_n = 4^{n} + 1 \ (n \geq 1)", r"\boxed{4^n + 1 \ (n \geq 2)}", "incorrect"),
+    Case("qualifiers", r"b_n = 3n - 2 \ (n \in \mathbb{N}^*)", r"\boxed{b_n = 3n + 2}", "incorrect"),
 
     # --- words and marks for values (infinity_words, choice_marks, chain_as_order) ---
     Case("words and marks", r"\text{infinitely many solutions}", r"So the system has $\boxed{\infty}$ solutions.", "correct"),
@@ -113,8 +117,13 @@ CASES: list[Case] = [
     Case("words and marks", r"b < d < a < c", r"From smallest to largest: \boxed{b, d, a, c}.", "correct"),
     Case("words and marks", r"c > a > d > b", r"\boxed{c, a, d, b}", "correct"),
     Case("words and marks", r"b, d, a, c", r"\boxed{b < d < a < c}", "correct"),
+    Case("words and marks", r"\text{no real solutions}", r"The equation has no real roots, so the solution set is $\boxed{\varnothing}$.", "correct"),
+    Case("words and marks", r"\emptyset", r"\boxed{\text{No solution}}", "correct"),
+    Case("words and marks", r"\text{infinitely many solutions}", r"\boxed{\text{There are infinitely many solutions}}", "correct"),
     # look-alikes: a count where infinity is asked, another choice, the choices run together, another order, the order reversed
     Case("words and marks", r"\text{infinitely many solutions}", r"\boxed{2}", "incorrect"),
+    Case("words and marks", r"\text{no real solutions}", r"\boxed{\{0\}}", "incorrect"),
+    Case("words and marks", r"\emptyset", r"\boxed{\infty}", "incorrect"),
     Case("words and marks", r"②③", r"\boxed{2, 4}", "incorrect"),
     Case("words and marks", r"②③", r"\boxed{23}", "incorrect"),
     Case("words and marks", r"②③", r"\boxed{2, 3, 4}", "incorrect"),

@@ -90,6 +90,9 @@ class MathConfig:
     infinity_words: bool = True
     """"infinitely many solutions" (also "infinitely many", "an infinite number of ...") equals
     ``\\infty``, either side the words."""
+    empty_set_words: bool = True
+    """"no solution" (also "no real solutions", "none", "does not exist", "the empty set")
+    equals ``\\emptyset`` / ``\\varnothing`` / ``\\{\\}``, either side the words."""
     choice_marks: bool = True
     """Enumerated choice marks name the choices: ``①④`` (or ``①, ④``) equals ``1, 4`` in any
     order, never ``1, 3`` or ``14``."""

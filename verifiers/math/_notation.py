@@ -5,6 +5,7 @@ policy allows it, each behind its own `MathConfig` switch and named in the verdi
   (``7:2`` is ``3.5`` and ``\\frac{7}{2}``, never ``\\frac{2}{7}``): `ratio_as_quotient`.
 
 - words and marks for values: "infinitely many solutions" is ``\\infty`` (`infinity_words`);
+  "no solution" is ``\\emptyset`` (`empty_set_words`);
   enumerated choice marks ``①④`` are the choices 1 and 4, in any order (`choice_marks`); an
   order written as a chain ``q < p < s < r`` is the list ``q, p, s, r`` in that order
   (`chain_as_order`): `in_notation`.
@@ -67,12 +68,22 @@ _INFINITELY_MANY = re.compile(
 )
 
 
+EMPTY = Set(())
+_NONE = re.compile(
+    r"(?:there\s+(?:are|is)\s+)?(?:no\s+(?:real\s+|such\s+|integer\s+)?(?:solutions?|roots?|values?|such\s+\w+)"
+    r"|none|no\s+solution\s+exists|(?:the\s+)?(?:solution\s+set\s+is\s+)?empty(?:\s+set)?|does\s+not\s+exist)"
+)
+
+
 def in_notation(gold: Node, pred: Node, config: MathConfig) -> tuple[Node, Node, str]:
     """``gold`` and ``pred`` with words and marks read as the values they write, and the note
     naming each switch that read one (empty when none did)."""
     notes: list[str] = []
     gold, pred = _infinity(gold, pred, config, notes)
     gold, pred = _marks(gold, config, notes), _marks(pred, config, notes)
+    if config.empty_set_words and EMPTY in (gold, pred) and any(_says_none(n) for n in (gold, pred)):
+        gold, pred = (EMPTY if _says_none(gold) else gold), (EMPTY if _says_none(pred) else pred)
+        notes.append("empty_set_words: no solution is the empty set")
     if config.chain_as_order and isinstance(pred, List | Tup) and (chain := _order(gold)) is not None:
         gold, pred = chain, Tup(pred.items)
         notes.append("chain_as_order: the chain is the list in its order")
@@ -84,13 +95,15 @@ def in_notation(gold: Node, pred: Node, config: MathConfig) -> tuple[Node, Node,
 
 def _infinity(gold: Node, pred: Node, config: MathConfig, notes: list[str]) -> tuple[Node, Node]:
     """ "infinitely many solutions" against ``\\infty`` (either side) is ``\\infty``."""
-    if not config.infinity_words or OO not in (gold, pred):
-        return gold, pred
     words = [isinstance(n, Text) and _INFINITELY_MANY.fullmatch(n.text) is not None for n in (gold, pred)]
-    if not any(words):
+    if not config.infinity_words or not any(words) or not (all(words) or OO in (gold, pred)):
         return gold, pred
     notes.append("infinity_words: infinitely many is \\infty")
     return (OO if words[0] else gold), (OO if words[1] else pred)
+
+
+def _says_none(node: Node) -> bool:
+    return isinstance(node, Text) and _NONE.fullmatch(node.text) is not None
 
 
 def _marks(node: Node, config: MathConfig, notes: list[str]) -> Node:

@@ -53,6 +53,18 @@ _PI = Const("pi")
 _HOLDERS = (List, Or, Mul, Set)  # where a qualifier stands: an item after the answer, a bracket beside it
 
 
+def _bound(node: Node) -> TypeGuard[Relation]:
+    """``n \\ge 1`` on a parameter letter, in a bracket beside the answer (``2^n - 1 \\ (n \\ge 1)``)."""
+    return (
+        isinstance(node, Relation)
+        and len(node.ops) == 1
+        and node.ops[0] in ("<", "<=", ">", ">=")
+        and isinstance(node.exprs[0], Sym)
+        and node.exprs[0].name in PARAMETER_NAMES
+        and isinstance(node.exprs[1], Num)
+    )
+
+
 def _is_qualifier(node: Node) -> TypeGuard[Relation]:
     return isinstance(node, Relation) and node.ops == ("in",) and isinstance(node.exprs[1], Domain)
 
@@ -66,7 +78,7 @@ def split_qualifiers(node: Node) -> tuple[Node, Qualifiers]:
         {'k': 'Z'}
     """
     found: Qualifiers = {}
-    if not any(_is_qualifier(n) for n in walk(node)):
+    if not any(_is_qualifier(n) or _bound(n) for n in walk(node)):
         return node, found
     return _drop(node, found), found
 
@@ -84,6 +96,10 @@ def _drop(node: Node, found: Qualifiers) -> Node:
                     name, domain = item.exprs
                     assert isinstance(name, Sym) and isinstance(domain, Domain)
                     found[name.name] = domain.name
+                elif isinstance(node, Mul) and _bound(item):
+                    name, value = item.exprs
+                    assert isinstance(name, Sym) and isinstance(value, Num)
+                    found[name.name] = f"{item.ops[0]}{value.value}"
                 else:
                     kept.append(_drop(item, found))
             if isinstance(node, _HOLDERS) and not isinstance(node, Set) and len(kept) == 1:
@@ -175,16 +191,18 @@ def renamings(gold: Node, gold_q: Qualifiers, pred: Node, pred_q: Qualifiers) ->
 
 
 def domains_differ(gold_q: Qualifiers, pred_q: Qualifiers, renamed: dict[str, Node]) -> str | None:
-    """The name whose qualifiers restrict it differently (``k \\in \\mathbb{N}`` against
-    ``k \\in \\mathbb{Z}``, or against nothing); None when they agree. An unqualified name ranges
-    over the integers (a parameter) or the reals (a variable)."""
+    """The name whose qualifiers restrict it differently: both given and different
+    (``k \\in \\mathbb{N}`` against ``k \\in \\mathbb{Z}``), or a restriction the prediction adds
+    to a gold that has none (the gold's name ranges over the integers, a parameter, or the
+    reals, a variable); None when they agree. A prediction that leaves out the gold's qualifier
+    (``a_n = 2n + 1`` for ``a_n = 2n + 1 \\ (n \\in \\mathbb{N}^*)``) restricts nothing."""
     pred_named = {}
     for name, domain in pred_q.items():
         target = renamed.get(name, Sym(name))
         pred_named[target.name if isinstance(target, Sym) else name] = domain
     for name in set(gold_q) | set(pred_named):
         g, p = gold_q.get(name), pred_named.get(name)
-        if g != p and not (g is None and p in _UNRESTRICTED) and not (p is None and g in _UNRESTRICTED):
+        if p is not None and g != p and not (g is None and p in _UNRESTRICTED):
             return name
     return None
 
