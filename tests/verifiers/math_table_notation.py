@@ -43,12 +43,14 @@ CASES: list[Case] = [
     Case("plus-minus", r"(a, b) = (\pm 3, 8)", r"So $(a, b)$ is \boxed{(-3, 8)} or \boxed{(3, 8)}.", "correct"),
     Case("plus-minus", r"(2 \pm \sqrt{3}, 1)", r"\boxed{(2 - \sqrt{3}, 1), (2 + \sqrt{3}, 1)}", "correct"),
     Case("plus-minus", r"(\pm 6, \mp 1)", r"\boxed{(6, -1), (-6, 1)}", "correct"),
+    Case("plus-minus", r"u = \pm 3, v = 1", r"\boxed{(u, v) = (3, 1), (-3, 1)}", "correct"),
     # look-alikes: a sign choice missing, a sign choice too many, signs that go together written apart
     Case("plus-minus", r"(\pm 2, 7, \pm 5)", r"\boxed{(2, 7, 5), (2, 7, -5), (-2, 7, 5)}", "incorrect"),
     Case("plus-minus", r"(\pm 2, 7, \pm 5)", r"\boxed{(2, 7, 5), (-2, 7, -5)}", "incorrect"),
     Case("plus-minus", r"(\pm 6, \mp 1)", r"\boxed{(6, -1), (-6, 1), (6, 1), (-6, -1)}", "incorrect"),
     Case("plus-minus", r"(\pm 6, \mp 1)", r"\boxed{(6, 1), (-6, -1)}", "incorrect"),
     Case("plus-minus", r"(\pm 2, 7)", r"\boxed{(2, 7)}", "incorrect"),
+    Case("plus-minus", r"u = \pm 3, v = 1", r"\boxed{(3, 1), (-3, -1)}", "incorrect"),
 
     # --- a ratio of two terms is its quotient (MathConfig.ratio_as_quotient) ---
     Case("ratios", r"9:4", r"The ratio of the areas is $\boxed{2.25}$.", "correct"),

@@ -181,6 +181,9 @@ def signs_expanded(node: Node, config: MathConfig) -> Node:
         case Relation(("=",), (name, Add() as value)) if is_name(name):
             signed = signs_expanded(value, config)
             return node if signed is value else Relation(("=",), (name, signed))
+        case List(items) if any(isinstance(i, Relation) and isinstance(i.exprs[-1], PlusMinus) for i in items):
+            named = solution(node)  # x = \pm 1, y = 2: the named tuple (x, y) = (\pm 1, 2)
+            return node if named is node else signs_expanded(named, config)
         case Tup(items) if any(isinstance(i, PlusMinus) for i in items):
             return List(tuple(Tup(t) for t in _sign_choices(items)))
         case List(items) | Or(items) | Set(items) if any(isinstance(i, Tup | Relation | Add) for i in items):
