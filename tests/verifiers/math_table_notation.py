@@ -25,6 +25,7 @@ CASES: list[Case] = [
     Case("parameters", r"\left\{\frac{\pi}{3} + k\pi, k \in \mathbb{Z}\right\}", r"\boxed{\frac{\pi}{3} + m\pi}", "correct"),
     Case("parameters", r"\{\frac{\pi}{3} + k\pi \mid k \in \mathbb{Z}\}", r"\boxed{x = \frac{\pi}{3} + m\pi \ (m \in Z)}", "correct"),
     Case("parameters", r"x = 2k\pi \pm \frac{\pi}{5}, k \in \mathbb{Z}", r"\boxed{x = \pm \frac{\pi}{5} + 2j\pi}", "correct"),
+    Case("parameters", r"\alpha = 30^\circ + k \cdot 180^\circ", r"\boxed{\alpha = 30^\circ + m \cdot 180^\circ}", "correct"),
     # look-alikes: another multiple, one place renamed, one family of two, a restricted domain, a real variable
     Case("parameters", r"\varphi = \frac{\pi}{6} + t\pi", r"\boxed{\frac{\pi}{6} + 2q\pi}", "incorrect"),
     Case("parameters", r"x = 2k\pi \pm \frac{\pi}{5}, k \in \mathbb{Z}", r"\boxed{x = \pm \frac{\pi}{5} + j\pi}", "incorrect"),
@@ -35,6 +36,7 @@ CASES: list[Case] = [
     Case("parameters", r"x = \frac{\pi}{6} + k\pi, k \in \mathbb{Z}", r"\boxed{x = \frac{\pi}{6} + k\pi, k \in \mathbb{N}}", "incorrect"),
     Case("parameters", r"x = \frac{\pi}{6} + k\pi", r"\boxed{x = \frac{\pi}{6} + n\pi \text{ for all positive integers } n}", "incorrect"),
     Case("parameters", r"4\pi r^2", r"The surface area is \boxed{4\pi h^2}.", "incorrect"),
+    Case("parameters", r"\alpha = 30^\circ + k \cdot 180^\circ", r"\boxed{\alpha = 30^\circ + m \cdot 90^\circ}", "incorrect"),
     Case("parameters", r"2\pi r", r"\boxed{2\pi k}", "incorrect"),
 
     # --- \pm in a tuple: shorthand for every choice of signs (MathConfig.expand_plus_minus) ---
@@ -101,6 +103,8 @@ CASES: list[Case] = [
     Case("qualifiers", r"L_{\min} = \frac{9}{2}", r"\boxed{\frac{9}{2}}", "correct"),
     Case("qualifiers", r"b_n = 3n - 2 \ (n \in \mathbb{N}^*)", r"So the general term is $\boxed{b_n = 3n - 2}$.", "correct"),
     Case("qualifiers", r"b_n = 4^{n} + 1 \ (n \geq 1)", r"\boxed{4^n + 1}", "correct"),
+    Case("qualifiers", r"h(s) = 5 \quad \forall s \in \mathbb{R}", r"\boxed{h(s) = 5}", "correct"),
+    Case("qualifiers", r"h(s) = 5, \ s \in \mathbb{R}", r"\boxed{h(t) = 5}", "correct"),
     # look-alikes: a domain restricted differently, the bodies swapped, one of the two, another value
     Case("qualifiers", r"h(s) = 5 \text{ for every real } s", r"\boxed{h(s) = 5 \text{ for every positive integer } s}", "incorrect"),
     Case("qualifiers", r"h(s) = 5 \text{ for every real } s", r"\boxed{h(s) = 5 \text{ for all } s \in \mathbb{N}}", "incorrect"),
@@ -109,6 +113,7 @@ CASES: list[Case] = [
     Case("qualifiers", r"T_{\max} = 4m - 1", r"\boxed{4m + 1}", "incorrect"),
     Case("qualifiers", r"b_n = 4^{n} + 1 \ (n \geq 1)", r"\boxed{4^n + 1 \ (n \geq 2)}", "incorrect"),
     Case("qualifiers", r"b_n = 3n - 2 \ (n \in \mathbb{N}^*)", r"\boxed{b_n = 3n + 2}", "incorrect"),
+    Case("qualifiers", r"h(s) = 5, \ s \in \mathbb{R}", r"\boxed{h(s) = 5, s \in \mathbb{Z}}", "incorrect"),
 
     # --- words and marks for values (infinity_words, choice_marks, chain_as_order) ---
     Case("words and marks", r"\text{infinitely many solutions}", r"So the system has $\boxed{\infty}$ solutions.", "correct"),

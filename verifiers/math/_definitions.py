@@ -138,6 +138,8 @@ def membership(name: Node, domain: Node) -> Node:
     """``k \\in \\mathbb{Z}`` is a qualifier (`Relation` ``in``) on the name; ``x \\in [0, 1)`` is its set."""
     if isinstance(domain, Sym) and domain.name in ("Z", "N"):  # k \in Z written without \mathbb
         domain = Domain(domain.name)
+    if domain == _REALS and isinstance(name, Sym):
+        domain = Domain("R")  # x \in \mathbb{R}: a qualifier after an answer, the set of reals alone
     if isinstance(domain, Domain) and isinstance(name, Sym):
         return Relation(("in",), (name, domain))
     return domain
@@ -148,10 +150,10 @@ def qualifier(ts: Tokens, relation: Callable[[], Node]) -> list[Node] | None:
     integer k``, ``for every real t``, ``k \\in \\mathbb{Z}``, ``for all positive integers n`` (a
     `Relation` ``in`` a `Domain` per name); None (nothing taken) when none follows."""
     start = ts.i
-    lead = ts.is_word(*LEADS) or ts.is_cmd("\\mid")  # \{\frac{\pi}{4} + k\pi \mid k \in \mathbb{Z}\}
+    lead = ts.is_word(*LEADS) or ts.is_cmd("\\mid", "\\forall")  # \{\frac{\pi}{4} + k\pi \mid k \in \mathbb{Z}\}
     if lead:
         ts.take()
-    while ts.is_word(*_QUANTIFIERS):
+    while ts.is_word(*_QUANTIFIERS) or ts.is_cmd("\\forall"):
         ts.take()
     domain = _domain_words(ts)
     names: list[Sym] = []

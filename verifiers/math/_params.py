@@ -18,10 +18,14 @@ from typing import TypeGuard
 
 from verifiers.math._config import MathConfig
 from verifiers.math._nodes import (
+    NEG_OO,
+    OO,
     Add,
     Const,
+    Deg,
     Div,
     Domain,
+    Interval,
     List,
     Mul,
     Neg,
@@ -78,6 +82,8 @@ def split_qualifiers(node: Node) -> tuple[Node, Qualifiers]:
         {'k': 'Z'}
     """
     found: Qualifiers = {}
+    if _is_qualifier(node) and node.exprs[1] == Domain("R"):  # x \in \mathbb{R} alone: every real
+        return Interval(False, NEG_OO, OO, False), found
     if not any(_is_qualifier(n) or _bound(n) for n in walk(node)):
         return node, found
     return _drop(node, found), found
@@ -113,7 +119,7 @@ def _symbols(node: Node) -> set[str]:
 
 
 def _has_pi(node: Node) -> bool:
-    if node == _PI:
+    if node == _PI or isinstance(node, Deg):  # k\pi, or k \cdot 180^\circ
         return True
     if isinstance(node, Div):
         return _has_pi(node.num)
