@@ -149,6 +149,8 @@ def qualifier(ts: Tokens, relation: Callable[[], Node]) -> list[Node] | None:
     """A qualifier on a parameter after an answer, taken: ``where k is an integer``, ``for any
     integer k``, ``for every real t``, ``k \\in \\mathbb{Z}``, ``for all positive integers n`` (a
     `Relation` ``in`` a `Domain` per name); None (nothing taken) when none follows."""
+    if ts.tok.kind not in ("word", "letter", "cmd"):  # a comma, a bracket, the end: no qualifier
+        return None
     start = ts.i
     lead = ts.is_word(*LEADS) or ts.is_cmd("\\mid", "\\forall")  # \{\frac{\pi}{4} + k\pi \mid k \in \mathbb{Z}\}
     if lead:

@@ -36,6 +36,7 @@ from verifiers.math._nodes import (
     Relation,
     Set,
     Sym,
+    Text,
     substitute,
     walk,
 )
@@ -82,6 +83,8 @@ def split_qualifiers(node: Node) -> tuple[Node, Qualifiers]:
         {'k': 'Z'}
     """
     found: Qualifiers = {}
+    if isinstance(node, Num | Sym | Const | Text):  # most answers: nothing to read off
+        return node, found
     if _is_qualifier(node) and node.exprs[1] == Domain("R"):  # x \in \mathbb{R} alone: every real
         return Interval(False, NEG_OO, OO, False), found
     if not any(_is_qualifier(n) or _bound(n) for n in walk(node)):
@@ -186,6 +189,8 @@ def _integers(qualifiers: Qualifiers) -> bool:
 def renamings(gold: Node, gold_q: Qualifiers, pred: Node, pred_q: Qualifiers) -> Iterator[dict[str, Node]]:
     """The consistent renamings of the prediction's integer parameters onto the gold's (each a
     bijection of the names only one side uses); none when such names are not parameters."""
+    if isinstance(gold, Num | Text) or isinstance(pred, Num | Text):
+        return
     gold_names = _symbols(gold) | set(gold_q)
     pred_names = _symbols(pred) | set(pred_q)
     only_gold = sorted(n for n in gold_names - pred_names if _parameter(gold, gold_q, n, _integers(pred_q)))

@@ -49,6 +49,7 @@ __all__ = ["Node", "ParseError", "parse"]
 _PROSE = frozenset("is the so we it of to be are as at if in on by its an our was has get got all for not but".split())
 _BRACKETS = {")": "(", "]": "["}
 _DEFAULT = MathConfig()
+_NOT_ATOMS = UNIT_STOP | LEADS
 
 
 class _Parser(Tokens):
@@ -173,7 +174,7 @@ class _Parser(Tokens):
         if tok.kind in ("num", "letter"):
             return True
         if tok.kind == "word":
-            return not self.unit_ahead() and str(tok.value).lower() not in UNIT_STOP | LEADS
+            return not self.unit_ahead() and str(tok.value).lower() not in _NOT_ATOMS
         if tok.kind == "cmd":
             return starts_value(str(tok.value))
         return tok.kind == "op" and tok.value == "("
