@@ -26,6 +26,7 @@ CASES: list[Case] = [
     Case("parameters", r"\{\frac{\pi}{3} + k\pi \mid k \in \mathbb{Z}\}", r"\boxed{x = \frac{\pi}{3} + m\pi \ (m \in Z)}", "correct"),
     Case("parameters", r"x = 2k\pi \pm \frac{\pi}{5}, k \in \mathbb{Z}", r"\boxed{x = \pm \frac{\pi}{5} + 2j\pi}", "correct"),
     Case("parameters", r"\alpha = 30^\circ + k \cdot 180^\circ", r"\boxed{\alpha = 30^\circ + m \cdot 180^\circ}", "correct"),
+    Case("parameters", r"y = \frac{m\pi}{4}", r"\boxed{y = \frac{l\pi}{4}}", "correct"),
     # look-alikes: another multiple, one place renamed, one family of two, a restricted domain, a real variable
     Case("parameters", r"\varphi = \frac{\pi}{6} + t\pi", r"\boxed{\frac{\pi}{6} + 2q\pi}", "incorrect"),
     Case("parameters", r"x = 2k\pi \pm \frac{\pi}{5}, k \in \mathbb{Z}", r"\boxed{x = \pm \frac{\pi}{5} + j\pi}", "incorrect"),
@@ -38,6 +39,7 @@ CASES: list[Case] = [
     Case("parameters", r"4\pi r^2", r"The surface area is \boxed{4\pi h^2}.", "incorrect"),
     Case("parameters", r"\alpha = 30^\circ + k \cdot 180^\circ", r"\boxed{\alpha = 30^\circ + m \cdot 90^\circ}", "incorrect"),
     Case("parameters", r"2\pi r", r"\boxed{2\pi k}", "incorrect"),
+    Case("parameters", r"y = \frac{m\pi}{4}", r"\boxed{y = \frac{l\pi}{2}}", "incorrect"),
 
     # --- \pm in a tuple: shorthand for every choice of signs (MathConfig.expand_plus_minus) ---
     Case("plus-minus", r"(\pm 2, 7, \pm 5)", r"The solutions are $\boxed{(2, 7, 5), (2, 7, -5), (-2, 7, 5), (-2, 7, -5)}$.", "correct"),

@@ -146,11 +146,13 @@ def _periodic_uses(node: Node, name: str, under_pi: bool = False) -> bool:
 
 
 def _shifted(node: Node, name: str) -> bool:
-    """A base value plus multiples of the parameter (``\\frac{\\pi}{6} + k\\pi``), or a sign
-    ``(-1)^k``: the shape of a general solution, which a lone ``2\\pi r`` does not have."""
+    """A base value plus multiples of the parameter (``\\frac{\\pi}{6} + k\\pi``), a sign
+    ``(-1)^k``, or a variable solved for (``x = k\\pi``): the shape of a general solution, which a
+    lone ``2\\pi r`` does not have."""
     return any(
         (isinstance(n, Add) and len({name in _symbols(t) for t in n.terms}) == 2)
         or (isinstance(n, Pow) and _minus_one(n.base) and name in _symbols(n.exp))
+        or (isinstance(n, Relation) and n.ops == ("=",) and isinstance(n.exprs[0], Sym) and n.exprs[0].name != name)
         for n in walk(node)
     )
 
