@@ -88,6 +88,7 @@ CASES: list[Case] = [
     Case("sets of reals", r"\{-3\} \cup [2, \infty)", r"\boxed{c = -3 \text{ or } c \geq 2}", "correct"),
     Case("sets of reals", r"(-\infty, 5]", r"\boxed{(-\infty, 5.]}", "correct"),
     Case("sets of reals", r"[1, 9)", r"\boxed{[1., 9)}", "correct"),
+    Case("sets of reals", r"[1, 9)", r"\boxed{[1 , 9 .)}", "correct"),
     # look-alikes: another point removed, the endpoints kept, the lone point dropped, another point, another bound
     Case("sets of reals", r"(-2, 3) \cup (3, \infty)", r"\boxed{\{t \mid t > -2\} \setminus \{2\}}", "incorrect"),
     Case("sets of reals", r"(-2, 3) \cup (3, \infty)", r"\boxed{(-2, \infty)}", "incorrect"),
