@@ -108,6 +108,7 @@ CASES: list[Case] = [
     Case("qualifiers", r"b_n = 4^{n} + 1 \ (n \geq 1)", r"\boxed{4^n + 1}", "correct"),
     Case("qualifiers", r"h(s) = 5 \quad \forall s \in \mathbb{R}", r"\boxed{h(s) = 5}", "correct"),
     Case("qualifiers", r"h(s) = 5, \ s \in \mathbb{R}", r"\boxed{h(t) = 5}", "correct"),
+    Case("qualifiers", r"\mathbb{Z}", r"So $n$ can be any integer: $\boxed{n \in \mathbb{Z}}$.", "correct"),
     # look-alikes: a domain restricted differently, the bodies swapped, one of the two, another value
     Case("qualifiers", r"h(s) = 5 \text{ for every real } s", r"\boxed{h(s) = 5 \text{ for every positive integer } s}", "incorrect"),
     Case("qualifiers", r"h(s) = 5 \text{ for every real } s", r"\boxed{h(s) = 5 \text{ for all } s \in \mathbb{N}}", "incorrect"),
@@ -117,6 +118,7 @@ CASES: list[Case] = [
     Case("qualifiers", r"b_n = 4^{n} + 1 \ (n \geq 1)", r"\boxed{4^n + 1 \ (n \geq 2)}", "incorrect"),
     Case("qualifiers", r"b_n = 3n - 2 \ (n \in \mathbb{N}^*)", r"\boxed{b_n = 3n + 2}", "incorrect"),
     Case("qualifiers", r"h(s) = 5, \ s \in \mathbb{R}", r"\boxed{h(s) = 5, s \in \mathbb{Z}}", "incorrect"),
+    Case("qualifiers", r"\mathbb{Z}", r"\boxed{n \in \mathbb{N}}", "incorrect"),
 
     # --- words and marks for values (infinity_words, choice_marks, chain_as_order) ---
     Case("words and marks", r"\text{infinitely many solutions}", r"So the system has $\boxed{\infty}$ solutions.", "correct"),

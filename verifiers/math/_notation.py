@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 
 from verifiers.math._config import MathConfig
-from verifiers.math._nodes import OO, Div, List, Node, Pct, Ratio, Relation, Set, Text, Tup, num
+from verifiers.math._nodes import OO, Div, Domain, List, Node, Pct, Ratio, Relation, Set, Text, Tup, num
 from verifiers.math._numeric import rational
 from verifiers.math._shapes import is_quantity
 
@@ -79,6 +79,8 @@ def in_notation(gold: Node, pred: Node, config: MathConfig) -> tuple[Node, Node,
     """``gold`` and ``pred`` with words and marks read as the values they write, and the note
     naming each switch that read one (empty when none did)."""
     notes: list[str] = []
+    if isinstance(gold, Domain) or isinstance(pred, Domain):  # \mathbb{Z} against x \in \mathbb{Z}: the names
+        gold, pred = _domain_name(gold), _domain_name(pred)
     gold, pred = _infinity(gold, pred, config, notes)
     gold, pred = _marks(gold, config, notes), _marks(pred, config, notes)
     if config.empty_set_words and EMPTY in (gold, pred) and any(_says_none(n) for n in (gold, pred)):
@@ -100,6 +102,13 @@ def _infinity(gold: Node, pred: Node, config: MathConfig, notes: list[str]) -> t
         return gold, pred
     notes.append("infinity_words: infinitely many is \\infty")
     return (OO if words[0] else gold), (OO if words[1] else pred)
+
+
+def _domain_name(node: Node) -> Node:
+    """A set of numbers (``\\mathbb{Z}``, or ``x \\in \\mathbb{Z}`` alone) as its name, compared as text."""
+    if isinstance(node, Relation) and node.ops == ("in",) and isinstance(node.exprs[1], Domain):
+        node = node.exprs[1]
+    return Text(f"mathbb {node.name}") if isinstance(node, Domain) else node
 
 
 def _says_none(node: Node) -> bool:
