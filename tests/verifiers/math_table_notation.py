@@ -109,6 +109,9 @@ CASES: list[Case] = [
     Case("qualifiers", r"h(s) = 5 \quad \forall s \in \mathbb{R}", r"\boxed{h(s) = 5}", "correct"),
     Case("qualifiers", r"h(s) = 5, \ s \in \mathbb{R}", r"\boxed{h(t) = 5}", "correct"),
     Case("qualifiers", r"\mathbb{Z}", r"So $n$ can be any integer: $\boxed{n \in \mathbb{Z}}$.", "correct"),
+    Case("qualifiers", r"g(y) = y^3 \text{ for all } y > 0", r"So $\boxed{g(y) = y^3}$.", "correct"),
+    Case("qualifiers", r"g(y) = y^3 \text{ for all } y > 0", r"\boxed{g(y) = y^3 \text{ for all positive reals } y}", "correct"),
+    Case("qualifiers", r"g(y) = y^3 \text{ for all } y \in \mathbb{R}^+", r"\boxed{g(t) = t^3}", "correct"),
     # look-alikes: a domain restricted differently, the bodies swapped, one of the two, another value
     Case("qualifiers", r"h(s) = 5 \text{ for every real } s", r"\boxed{h(s) = 5 \text{ for every positive integer } s}", "incorrect"),
     Case("qualifiers", r"h(s) = 5 \text{ for every real } s", r"\boxed{h(s) = 5 \text{ for all } s \in \mathbb{N}}", "incorrect"),
@@ -119,6 +122,8 @@ CASES: list[Case] = [
     Case("qualifiers", r"b_n = 3n - 2 \ (n \in \mathbb{N}^*)", r"\boxed{b_n = 3n + 2}", "incorrect"),
     Case("qualifiers", r"h(s) = 5, \ s \in \mathbb{R}", r"\boxed{h(s) = 5, s \in \mathbb{Z}}", "incorrect"),
     Case("qualifiers", r"\mathbb{Z}", r"\boxed{n \in \mathbb{N}}", "incorrect"),
+    Case("qualifiers", r"g(y) = y^3 \text{ for all } y > 0", r"\boxed{g(y) = y^3 \text{ for all } y \geq 0}", "incorrect"),
+    Case("qualifiers", r"g(y) = y^3", r"\boxed{g(y) = y^3 \text{ for all } y > 0}", "incorrect"),
 
     # --- words and marks for values (infinity_words, choice_marks, chain_as_order) ---
     Case("words and marks", r"\text{infinitely many solutions}", r"So the system has $\boxed{\infty}$ solutions.", "correct"),

@@ -5,10 +5,11 @@ whose arguments are bound names) and a set defined by a condition (``\\{x \\mid 
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 
 from verifiers.math._latex import GREEK
 from verifiers.math._lexer import ParseError, Token, Tokens, number_value
-from verifiers.math._nodes import NEG_OO, OO, And, Def, Domain, Interval, List, Node, Or, Relation, Set, Sym, Tup
+from verifiers.math._nodes import NEG_OO, OO, And, Def, Domain, Interval, List, Node, Num, Or, Relation, Set, Sym, Tup
 
 __all__ = ["LEADS", "definition", "function_head", "membership", "qualifier", "set_builder", "without"]
 
@@ -130,6 +131,14 @@ _SIGNS = {"positive": "+", "nonnegative": "0+", "negative": "-"}
 _REALS = Interval(False, NEG_OO, OO, False)
 
 
+_BOUNDS: dict[tuple[str, Node], str] = {
+    (">", Num(Fraction(0))): "R+",
+    (">=", Num(Fraction(0))): "R0+",
+    ("<", Num(Fraction(0))): "R-",
+}
+"""``x > 0`` is what "positive real x" says (``R+``), and so on; other bounds keep their own name."""
+
+
 def _is_name(tok: Token) -> bool:
     return tok.kind == "letter" or (tok.kind == "cmd" and str(tok.value)[1:] in GREEK)
 
@@ -174,6 +183,11 @@ def qualifier(ts: Tokens, relation: Callable[[], Node]) -> list[Node] | None:
         ts.take()
         found = relation()
         domain = found.name if isinstance(found, Domain) else "R" if found == _REALS else None
+    elif lead and _is_name(ts.tok) and ts.peek().kind == "rel" and ts.peek().value != "=":
+        found = relation()  # for all x > 0, for x \neq 0: a condition on a variable
+        if isinstance(found, Relation) and len(found.ops) == 1 and isinstance(found.exprs[0], Sym):
+            names.append(found.exprs[0])
+            domain = _BOUNDS.get((found.ops[0], found.exprs[1]), f"{found.ops[0]} {found.exprs[1]!r}")
     if domain is None or not names or (ts.tok.kind not in ("end", "op") or ts.is_op("(", "{", "[")):
         ts.i = start
         return None
@@ -186,7 +200,7 @@ def _domain_words(ts: Tokens) -> str | None:
     while ts.is_word("an", "any", "arbitrary", "some") or (ts.tok.kind == "letter" and ts.tok.value == "a"):
         ts.take()
     sign = ""
-    if ts.tok.kind == "word" and str(ts.tok.value).lower().replace("-", "") in _SIGNS:
+    if ts.tok.kind == "word" and str(ts.tok.value).lower() in _SIGNS:
         sign = _SIGNS[str(ts.take().value).lower()]
     if ts.tok.kind == "word" and str(ts.tok.value).lower() in _DOMAIN_WORDS:
         name = _DOMAIN_WORDS[str(ts.take().value).lower()]

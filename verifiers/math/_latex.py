@@ -128,9 +128,9 @@ def _mathbb(p: Grammar, name: str) -> Node:
     """``\\mathbb{R}`` is the interval of all reals; ``\\mathbb{Z}``, ``\\mathbb{N}``, ``\\mathbb{Z}^+``
     (also ``^{+}``, ``_{>0}``, ``^*``) are named sets of numbers (`Domain`), read in qualifiers."""
     letter = p.arg()
-    if letter == Sym("R"):
+    if letter == Sym("R") and not p.is_op("^", "_"):
         return Interval(False, NEG_OO, OO, False)
-    if not isinstance(letter, Sym) or letter.name not in ("Z", "N", "Q"):
+    if not isinstance(letter, Sym) or letter.name not in ("Z", "N", "Q", "R"):
         raise ParseError("unsupported \\mathbb")
     mark = ""
     if p.is_op("^", "_"):
