@@ -169,7 +169,7 @@ def main() -> None:
         ("math-verify", math_verify),
     ):
         verdicts, times = sequential(judge, rows)
-        plain_p50[name] = statistics.median(times[k] for k in plain) * 1e3
+        plain_p50[name] = statistics.median(times[k] for k in plain) * 1e3 if plain else float("nan")
         acc, fpr, fnr, fp, fn = scores(verdicts, labels)
         wrong[name] = [k for k, (v, lab) in enumerate(zip(verdicts, labels, strict=True)) if v != lab]
         results[name] = {

@@ -263,13 +263,13 @@ CASES: list[Case] = [
     Case("units", r"25\%", r"Out of 20 students, 5 chose red, which is 25 percent. The answer is 25 percent.", "correct"),
     Case("units", r"25\%", r"$\boxed{25}$", "correct"),
     Case("units", r"25\%", r"$\boxed{25\%}$", "correct"),
-    # percentages do not equal fractions by default
-    Case("units", r"25\%", r"$\boxed{0.25}$", "incorrect"),
-    Case("units", r"25\%", r"$\boxed{\frac{1}{4}}$", "incorrect"),
+    # a percent is its value over 100 too (percent_as_fraction, on since issue #59)
+    Case("units", r"25\%", r"$\boxed{0.25}$", "correct"),
+    Case("units", r"25\%", r"$\boxed{\frac{1}{4}}$", "correct"),
     Case("units", r"25", r"$\boxed{25\%}$", "correct"),
     Case("units", r"40\%", "The discount is 20 out of 50 dollars.\nAnswer: 40%", "correct"),
     Case("units", r"40\%", "Answer: 4%", "incorrect"),
-    Case("units", r"40\%", r"$\boxed{0.4}$", "incorrect"),
+    Case("units", r"40\%", r"$\boxed{0.4}$", "correct"),
     # --- units: length, area, time, money ---
     Case("units", r"12", r"The perimeter is $2(4 + 2) = 12$ cm, so $\boxed{12 \text{ cm}}$.", "correct"),
     Case("units", r"12 \text{ cm}", r"$\boxed{12}$", "correct"),

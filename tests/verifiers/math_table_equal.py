@@ -154,11 +154,12 @@ CASES: list[Case] = [
     Case("or-inequalities", r"x < -5 \text{ or } x > 5", r"\boxed{|x| > 5}", "correct"),
     Case("or-inequalities", r"(-5, 5]", r"\boxed{|x| \le 5}", "incorrect"),
 
-    # --- percents and fractions: a percent is its number; a fraction only with percent_as_fraction ---
+    # --- percents and fractions: a percent is its number, and its value over 100 (percent_as_fraction) ---
     Case("percent", r"37.5\%", r"The share that voted yes is $\boxed{37.5\%}$.", "correct"),
     Case("percent", r"37.5\%", r"\boxed{37.5}", "correct"),
-    Case("percent", r"37.5\%", r"\boxed{\frac{3}{8}}", "incorrect"),
-    Case("percent", r"\frac{3}{8}", r"\boxed{37.5\%}", "incorrect"),
+    Case("percent", r"37.5\%", r"\boxed{\frac{3}{8}}", "correct"),
+    Case("percent", r"\frac{3}{8}", r"\boxed{37.5\%}", "correct"),
+    Case("percent", r"37.5\%", r"\boxed{\frac{3}{80}}", "incorrect"),
     Case("percent", r"37.5\%", r"\boxed{38\%}", "incorrect"),
 
     # --- golds stored with more than their answer equal themselves, stated in any form ---

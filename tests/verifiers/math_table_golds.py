@@ -66,11 +66,12 @@ CASES: list[Case] = [
     Case("golds", r"\boxed{6}, \boxed{13}", r"\boxed{13}", "incorrect"),
     Case("golds", r"\boxed{6}, \boxed{13}", r"\boxed{6, 12}", "incorrect"),
     Case("golds", r"We get \boxed{6} first; the final answer is \boxed{13}", r"\boxed{13}", "correct"),
-    # --- ratios: proportional, in order; never a number ---
+    # --- ratios: proportional, in order; a ratio of two terms is its quotient (issue #59), never its inverse ---
     Case("golds", r"5:12", r"The ratio is \boxed{10:24}.", "correct"),
     Case("golds", r"5:12", r"\boxed{5 : 12}", "correct"),
     Case("golds", r"5:12", r"\boxed{12:5}", "incorrect"),
-    Case("golds", r"5:12", r"\boxed{\frac{5}{12}}", "incorrect"),
+    Case("golds", r"5:12", r"\boxed{\frac{5}{12}}", "correct"),
+    Case("golds", r"5:12", r"\boxed{\frac{12}{5}}", "incorrect"),
     Case("golds", r"A_1:A_2=5:12", r"\boxed{5:12}", "correct"),
     Case("golds", r"A_1:A_2=5:12", r"\boxed{A_1 : A_2 = 15 : 36}", "correct"),
     Case("golds", r"A_1:A_2=5:12", r"\boxed{5:13}", "incorrect"),

@@ -103,7 +103,7 @@ CASES: list[Case] = [
     Case("units", r"25", r"The discount is $\boxed{25\%}$.", "correct"),
     Case("units", r"25\%", r"The discount is $\boxed{25}$ percent.", "correct"),
     Case("units", r"25\%", r"The answer is 25 percent.", "correct"),
-    Case("units", r"25\%", r"As a decimal the discount is $\boxed{0.25}$.", "incorrect"),
+    Case("units", r"25\%", r"As a decimal the discount is $\boxed{0.25}$.", "correct"),
     Case("units", r"30", r"The angle measures $\boxed{30^\circ}$.", "correct"),
     Case("units", r"30^\circ", r"So $\angle ABC = \boxed{30}$.", "correct"),
     Case("units", r"30^\circ", r"So the angle is $\boxed{60^\circ}$.", "incorrect"),
@@ -119,7 +119,7 @@ CASES: list[Case] = [
     Case("units", r"50\%", r"The population grew by $\boxed{5\%}$.", "incorrect"),
     Case("units", r"7.5", r"The bag weighs $\boxed{7.5\,\mathrm{kg}}$.", "correct"),
     Case("units", r"7.5", r"The bag weighs $\boxed{7\,\mathrm{kg}}$.", "incorrect"),
-    Case("units", r"0.25", r"The probability is $\boxed{25\%}$.", "incorrect"),
+    Case("units", r"0.25", r"The probability is $\boxed{25\%}$.", "correct"),
 
     # --- structures ---
     Case("structures", r"(1, -2)", r"The intersection point is $\boxed{(-2, 1)}$.", "incorrect"),

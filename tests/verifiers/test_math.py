@@ -19,12 +19,14 @@ import math_table  # noqa: E402
 import math_table_equal  # noqa: E402
 import math_table_golds  # noqa: E402
 import math_table_more  # noqa: E402
+import math_table_notation  # noqa: E402
 import math_table_realistic  # noqa: E402
 import math_table_statements  # noqa: E402
 
-# Six hand-written tables: the first from a brief of the policy, the next two written blind
+# Seven hand-written tables: the first from a brief of the policy, the next two written blind
 # from the policy text alone (the third in MATH / GSM8K style), then the grammar of final-answer
-# statements and runs of boxes, golds as datasets store them, and what equals what (issue #36).
+# statements and runs of boxes, golds as datasets store them, what equals what (issue #36), and
+# the same answer in another notation (issue #59).
 CASES = [
     *math_table.CASES,
     *math_table_more.CASES,
@@ -32,6 +34,7 @@ CASES = [
     *math_table_statements.CASES,
     *math_table_golds.CASES,
     *math_table_equal.CASES,
+    *math_table_notation.CASES,
 ]
 
 
@@ -124,7 +127,8 @@ FORMATS = [
     (r"4", r"\boxed{\sqrt{16}}", True),
     (r"2", r"\boxed{\log_2 4}", True),
     (r"\ln 2", r"\boxed{\log 2}", True),
-    (r"0.5", r"\boxed{50\%}", False),
+    (r"0.5", r"\boxed{50\%}", True),
+    (r"0.5", r"\boxed{5\%}", False),
     (r"50", r"\boxed{50\%}", True),
     (r"(2,3)", r"\boxed{x=2, y=3}", True),
     (r"5", r"\boxed{5 \text{ cm}^2}", True),
@@ -243,10 +247,11 @@ def test_last_number_fallback_is_an_option_and_never_rescues_an_explicit_answer(
     ("config", "gold", "completion", "expected"),
     [
         (MathConfig(percent_as_fraction=True), r"25\%", r"\boxed{0.25}", "correct"),
-        (MathConfig(), r"25\%", r"\boxed{0.25}", "incorrect"),
+        (MathConfig(), r"25\%", r"\boxed{0.25}", "correct"),
+        (MathConfig(percent_as_fraction=False), r"25\%", r"\boxed{0.25}", "incorrect"),
         (MathConfig(percent_as_fraction=True), r"62.5\%", r"\boxed{\frac{5}{8}}", "correct"),
         (MathConfig(percent_as_fraction=True), r"\frac{5}{8}", r"\boxed{62.5\%}", "correct"),
-        (MathConfig(), r"62.5\%", r"\boxed{\frac{5}{8}}", "incorrect"),
+        (MathConfig(percent_as_fraction=False), r"62.5\%", r"\boxed{\frac{5}{8}}", "incorrect"),
         (MathConfig(equation_as_value=False), r"h(t) = t^2 + 1", r"\boxed{t^2 + 1}", "incorrect"),
         (MathConfig(equation_as_value=False), r"h(t) = t^2 + 1", r"\boxed{h(s) = s^2 + 1}", "correct"),
         (MathConfig(bare_max_chars=20), "42", "Counting them all gives 42", "no_answer"),

@@ -118,8 +118,10 @@ LATEX_COMMANDS = [
     (r"\lceil x \rceil", "Fn(name='ceiling', arg=Sym(name='x'))"),
     (r"\begin{pmatrix}x\\y\end{pmatrix}", "Matrix(rows=((Sym(name='x'),), (Sym(name='y'),)))"),
     (r"\langle x, y \rangle", "Tup(items=(Sym(name='x'), Sym(name='y')))"),
+    (r"\mathbb{Z}", "Domain(name='Z')"),
+    (r"\mathbb{Z}^{+}", "Domain(name='Z+')"),
     # refused, with the reason
-    (r"\mathbb{Z}", "ParseError: unsupported \\mathbb"),
+    (r"\mathbb{C}", "ParseError: unsupported \\mathbb"),
     (r"\lfloor x", "ParseError: expected \\rfloor"),
     (r"\lceil x \rfloor", "ParseError: expected \\rceil"),
     (r"\langle x, y", "ParseError: expected \\rangle"),

@@ -31,9 +31,9 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
 - **Numbers**: exact. Integers are never approximate; an exact gold equals a decimal only if
   it is the same number (``0.375 = 3/8``, ``0.\\overline{3} = 1/3``, but ``3.14 != \\pi``); a
   decimal gold equals a more precise prediction that rounds to it (``decimal_rounding``).
-  ``25\\%`` equals ``25`` (and ``0.25`` or ``62.5\\%`` = ``5/8`` only with
-  ``percent_as_fraction``, off: none of the real golds we measure on is a percent, and a
-  fraction where a percent was asked is another number); degrees are dropped. An exact value
+  ``25\\%`` equals ``25``, and ``0.25`` and ``\\frac{1}{4}`` (``percent_as_fraction``, on: the
+  datasets that store percent golds are graded so; a number without the sign is never read
+  as a percent); degrees are dropped. An exact value
   followed by its approximation is the exact value (``x = 2/7 \\approx 0.29`` is 2/7, whatever
   the approximation), in a gold too (``\\frac{3+\\sqrt{5}}{2} \\approx 2.62``, "4\\pi (about
   12.57)", "..., approximately 2.62" are golds 3+sqrt5/2 and 4pi: 2.62 does not equal them);
@@ -81,9 +81,20 @@ The grading policy is a careful MATH grader's; each rule is a `MathConfig` field
   ``g(s, t)``, ``:=``), never one of another name (``g(t) = t^2+1``) nor ``y = t^2+1``; with
   ``equation_as_value`` its right side alone, in its own variable (``t^2+1``, not ``s^2+1``),
   either way round. Ratios ``7:32`` (also ``S_1:S_2 = 7:32``) equal proportional ratios with
-  the terms in order, never a number.
+  the terms in order; a gold ratio of two terms also equals its quotient (``ratio_as_quotient``:
+  ``7:2`` is ``3.5``, never ``2/7``).
   Other comparisons are compared term by term (``f(2) < f(1) < f(4)`` = ``f(4) > f(1) > f(2)``);
   ``AB \\perp CD`` and ``AB \\parallel CD`` either way round.
+- **Another notation** (each switch named in the reason when it decided): a general solution's
+  integer parameter is a bound name (``rename_parameters``: ``\\frac{\\pi}{4} + j\\pi`` is
+  ``\\frac{\\pi}{4} + k\\pi``, renamed consistently), and a qualifier after an answer
+  (``k \\in \\mathbb{Z}``, "where n is an integer", "for every real t") is read and compared on
+  its own; a tuple with ``\\pm`` is every choice of signs (``expand_plus_minus``); "infinitely
+  many" is ``\\infty`` (``infinity_words``); ``①④`` is the choices 1 and 4 (``choice_marks``);
+  a chain of names ``q < p < s < r`` is the list in that order (``chain_as_order``). Read
+  exactly: ``(u(k), v(k)) = (2k, k^2)`` is two definitions, ``S_{\\min} = 2k+1`` is ``2k+1``,
+  ``A \\setminus \\{4\\}`` is ``A`` without 4, ``b \\ge 5`` or ``b = 0`` is
+  ``\\{0\\} \\cup [5, \\infty)``.
 - **Symbolic**: expansion, factoring, trig identities (sympy, then random-point sampling);
   towers like ``4^{2^{99}}`` compared exactly without being computed.
 

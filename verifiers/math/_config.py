@@ -59,13 +59,47 @@ class MathConfig:
     decimal_rounding: bool = True
     """A decimal gold equals a prediction with no finite decimal form that rounds to it
     (12.57 ~ 4\\pi, 0.33 ~ 1/3); any other prediction must equal it exactly (2.54 != 2.5)."""
-    percent_as_fraction: bool = False
-    """Whether ``25\\%`` may equal ``0.25`` and ``62.5\\%`` equal ``5/8`` (a percent always equals
-    its number, ``25``). Off by default: no real gold we measure on (GSM8K, AIME, AMC) is a
-    percent, and where a percent is asked, the fraction is a different answer."""
+    percent_as_fraction: bool = True
+    """Whether ``25\\%`` may equal ``0.25`` and ``37.5\\%`` equal ``3/8`` (a percent always equals
+    its number, ``25``; a number without the mark is never read as a percent: ``0.25`` against
+    ``25`` stays unequal). On by default: the datasets that store percent golds (MATH's
+    "what percent" problems, NuminaMath, OlympiadBench, Omni-MATH) are graded by Math-Verify,
+    which reads ``X\\%`` as ``X/100``, or by a judge model that accepts the same share written
+    as a fraction; the percent sign itself says which number is meant, so ``\\frac{3}{8}``
+    against ``37.5\\%`` is the same answer, not a different one. Off: a percent equals only its
+    number (MATH's string graders, which drop the sign)."""
     equation_as_value: bool = True
     """Whether ``x = 2`` equals ``2`` (and vice versa), and a function definition
     ``h(t) = t^2 + 1`` equals its right side ``t^2 + 1`` written alone (and vice versa)."""
+    rename_parameters: bool = True
+    """An integer parameter of a general solution is a bound name: ``\\frac{\\pi}{4} + j\\pi`` equals
+    ``\\frac{\\pi}{4} + k\\pi`` (renamed consistently in the whole answer; never ``2j\\pi``, and
+    not one of several families renamed alone). A parameter is a name a qualifier makes an
+    integer (``k \\in \\mathbb{Z}``, "where n is an integer"), or one of the letters k n m j l t s
+    r p q used only inside multiples of pi (or as the exponent of -1)."""
+    expand_plus_minus: bool = True
+    """A tuple with ``\\pm`` entries is shorthand for the tuples of every choice of signs:
+    ``(\\pm 1, 2, \\pm 3)`` equals the four tuples written out (never three of them); with a
+    ``\\mp`` among the entries the signs go together (``(\\pm 1, \\mp 2)`` is two tuples)."""
+    ratio_as_quotient: bool = True
+    """A gold stored as a ratio of two terms equals the number it stands for: ``7:2`` is ``3.5``
+    and ``\\frac{7}{2}``, ``4 : \\frac{8}{5}`` is ``\\frac{5}{2}``; never the inverse
+    (``\\frac{2}{7}``), and a ratio of three terms is never one number. A gold number is not
+    answered by a ratio (``1:2`` against ``\\frac{1}{2}``: the question asked for a number). Off:
+    a ratio equals only a proportional ratio."""
+    infinity_words: bool = True
+    """"infinitely many solutions" (also "infinitely many", "an infinite number of ...") equals
+    ``\\infty``, either side the words."""
+    empty_set_words: bool = True
+    """"no solution" (also "no real solutions", "none", "does not exist", "the empty set")
+    equals ``\\emptyset`` / ``\\varnothing`` / ``\\{\\}``, either side the words."""
+    choice_marks: bool = True
+    """Enumerated choice marks name the choices: ``①④`` (or ``①, ④``) equals ``1, 4`` in any
+    order, never ``1, 3`` or ``14``."""
+    chain_as_order: bool = True
+    """An order written as a strict chain of names, ``q < p < s < r``, equals the list of the
+    names in the order written, ``q, p, s, r`` (never another order; ``r > s > p > q`` is the
+    list ``r, s, p, q``); a chain of numbers is a statement, not an order."""
     ignore_degrees: bool = True
     """A bare number equals the same number of degrees."""
     thousands_separators: bool = True

@@ -25,7 +25,9 @@ from verifiers.math._labels import labelled_values
 from verifiers.math._lexer import ParseError
 from verifiers.math._nodes import Interval, List, Matrix, Node, Relation, Text, Tup, Union
 from verifiers.math._normalize import normalize
+from verifiers.math._notation import MARKS
 from verifiers.math._parser import parse
+from verifiers.math._shapes import signs_expanded
 from verifiers.math._statements import value_in_sentence
 
 __all__ = ["Outcome", "judge_texts", "parse_answer", "verify_core"]
@@ -97,7 +99,7 @@ def parse_answer(text: str, config: MathConfig, elements: bool = False) -> Node 
     labelled = labelled_values(norm, lambda value: parse(value, config))
     if labelled is not None:
         return labelled
-    if _is_text(norm):
+    if _is_text(norm) or MARKS.fullmatch(norm):  # words; enumerated choice marks (①④)
         return _text_node(norm, config)
     try:
         return parse(norm, config)
@@ -269,6 +271,7 @@ def _run_of_boxes(answers: Sequence[str], gold_text: str, config: MathConfig, sc
             distinct.append(part)
     if len(distinct) > 1:
         gold_node = parse_answer(gold_text, config)
+        gold_node = signs_expanded(gold_node, config) if gold_node is not None else None  # (\pm 1, 2): two tuples
         if isinstance(gold_node, _NOT_A_COLLECTION):
             why = f"{len(answers)} separate boxed answers are a collection, not the one {gold_node.noun} the gold is."
             return ("incorrect", why, final_text), None, final_text

@@ -37,6 +37,8 @@ def intervals(node: Node) -> list[Interval] | None:
             return _union(parts)
         case Relation(("!=",), (left, right)):  # x != 1: all but one point
             return _all_but(left, right)
+        case Relation(("=",), (left, right)) if is_name(left) and not is_name(right):  # b = 0 (among b >= 5 or ...)
+            return [Interval(True, right, right, True)]
         case Relation(ops, exprs) if set(ops) <= set(FLIP):
             return _inequality(ops, exprs)
     return None

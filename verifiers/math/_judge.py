@@ -41,15 +41,15 @@ from verifiers.math._nodes import (
     num,
     substitute,
 )
+from verifiers.math._notation import in_notation, noted, quotient
 from verifiers.math._numeric import rational, rational_equal
-from verifiers.math._shapes import elements, exact, named_values, value_of_equation
+from verifiers.math._params import Verdict, with_parameters
+from verifiers.math._shapes import elements, exact, named_values, signs_expanded, value_of_equation
 
 __all__ = ["NeedSympy", "Scalars", "Verdict", "judge", "rational_equal"]
 
 ScalarEq = Callable[[Node, Node], bool]
 T = TypeVar("T")
-Verdict = tuple[bool, str]
-"""(equal, reason)."""
 
 
 class NeedSympy(Exception):
@@ -160,13 +160,24 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
 
     The rules, in order: text, function definitions, named values, equations (reduced to
     their values), matrices (a vector against a tuple), ratios, intervals, inequalities and
-    other comparisons, tuples, collections, one value.
+    other comparisons, tuples, collections, one value; qualifiers (``k \\in \\mathbb{Z}``) are read
+    off first and integer parameters may be renamed (`_params`).
 
     Examples:
         >>> from verifiers.math._parser import parse
         >>> judge(parse("(1, 2)"), parse("(1, 3)"), Scalars(MathConfig()))
         (False, 'the tuples differ')
     """
+    gold, pred, note = in_notation(gold, pred, scalars.config)
+    verdict = with_parameters(gold, pred, lambda g, p: _rules(g, p, scalars), scalars.config)
+    return noted(gold, pred, verdict, scalars.config, note)
+
+
+def _rules(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
+    expanded = signs_expanded(gold, scalars.config), signs_expanded(pred, scalars.config)
+    if expanded != (gold, pred):
+        same, why = _rules(*expanded, scalars)
+        return same, why + (" (expand_plus_minus: every choice of signs)" if same else "")
     eq: ScalarEq = lambda a, b: _scalar(scalars, a, b)  # noqa: E731
     verdict = _text(gold, pred) or _definition(eq, gold, pred, scalars.config) or _named(eq, gold, pred)
     if verdict is not None:
@@ -177,7 +188,7 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
         return verdict
     config = scalars.config
     if isinstance(gold, Ratio) or isinstance(pred, Ratio):
-        return _ratio(eq, gold, pred)
+        return _ratio(eq, gold, pred, config)
     if is_range(gold) or (isinstance(gold, Tup) and is_range(pred)):
         return _ranges(eq, gold, pred)
     if isinstance(gold, Tup):
@@ -288,15 +299,15 @@ def _two_equations(gold: Relation, pred: Relation, gval: Node | None, scalars: S
         return True, "the equations are equivalent"
     pval = value_of_equation(pred, scalars.config)
     if gval is not None and pval is not None:
-        return judge(gval, pval, scalars)
+        return _rules(gval, pval, scalars)
     return False, "the equations are not equivalent"
 
 
-def _ratio(eq: ScalarEq, gold: Node, pred: Node) -> Verdict:
-    """Ratios are equal when proportional (``7:32`` = ``14:64``), term order counting; a ratio
-    never equals a number (``1:2`` is not ``1/2``: the answer asked for is a ratio or is not)."""
+def _ratio(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict:
+    """Ratios are equal when proportional (``7:32`` = ``14:64``), term order counting; a gold ratio
+    of two terms and a number, by `MathConfig.ratio_as_quotient` (``7:2`` is ``3.5``, never ``2/7``)."""
     if not (isinstance(gold, Ratio) and isinstance(pred, Ratio)):
-        return False, f"a {gold.noun} and a {pred.noun} differ"
+        return quotient(eq, gold, pred, config)
     g, p = gold.items, pred.items
     if len(g) != len(p):
         return False, "the ratios have different numbers of terms"

@@ -16,6 +16,7 @@ from verifiers.math._nodes import (
     Binom,
     Const,
     Div,
+    Domain,
     Fn,
     Interval,
     List,
@@ -102,6 +103,8 @@ def command(p: Grammar) -> Node:
         return function(p, name)
     if name in _READERS:
         return _READERS[name](p, name)
+    if name in ("min", "max") and p.is_op("}"):  # S_{\min}: a name's subscript
+        return Sym(name)
     raise ParseError(f"unsupported command \\{name}")
 
 
@@ -122,9 +125,25 @@ def _binom(p: Grammar, name: str) -> Node:
 
 
 def _mathbb(p: Grammar, name: str) -> Node:
-    if p.arg() == Sym("R"):
+    """``\\mathbb{R}`` is the interval of all reals; ``\\mathbb{Z}``, ``\\mathbb{N}``, ``\\mathbb{Z}^+``
+    (also ``^{+}``, ``_{>0}``, ``^*``) are named sets of numbers (`Domain`), read in qualifiers."""
+    letter = p.arg()
+    if letter == Sym("R") and not p.is_op("^", "_"):
         return Interval(False, NEG_OO, OO, False)
-    raise ParseError("unsupported \\mathbb")
+    if not isinstance(letter, Sym) or letter.name not in ("Z", "N", "Q", "R"):
+        raise ParseError("unsupported \\mathbb")
+    mark = ""
+    if p.is_op("^", "_"):
+        p.take()
+        braced = p.is_op("{")
+        if braced:
+            p.take()
+        while p.tok.kind in ("op", "rel", "num") and not p.is_op("}") and (braced or not mark):
+            tok = p.take()
+            mark += str(number_value(tok)[0]) if tok.kind == "num" else str(tok.value)
+        if braced:
+            p.expect_op("}")
+    return Domain(letter.name + {"": "", "+": "+", "*": "+", ">0": "+", ">=0": "0+"}.get(mark, mark))
 
 
 def _floor_or_ceiling(p: Grammar, name: str) -> Node:

@@ -32,6 +32,7 @@ _NUMBER = re.compile(r"(\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d{1,6})(?![\d.]))?", re.AS
 _OVERLINE = re.compile(r"\\overline\s*\{\s*(\d{1,50})\s*\}|\\overline\s*(\d)", re.ASCII)
 _COMMAND = re.compile(r"\\([a-zA-Z]+)")
 _LETTERS = re.compile(r"[a-zA-Z]+")
+_STRAY_PERIOD = re.compile(r"\.\s*[,)\]]")  # [5, \infty.), (-\infty, 3. ]: not a decimal point
 _RELATIONS = {
     "=": "=",
     "<": "<",
@@ -120,6 +121,9 @@ def tokenize(text: str) -> list[Token]:
         elif c in "=<>":
             tokens.append(Token("rel", c, space))
             i += 1
+        elif c == "." and _STRAY_PERIOD.match(text, i) and text[i - 1 : i] not in (".", ""):
+            i += 1  # a stray period before a comma or a closing bracket: (-\infty, 3.], [2., 7]
+            continue
         elif c in "+-*/^_!%'(),[]{}|&:;.\u00b0":
             tokens.append(Token("op", c, space))
             i += 1

@@ -28,6 +28,7 @@ __all__ = [
     "Def",
     "Deg",
     "Div",
+    "Domain",
     "Fact",
     "Fn",
     "InBase",
@@ -195,12 +196,14 @@ class InBase(Node):
 # -- structures -----------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class PlusMinus(Node):
-    """``a \\pm b`` (``left`` None for a leading ``\\pm b``): two values."""
+    """``a \\pm b`` (``left`` None for a leading ``\\pm b``): two values, ``a + b`` and ``a - b``;
+    ``a \\mp b`` is ``right`` ``-b`` with ``mp`` set (beside a ``\\pm``, its sign is the opposite)."""
 
     scalar: ClassVar[bool] = False
     noun: ClassVar[str] = "list"
     left: Node | None
     right: Node
+    mp: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,6 +304,15 @@ class Def(Node):
     name: str
     args: tuple[str, ...]
     body: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Domain(Node):
+    """A set of numbers named by a letter: ``\\mathbb{Z}`` (``Z``), ``\\mathbb{N}``, ``\\mathbb{Z}^+`` (``Z+``)."""
+
+    scalar: ClassVar[bool] = False
+    noun: ClassVar[str] = "set of numbers"
+    name: str
 
 
 @dataclass(frozen=True, slots=True)

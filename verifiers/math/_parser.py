@@ -10,7 +10,7 @@ without bound. The node kinds are the classes of `_nodes`.
 from __future__ import annotations
 
 from verifiers.math._config import MathConfig
-from verifiers.math._definitions import definition, set_builder
+from verifiers.math._definitions import LEADS, definition, membership, qualifier, set_builder, without
 from verifiers.math._latex import FUNCTIONS, command, function, starts_value
 from verifiers.math._lexer import UNIT_STOP, ParseError, Token, Tokens, number_value, tokenize
 from verifiers.math._nodes import (
@@ -49,6 +49,7 @@ __all__ = ["Node", "ParseError", "parse"]
 _PROSE = frozenset("is the so we it of to be are as at if in on by its an our was has get got all for not but".split())
 _BRACKETS = {")": "(", "]": "["}
 _DEFAULT = MathConfig()
+_NOT_ATOMS = UNIT_STOP | LEADS
 
 
 class _Parser(Tokens):
@@ -60,8 +61,7 @@ class _Parser(Tokens):
 
     # -- answers and structures ---------------------------------------------------------
     def top(self) -> Node:
-        if self.is_word("either"):
-            self.take()
+        self.take() if self.is_word("either") else None
         groups = [self.items(closers=(";",))]
         while self.is_op(";"):  # `2; 5`, `p=5,q=2; p=7,q=2`: a list of groups
             self.take()
@@ -79,6 +79,9 @@ class _Parser(Tokens):
         first = self.item()
         items, words = [first], set()
         while True:
+            if qualified := qualifier(self, self.relation):  # where k is an integer
+                items.extend(qualified)
+                continue
             self.skip_units()
             if self.is_op(",") or (self.is_op(";") and ";" not in closers):  # (0;-2;6): ; inside brackets
                 self.take()
@@ -90,7 +93,7 @@ class _Parser(Tokens):
                 break
             if self.at_end() or (self.tok.kind == "op" and self.tok.value in closers):
                 break  # a trailing comma
-            items.append(self.item())
+            items.extend(qualifier(self, self.relation) or [self.item()])
         if len(items) == 1:
             return first
         if not words:
@@ -98,14 +101,13 @@ class _Parser(Tokens):
         return Or(tuple(items)) if "or" in words else And(tuple(items))
 
     def item(self) -> Node:
-        node = self.relation()
-        if not self.is_cmd("\\cup"):
-            return node
-        parts = [node]
-        while self.is_cmd("\\cup"):
-            self.take()
-            parts.append(self.relation())
-        return Union(tuple(parts))
+        parts = [self.relation()]
+        while self.is_cmd("\\cup", "\\setminus"):  # A \cup B; A \setminus \{4\}: A without the point 4
+            if self.take().value == "\\cup":
+                parts.append(self.relation())
+            else:
+                parts = [without(parts[0] if len(parts) == 1 else Union(tuple(parts)), self.relation())]
+        return parts[0] if len(parts) == 1 else Union(tuple(parts))
 
     def relation(self) -> Node:
         defined = definition(self, self.additive)  # f(x) = x^2 + 1
@@ -121,7 +123,7 @@ class _Parser(Tokens):
         if not ops:
             return exprs[0]
         if ops == ["in"]:
-            return exprs[1]  # x \in [0, 1): the set is the answer
+            return membership(exprs[0], exprs[1])  # x \in [0, 1): the set is the answer
         return Relation(tuple(ops), tuple(exprs))
 
     def ratio(self) -> Node:
@@ -149,7 +151,7 @@ class _Parser(Tokens):
             elif self.is_cmd("\\pm", "\\mp"):
                 sign = self.take().value
                 rest = self.unary()
-                terms = [PlusMinus(sum_of(terms), rest if sign == "\\pm" else Neg(rest))]
+                terms = [PlusMinus(sum_of(terms), rest if sign == "\\pm" else Neg(rest), sign == "\\mp")]
             else:
                 break
         self.leave()
@@ -163,8 +165,8 @@ class _Parser(Tokens):
             self.take()
             return self.unary()
         if self.is_cmd("\\pm", "\\mp"):
-            self.take()
-            return PlusMinus(None, self.unary())
+            mp = self.take().value == "\\mp"
+            return PlusMinus(None, Neg(self.unary()) if mp else self.unary(), mp)
         return self.multiplicative()
 
     def starts_atom(self) -> bool:
@@ -172,7 +174,7 @@ class _Parser(Tokens):
         if tok.kind in ("num", "letter"):
             return True
         if tok.kind == "word":
-            return not self.unit_ahead() and str(tok.value).lower() not in UNIT_STOP
+            return not self.unit_ahead() and str(tok.value).lower() not in _NOT_ATOMS
         if tok.kind == "cmd":
             return starts_value(str(tok.value))
         return tok.kind == "op" and tok.value == "("
@@ -352,10 +354,8 @@ class _Parser(Tokens):
     def word(self) -> Node:
         word = str(self.take().value)
         low = word.lower()
-        if low in ("pi",):
-            return Const("pi")
-        if low in ("inf", "infty", "infinity", "oo"):
-            return Const("oo")
+        if low in ("pi", "inf", "infty", "infinity", "oo"):
+            return Const("pi" if low == "pi" else "oo")
         if low in FUNCTIONS or low == "sqrt":
             return function(self, low)
         if low in UNIT_STOP or low in _PROSE or len(word) > 3:

@@ -4,6 +4,8 @@ values a collection holds. Read by the judge (`_judge`); nothing is compared her
 
 from __future__ import annotations
 
+from itertools import product
+
 from verifiers.math._config import MathConfig
 from verifiers.math._nodes import (
     Abs,
@@ -25,7 +27,16 @@ from verifiers.math._nodes import (
 )
 from verifiers.math._numeric import rational
 
-__all__ = ["elements", "exact", "is_name", "is_quantity", "named_values", "solution", "value_of_equation"]
+__all__ = [
+    "elements",
+    "exact",
+    "is_name",
+    "is_quantity",
+    "named_values",
+    "signs_expanded",
+    "solution",
+    "value_of_equation",
+]
 
 _COLLECTIONS = (List, Or, Set)
 
@@ -146,3 +157,67 @@ def solution(group: Node) -> Node:
         return group
     names, values = zip(*pairs, strict=True)
     return Relation(("=",), (Tup(names), Tup(values)))
+
+
+MAX_SIGN_CHOICES = 4  # (\pm a, \pm b, \pm c, \pm d): 16 tuples at most
+
+
+def signs_expanded(node: Node, config: MathConfig) -> Node:
+    """With `MathConfig.expand_plus_minus`, a tuple holding ``\\pm`` entries as the tuples it
+    stands for: ``(\\pm 1, 2, \\pm 3)`` is the four tuples of every choice of signs; with a
+    ``\\mp`` among them, the signs go together (``(\\pm 1, \\mp 2)`` is ``(1, -2), (-1, 2)``). Also
+    inside a list and on the right of ``(x, y) = ...``; any other node is returned as it is.
+
+    Examples:
+        >>> from verifiers.math._parser import parse
+        >>> len(signs_expanded(parse(r"(\\pm 1, 2, \\pm 3)"), MathConfig()).items)
+        4
+    """
+    if not config.expand_plus_minus:
+        return node
+    match node:
+        case Add(terms) if any(isinstance(t, PlusMinus) and t.left is None for t in terms):
+            return _leading_sign(terms)
+        case Relation(("=",), (name, Add() as value)) if is_name(name):
+            signed = signs_expanded(value, config)
+            return node if signed is value else Relation(("=",), (name, signed))
+        case List(items) if any(isinstance(i, Relation) and isinstance(i.exprs[-1], PlusMinus) for i in items):
+            named = solution(node)  # x = \pm 1, y = 2: the named tuple (x, y) = (\pm 1, 2)
+            return node if named is node else signs_expanded(named, config)
+        case Tup(items) if any(isinstance(i, PlusMinus) for i in items):
+            return List(tuple(Tup(t) for t in _sign_choices(items)))
+        case List(items) | Or(items) | Set(items) if any(isinstance(i, Tup | Relation | Add) for i in items):
+            expanded = [signs_expanded(i, config) for i in items]
+            return type(node)(tuple(e for i in expanded for e in (i.items if isinstance(i, List) else (i,))))
+        case Relation(("=",), (Tup() as names, Tup() as values)):
+            choices = signs_expanded(values, config)
+            if isinstance(choices, List):
+                return List(tuple(Relation(("=",), (names, t)) for t in choices.items))
+    return node
+
+
+def _leading_sign(terms: tuple[Node, ...]) -> Node:
+    """``\\pm \\frac{\\pi}{3} + 2k\\pi`` as ``2k\\pi \\pm \\frac{\\pi}{3}``: the sign of one term, two values."""
+    k = next(k for k, t in enumerate(terms) if isinstance(t, PlusMinus) and t.left is None)
+    signed = terms[k]
+    assert isinstance(signed, PlusMinus)
+    rest = terms[:k] + terms[k + 1 :]
+    return PlusMinus(rest[0] if len(rest) == 1 else Add(rest), signed.right, signed.mp)
+
+
+def _sign_choices(items: tuple[Node, ...]) -> list[tuple[Node, ...]]:
+    signed = [k for k, i in enumerate(items) if isinstance(i, PlusMinus)]
+    if len(signed) > MAX_SIGN_CHOICES:
+        return [items]
+    together = any(i.mp for i in items if isinstance(i, PlusMinus))
+    choices = [(s,) * len(signed) for s in (1, -1)] if together else list(product((1, -1), repeat=len(signed)))
+    out = []
+    for signs in choices:
+        row = list(items)
+        for k, s in zip(signed, signs, strict=True):
+            pm = items[k]
+            assert isinstance(pm, PlusMinus)
+            term = pm.right if s == 1 else Neg(pm.right)
+            row[k] = term if pm.left is None else Add((pm.left, term))
+        out.append(tuple(row))
+    return out
