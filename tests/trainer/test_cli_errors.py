@@ -197,3 +197,75 @@ def test_a_wrong_usage_is_one_line_naming_its_cause(
     assert done.returncode != 0 and "usage:" not in done.stderr
     assert cause.replace("{dead}", dead) in line, line
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").rglob("run.json"))  # nothing left behind
+
+
+def test_serve_says_why_an_item_was_not_judged_and_405s_a_wrong_method() -> None:
+    import json
+    import urllib.error
+    import urllib.request
+
+    from grpo_envs.adapters.openrlhf import RewardServer
+    from tests.verifiers.judge_server import closed_port
+    from verifiers.judges import LLMJudge
+
+    judge = LLMJudge(base_url=f"http://127.0.0.1:{closed_port()}/v1", model="j", retries=0)
+    server = RewardServer(verifier="math", judge=judge, port=0)
+    server.start()
+    try:
+        body = json.dumps({"query": ["Q: \\boxed{7}", "Q: \\boxed{12}"], "prompts": ["Q: "] * 2, "labels": ["12"] * 2})
+        request = urllib.request.Request(server.url + "/get_reward", data=body.encode(), method="POST")
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            out = json.loads(answer.read())
+        assert out["correct"] == [None, True] and out["reasons"][1] is None  # the rule's rejection went to the judge
+        assert "cannot reach the server at http://127.0.0.1:" in out["reasons"][0]
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(server.url + "/get_reward", timeout=10)
+        info.value.close()  # its socket
+        assert info.value.code == 405 and info.value.headers["Allow"] == "POST"
+    finally:
+        server.close()
+
+
+def test_an_audit_whose_judge_judges_nothing_exits_1_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.verifiers.judge_server import JudgeServer
+    from trainer.eval._audit_cli import main as audit_main
+
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text('{"gold": "12", "completion": "The answer is 12."}\n{"gold": "3", "completion": "So 4."}\n')
+    broken = JudgeServer(lambda body: (400, "no such model", 0.0))  # up (the probe passes), but judges nothing
+    try:
+        code = audit_main([str(samples), "--judge-url", broken.url, "--judge-model", "j", "--no-progress"])
+    finally:
+        broken.close()
+    err = capsys.readouterr().err
+    line = one_line(err, "grpo-envs audit: error:")
+    assert code == 1 and "judge j judged none of the 2 samples: The judge failed: the server at" in line
+    assert "answered HTTP 400" in line
+
+
+def test_a_refused_fresh_run_takes_back_its_claim(tmp_path: Path) -> None:
+    from trainer import GRPOConfig, GRPOTrainer, TrainerError
+
+    fresh = tmp_path / "fresh"
+    with pytest.raises(TrainerError, match="does not exist"):
+        GRPOTrainer(GRPOConfig(model="./no/such/model", output_dir=str(fresh), device="cpu"))
+    assert not fresh.exists()
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "metrics.jsonl").write_text('{"step": 1}\n')
+    with pytest.raises(TrainerError, match="does not exist"):
+        GRPOTrainer(GRPOConfig(model="./no/such/model", output_dir=str(old), device="cpu"), overwrite=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old"]  # moved aside, then moved back
+    assert (old / "metrics.jsonl").read_text() == '{"step": 1}\n'
+
+
+def test_every_retry_line_names_its_cause(caplog: pytest.LogCaptureFixture) -> None:
+    from tests.verifiers.judge_server import closed_port
+    from verifiers.http import Client, ServerError
+
+    client = Client(f"http://127.0.0.1:{closed_port()}/v1", model="m", retries=1, backoff=0.0)
+    with caplog.at_level("WARNING", logger="verifiers.http"), pytest.raises(ServerError, match="cannot reach"):
+        client.post("/chat/completions", {})
+    assert [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()][0].count("Connection refused") == 1
