@@ -88,6 +88,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "grpo-envs train") -> in
         return 130
     print(f"run written to {config.output_dir} (metrics.jsonl, curves.png, checkpoints/, final/)")
     if result["unjudged_frac"] == 1.0:  # the warning above says how many and why
-        print(f"{prog}: error: no completion was judged, so nothing was learned", file=sys.stderr)
+        why = str(result.get("unjudged_reason") or "").rstrip(".")
+        print(f"{prog}: error: no completion was judged, so nothing was learned: {why}", file=sys.stderr)
         return 1
     return 0
