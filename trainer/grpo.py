@@ -395,5 +395,5 @@ class GRPOTrainer:
             print(table)
         if unjudged is not None:
             log.warning(unjudged)
-        unjudged = {"unjudged_frac": self.watch.unjudged_frac, "unjudged_reason": self.watch.first_reason}
-        return {**last, "eval": final_eval, "summary": table, **unjudged}
+        nobody: dict[str, Any] = {"unjudged_frac": self.watch.unjudged_frac, "unjudged_reason": self.watch.first_reason}
+        return {**last, "eval": final_eval, "summary": table, **nobody}
