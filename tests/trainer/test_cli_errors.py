@@ -269,3 +269,29 @@ def test_every_retry_line_names_its_cause(caplog: pytest.LogCaptureFixture) -> N
     with caplog.at_level("WARNING", logger="verifiers.http"), pytest.raises(ServerError, match="cannot reach"):
         client.post("/chat/completions", {})
     assert [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()][0].count("Connection refused") == 1
+
+
+def test_an_eval_in_which_nothing_was_judged_exits_1_with_the_reason(tmp_path: Path) -> None:
+    from tests.trainer.test_signal import BROKEN_ENV
+
+    (tmp_path / "broken_w56.py").write_text(BROKEN_ENV)
+    flags = ["--model", "demo", "-n", "2", "--samples", "1", "--max-new-tokens", "1", "--device", "cpu"]
+    done = run("eval", "--env", "broken_w56:broken/Digits-v0", *flags, "--no-progress", cwd=tmp_path)
+    assert done.stderr.count("Traceback") == 1  # the user's verifier's, logged once where it failed
+    line = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1 and line.startswith("grpo-envs eval: error: none of the 2 samples was judged: ")
+    assert "The verifier down failed" in line
+    assert "the judge is down" in line and "statuses: {'error': 2}" in done.stdout
+
+
+def test_help_shows_defaults_and_no_restructuredtext() -> None:
+    from grpo_envs._commands import serve_parser
+    from trainer.eval._cli import _parser as eval_parser
+
+    assert (
+        "``" not in serve_parser().format_help() and "--env ID (labels are task keys)" in serve_parser().format_help()
+    )
+    text = " ".join(eval_parser().format_help().split())
+    for flag, default in [("-n N", 100), ("--samples SAMPLES", 8), ("--seed SEED", 0), ("--temperature", 0.6)]:
+        assert flag in text and f"(default: {default})" in text
+    assert "(default: 1024)" in text and "(default: auto)" in text  # --max-new-tokens, --device
