@@ -174,6 +174,8 @@ def _judge(args: argparse.Namespace) -> Any:
         raise GrpoEnvsError("--judge-url needs --env or --verifier math: the code verifier takes no judge")
     if judge is not None and args.env is None and judge.mode != "hybrid":
         raise GrpoEnvsError("serve judges gold answers rule first: --judge-mode judge needs --env")
+    if judge is not None:
+        judge.check("--judge-url")  # a dead address: refused at the start, not 7.5 s per request
     return judge
 
 

@@ -146,6 +146,24 @@ class JudgeConfig:
         except (VerifierInputError, TypeError) as exc:
             raise GrpoEnvsError(f"the judge at {self.url}: {exc}") from None
 
+    def check(self, option: str = "url", timeout_s: float = 3.0) -> None:
+        """Raise `GrpoEnvsError` with the cause when the judge's server does not answer one short
+        request (``GET /models``, ``timeout_s``; no tokens spent): before a command spends time.
+        ``option`` names the setting the URL came from (``--judge-url``). A reward model: nothing."""
+        from verifiers.errors import ServerError
+        from verifiers.http import Client
+
+        if self.reward_model is not None:
+            return
+        try:
+            client = Client(self.url, model=self.model, api_key=self.key(), option=option)
+        except ServerError:
+            return  # a malformed URL: `judge` says so, as the API would
+        try:
+            client.probe(timeout_s)
+        except ServerError as exc:
+            raise GrpoEnvsError(f"the judge: {exc}") from None
+
     def over(self, rule: Callable[..., VerifyResult], judge: Any = None) -> Any:
         """What judges an answer given a rule function (e.g. `verifiers.math.verify`): the rule
         then ``judge`` (default: a new `judge`), or the judge alone in mode "judge"."""

@@ -15,7 +15,7 @@ import gymnasium
 from grpo_envs import GrpoEnvsError, JudgeConfig, resolve_env_id
 from trainer.errors import TrainerError
 
-__all__ = ["env_factory", "make_env"]
+__all__ = ["check_engine", "env_factory", "make_env"]
 
 
 def accepted_kwargs(env_id: str) -> list[str]:
@@ -65,10 +65,11 @@ def make_env(env_id: str, **kwargs: Any) -> gymnasium.Env[Any, Any]:
         if bad:
             close = difflib.get_close_matches(bad.group(1), accepted, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise TrainerError(
-                f"env {env_id!r} takes no argument {bad.group(1)!r}{hint}; it takes: {', '.join(accepted) or '?'}"
-            ) from None
+            takes = f"it takes: {', '.join(accepted)}" if accepted else "its constructor names no keyword arguments"
+            raise TrainerError(f"env {env_id!r} takes no argument {bad.group(1)!r}{hint}; {takes}") from None
         raise TrainerError(f"env {env_id!r} refused env_kwargs {kwargs}: {message}") from None
+    except GrpoEnvsError as exc:  # our envs' own checks (split, answer_format, ...)
+        raise TrainerError(f"env {env_id!r} refused env_kwargs {kwargs}: {exc}") from None
 
 
 def env_factory(
@@ -111,3 +112,29 @@ def _factory(env: Any, env_kwargs: dict[str, Any]) -> Callable[..., gymnasium.En
     if callable(env):
         return lambda **extra: env(**extra) if extra else env()
     raise TrainerError(f"env must be an id, an Env or a factory, got {type(env).__name__}")
+
+
+def needs_engine(env: Any) -> bool:
+    """Whether ``env`` runs code in the default Docker sandbox: a code verifier, or a sandbox tool
+    (an env with a ``sandbox`` of None: the process-wide pool)."""
+    base = getattr(env, "unwrapped", env)
+    name = str(getattr(getattr(base, "verifier", None), "name", ""))
+    return name.partition("+")[0] == "code" or (hasattr(base, "sandbox") and base.sandbox is None)
+
+
+def check_engine(env: Any) -> None:
+    """Before a command spends time: a `TrainerError` with ``grpo-envs doctor``'s line when
+    ``env`` needs the Docker engine (`needs_engine`) and none answers (a few ms when one does)."""
+    if not needs_engine(env):
+        return
+    from verifiers.errors import EngineUnavailableError
+    from verifiers.sandbox import engine_client
+
+    try:
+        engine_client(timeout_s=3).close()
+    except EngineUnavailableError as exc:
+        first = str(exc).splitlines()[0].rstrip(".")
+        raise TrainerError(
+            f"{getattr(env.unwrapped, 'env_id', 'this env')} runs code in the Docker sandbox: {first} "
+            "(`grpo-envs doctor` says how to start one)"
+        ) from None

@@ -87,6 +87,15 @@ def env_alphabet(env: Any, samples: int = 16) -> str:
     return "".join(seen)
 
 
+def _first_line(exc: BaseException, model: str) -> str:
+    """A loader's error as one line: the hub's first sentence, or what is missing offline; then the way out."""
+    fix = 'pass a local directory with config.json (e.g. a run\'s final/), a hub name, or "demo"'
+    if os.environ.get("HF_HUB_OFFLINE") == "1" and not os.path.isdir(os.path.expanduser(model)):
+        return f"no folder of that name here, and HF_HUB_OFFLINE=1 allows only models in the hub cache; {fix}"
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0].rstrip(".")
+    return f"{first}; {fix}"
+
+
 def load_policy(model: Any, tokenizer: Any, *, alphabet: str | None, seed: int) -> tuple[Any, Any]:
     """(model, tokenizer) from a module, a hub name or path, or "demo"."""
     if model == "demo":
@@ -101,7 +110,8 @@ def load_policy(model: Any, tokenizer: Any, *, alphabet: str | None, seed: int) 
     if isinstance(model, str):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        if model.startswith((".", "/", "~")) and not os.path.isdir(os.path.expanduser(model)):
+        looks_like_a_path = model.startswith((".", "/", "~")) or model.count("/") > 1  # a hub name: NAME or ORG/NAME
+        if looks_like_a_path and not os.path.isdir(os.path.expanduser(model)):
             raise TrainerError(
                 f"model folder {model!r} does not exist: pass a folder with config.json (a saved model, e.g. a "
                 'run\'s final/), a hub name such as Qwen/Qwen2.5-0.5B-Instruct, or "demo"'
@@ -110,11 +120,8 @@ def load_policy(model: Any, tokenizer: Any, *, alphabet: str | None, seed: int) 
         try:
             loaded = AutoModelForCausalLM.from_pretrained(model)
             tokenizer = tokenizer or AutoTokenizer.from_pretrained(model, padding_side="left")
-        except OSError as exc:
-            raise TrainerError(
-                f"cannot load model {model!r}: {exc}. Pass a hub name (online), a local directory with "
-                'config.json, or "demo".'
-            ) from exc
+        except (OSError, ValueError) as exc:  # the hub's validation errors are ValueErrors
+            raise TrainerError(f"cannot load model {model!r}: {_first_line(exc, model)}") from None
         model = loaded
     if tokenizer is None:
         raise TrainerError("a model module needs its tokenizer: GRPOTrainer(config, model=m, tokenizer=t)")

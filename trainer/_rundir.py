@@ -12,6 +12,9 @@
 - Resuming needs the same config (only ``steps`` may change, the directory may have moved, and
   where verdicts and batches are made: ``verifier_executor``, ``async_workers_on``) and ``steps``
   at or above the checkpoint's step.
+- A fresh run refused before it starts (a bad env, model or setting; `released`) takes back what
+  it claimed: its ``run.json`` (and the folder, when that is then empty) is removed, and a run
+  ``overwrite`` moved aside is moved back.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import logging
 import os
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +33,7 @@ from typing import Any
 from trainer._checkpoint import checkpoints
 from trainer.errors import TrainerError
 
-__all__ = ["RunPlan", "holds_a_run", "open_run", "open_run_ranked"]
+__all__ = ["RunPlan", "holds_a_run", "open_run", "open_run_ranked", "released"]
 
 log = logging.getLogger("trainer")
 
@@ -182,3 +187,23 @@ def open_run_ranked(dist: Any, root: Path, config: dict[str, Any], *, resume: bo
     if verdict.moved_to is not None:
         log.info("--overwrite: the old run in %s was moved to %s", root, verdict.moved_to)
     return verdict
+
+
+@contextmanager
+def released(root: Path, plan: RunPlan, main: bool = True) -> Iterator[None]:
+    """Around a run's set-up: when it raises, a fresh run's claim on ``root`` is taken back (see the
+    module's rules); a resumed run's directory is left as it is."""
+    try:
+        yield
+    except BaseException:
+        if main and plan.checkpoint is None and _run_id(root) == plan.run_id:
+            (root / RUN_FILE).unlink(missing_ok=True)
+            try:
+                root.rmdir()  # only when nothing else is in it
+            except OSError:
+                pass
+            else:
+                if plan.moved_to is not None:
+                    os.rename(plan.moved_to, root)
+                    log.info("the old run is back in %s", root)
+        raise

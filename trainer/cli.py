@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from trainer.config import add_config_flags, config_from_args
 from trainer.errors import TrainerError
@@ -37,11 +38,34 @@ def parser(prog: str = "grpo-envs train") -> argparse.ArgumentParser:
     return p
 
 
+def _check_judge(judge: Any) -> None:
+    from grpo_envs import GrpoEnvsError
+
+    try:
+        judge.check("--judge-url (or the config's [judge] url)")
+    except GrpoEnvsError as exc:
+        raise TrainerError(str(exc)) from None
+
+
+def _check_engine(env_id: str, env_kwargs: dict[str, Any]) -> None:
+    from trainer._envs import check_engine, make_env
+
+    env = make_env(env_id, **env_kwargs)
+    try:
+        check_engine(env)
+    finally:
+        env.close()
+
+
 def main(argv: Sequence[str] | None = None, prog: str = "grpo-envs train") -> int:
     args = parser(prog).parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
     try:
         config = config_from_args(args)
+        if config.judge_config is not None:  # a dead address: one line now, before the model loads
+            _check_judge(config.judge_config)
+        if config.verifier_executor == "local":  # a code env without a Docker engine: one line now
+            _check_engine(config.env, config.env_kwargs)
         from trainer.grpo import GRPOTrainer
 
         if args.no_progress:  # nor transformers' own bars ("Loading weights", "Writing model shards")
@@ -64,6 +88,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "grpo-envs train") -> in
         return 130
     print(f"run written to {config.output_dir} (metrics.jsonl, curves.png, checkpoints/, final/)")
     if result["unjudged_frac"] == 1.0:  # the warning above says how many and why
-        print(f"{prog}: error: no completion was judged, so nothing was learned", file=sys.stderr)
+        why = str(result.get("unjudged_reason") or "").rstrip(".")
+        print(f"{prog}: error: no completion was judged, so nothing was learned: {why}", file=sys.stderr)
         return 1
     return 0

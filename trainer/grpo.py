@@ -59,7 +59,7 @@ from trainer._optim import no_update, optimizer_step
 from trainer._policy import build_policy, export_final, restore, save_run
 from trainer._rollout import Rollout, is_single_turn, rollout
 from trainer._rollout_log import RolloutLog
-from trainer._rundir import RunPlan, open_run_ranked
+from trainer._rundir import RunPlan, open_run_ranked, released
 from trainer._sampling import Timed, timed
 from trainer._signal import SignalWatch
 from trainer._vllm import ColocatedVLLM
@@ -109,6 +109,11 @@ class GRPOTrainer:
         self.run: RunPlan = open_run_ranked(
             self.dist, self.run_dir, config.to_dict(), resume=resume, overwrite=overwrite
         )
+        with released(self.run_dir, self.run, self.dist.main):  # refused in set-up: no run.json left behind
+            self._set_up(model, tokenizer, env, show_progress=show_progress, rollout_log=rollout_log)
+
+    def _set_up(self, model: Any, tokenizer: Any, env: EnvLike, *, show_progress: bool, rollout_log: bool) -> None:
+        config = self.config
         self.device = pick_device(config.device) if not self.dist.enabled else self.dist.device_for(config.device)
         torch.manual_seed(config.seed)
         if self.device.type == "cpu":
@@ -390,4 +395,5 @@ class GRPOTrainer:
             print(table)
         if unjudged is not None:
             log.warning(unjudged)
-        return {**last, "eval": final_eval, "summary": table, "unjudged_frac": self.watch.unjudged_frac}
+        nobody: dict[str, Any] = {"unjudged_frac": self.watch.unjudged_frac, "unjudged_reason": self.watch.first_reason}
+        return {**last, "eval": final_eval, "summary": table, **nobody}

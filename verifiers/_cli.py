@@ -11,6 +11,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from verifiers.commandline import CommandParser, add_no_progress
 
@@ -130,6 +131,9 @@ def _check_verifier(args: argparse.Namespace) -> int:
             raise LookupError(f"{args.target} is a {type(verify).__name__}, not a function")
         if not isinstance(domain, (str, Domain)):
             raise LookupError(f"--domain {args.domain} is a {type(domain).__name__}, not a verifiers.testing.Domain")
+        _callable_as_verify(verify, args.target)
+        if domain == "code" or getattr(domain, "name", None) == "code":
+            _engine_answers()  # before any law runs: one line, not "nan vs nan"
         golds = _golds(args.golds, args.gold_key, args.gold_from) if args.golds else []
         report = check_verifier(
             verify,
@@ -170,6 +174,30 @@ def _prune_images(dry_run: bool) -> int:
         print(name)
     print(f"grpo-envs: {'would remove' if dry_run else 'removed'} {len(names)} unused task image(s)", file=sys.stderr)
     return 0
+
+
+def _callable_as_verify(verify: Any, target: str) -> None:
+    """A `LookupError` when ``verify(reference, completion)`` cannot be called (its signature)."""
+    import inspect
+
+    try:
+        inspect.signature(verify).bind("reference", "completion")
+    except TypeError as exc:
+        raise LookupError(f"{target} cannot be called as verify(reference, completion): {exc}") from None
+    except ValueError:  # no signature to read (some builtins): the laws will call it
+        pass
+
+
+def _engine_answers() -> None:
+    """A `LookupError` with `grpo-envs doctor`'s line when no Docker engine answers."""
+    from verifiers.errors import EngineUnavailableError
+    from verifiers.sandbox import engine_client
+
+    try:
+        engine_client(timeout_s=3).close()
+    except EngineUnavailableError as exc:
+        first = str(exc).splitlines()[0].rstrip(".")
+        raise LookupError(f"--domain code runs code in the Docker sandbox: {first} (see grpo-envs doctor)") from None
 
 
 def _build_image(offline: bool, force: bool) -> int:

@@ -23,7 +23,17 @@ class UserModuleError(ImportError):
 
 
 class CommandParser(argparse.ArgumentParser):
-    """An `argparse.ArgumentParser` whose flags are dashes, with underscore spellings as hidden aliases."""
+    """An `argparse.ArgumentParser` whose flags are dashes, with underscore spellings as hidden aliases;
+    no abbreviations (``--max-new-token`` is an unknown flag, not ``--max-new-tokens``); an error
+    is one line (no usage block; ``--help`` shows it)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def format_help(self) -> str:
+        """argparse's help, without the docstrings' reStructuredText literals (````x````: x)."""
+        return super().format_help().replace("``", "")
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
@@ -55,7 +65,7 @@ class CommandParser(argparse.ArgumentParser):
                 if word.startswith("-") and close:
                     message += f" (did you mean {close[0]}?)"
                     break
-        super().error(message)
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def add_no_progress(parser: argparse.ArgumentParser, what: str = "no progress bars (logs only)") -> None:

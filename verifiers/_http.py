@@ -83,9 +83,10 @@ class Client:
                 status, raw = self._send(self._path + route, data, headers)
             except _TRANSIENT as exc:
                 timed_out = isinstance(exc, TimeoutError)
+                cause = f"{exc or type(exc).__name__}"
                 if last:
                     raise ServerError(
-                        f"cannot reach the server at {url} ({exc or type(exc).__name__}) after {attempt + 1} tries: "
+                        f"cannot reach the server at {url} ({cause}) after {attempt + 1} tries: "
                         f"is it running, and is {self.option} right (it ends in /v1)?",
                         timed_out=timed_out,
                     ) from None
@@ -95,16 +96,36 @@ class Client:
                 detail = raw[:300].decode(errors="replace")
                 if status not in RETRIED_STATUS or last:
                     raise ServerError(f"the server at {url} answered HTTP {status}: {detail}")
-                timed_out = False
+                timed_out, cause = False, f"HTTP {status}: {detail[:100]}"
             wait = self.backoff * 2**attempt
             if self.deadline is not None and time.monotonic() - start + wait > self.deadline:
                 raise ServerError(
                     f"the server at {url} did not answer within {self.deadline:g} s ({attempt + 1} tries)",
                     timed_out=True,
                 )
-            log.warning("%s failed (try %d of %d); retrying in %.2f s", url, attempt + 1, self.retries + 1, wait)
+            log.warning(
+                "%s failed (try %d of %d: %s); retrying in %.2f s", url, attempt + 1, self.retries + 1, cause, wait
+            )
             time.sleep(wait)
         raise AssertionError("unreachable")
+
+    def probe(self, timeout: float = 3.0) -> None:
+        """One ``GET /models`` within ``timeout`` seconds, no retry: any HTTP answer means the server
+        is there; none raises `ServerError` with the cause (a check before work, costing no tokens)."""
+        kind = _HTTPS if self._https else _HTTP
+        conn = kind(self._host or "", self._port, timeout=timeout)
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        try:
+            conn.request("GET", self._path + "/models", headers=headers)
+            conn.getresponse().read()
+        except _TRANSIENT as exc:
+            raise ServerError(
+                f"cannot reach the server at {self.base_url} ({exc or type(exc).__name__}): is it running, and is "
+                f"{self.option} right (it ends in /v1)?",
+                timed_out=isinstance(exc, TimeoutError),
+            ) from None
+        finally:
+            conn.close()
 
     def _send(self, path: str, data: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
         with self._slots:

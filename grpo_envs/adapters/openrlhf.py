@@ -226,7 +226,8 @@ class RewardServer:
             **{f"status/{s}": float(statuses.get(s, 0)) for s in _STATUSES},
             "status/other": float(sum(n for s, n in statuses.items() if s not in _STATUSES)),
         }
-        return {"rewards": rewards, "scores": rewards, "extra_logs": extra, "correct": correct}
+        reasons = [None if v.judged else v.reason for v in verdicts]  # why nobody judged an item (its reward masked)
+        return {"rewards": rewards, "scores": rewards, "extra_logs": extra, "correct": correct, "reasons": reasons}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         """The request handler class of this server (`_Handler` bound to it)."""
@@ -242,9 +243,11 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt: str, *args: Any) -> None:
         log.debug(fmt, *args)
 
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
+    def _send(self, status: int, payload: dict[str, Any], allow: str | None = None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
+        if allow is not None:  # 405: the methods the route takes
+            self.send_header("Allow", allow)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -280,10 +283,15 @@ class _Handler(BaseHTTPRequestHandler):
         server = self.reward_server
         if self.path.rstrip("/") == "/health":
             self._send(200, {"status": "ok", "env": server.env_id, "verifier": server.verifier})
+        elif self.path.rstrip("/") == "/get_reward":
+            self._send(405, {"error": "/get_reward takes POST (a JSON body with query, prompts and labels)"}, "POST")
         else:
             self._send(404, {"error": f"no route {self.path}; use POST /get_reward or GET /health"})
 
     def do_POST(self) -> None:
+        if self.path.rstrip("/") == "/health":
+            self._send(405, {"error": "/health takes GET"}, "GET")
+            return
         if self.path.rstrip("/") != "/get_reward":
             self._send(404, {"error": f"no route {self.path}; use POST /get_reward"})
             return

@@ -109,14 +109,18 @@ def test_eval_judges_the_rules_rejections_and_keeps_both_verdicts(
     ruled = [r for r in rows if r not in judged]
     assert all(r["status"] in ("correct", "no_answer") for r in ruled)  # accepted, or nothing to judge
 
-    down = ["--judge-url", dead()["url"], "--judge-model", "j"]
-    assert eval_main([*common, "--out", str(tmp_path / "b"), *down]) == 0
+    from trainer.eval import evaluate
+
+    shared = dict(n=4, samples=4, max_new_tokens=1, temperature=1.0, device="cpu", show_progress=False)
+    summary = evaluate(ENV, "demo", out=str(tmp_path / "b"), judge=JudgeConfig.from_dict(dead()), **shared)
     masked = eval_rows(tmp_path / "b")
     for before, after in zip(rows, masked, strict=True):
         if before in judged:  # the same samples: what the judge decided is now masked, never a 0
             assert after["correct"] is None and after["status"] == "error" and after["reason"].startswith("Masked")
-    out = capsys.readouterr().out.split("(not judged: ")
-    assert out[-1].startswith(f"{len(judged)})")  # the dead judge's table counts them as not judged
+    assert summary["unjudged"] == len(judged)  # the dead judge's table counts them as not judged
+    down = ["--judge-url", dead()["url"], "--judge-model", "j"]  # the command line refuses it at the start
+    assert eval_main([*common, "--out", str(tmp_path / "d"), *down]) == 2
+    assert "the judge: cannot reach the server at http://127.0.0.1:" in capsys.readouterr().err
     assert eval_main([*common, "--out", str(tmp_path / "c"), "--judge-model", "j"]) == 2
     assert "the --judge-* flags need --judge-url" in capsys.readouterr().err
 

@@ -108,4 +108,5 @@ def test_a_run_where_nothing_was_judged_says_so_once_and_exits_1(tmp_path: Path)
     assert "no completion was judged for 5 steps in a row (first reason: The verifier down failed" in done.stderr
     assert "24 of 24 completions (100%) in 6 steps were not judged (masked out of the loss); the first: " in lines[-2]
     assert "ValueError: the judge is down" in lines[-2]
-    assert lines[-1] == "grpo-envs train: error: no completion was judged, so nothing was learned"
+    assert lines[-1].startswith("grpo-envs train: error: no completion was judged, so nothing was learned: The ")
+    assert "ValueError: the judge is down" in lines[-1]  # the cause, on the error line too

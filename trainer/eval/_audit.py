@@ -11,6 +11,7 @@ never a disagreement.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections import Counter
@@ -67,6 +68,8 @@ def audit(
     verdicts = _judged(rows, first, opinion, folder / "progress.jsonl", restart, show_progress)
     items = [(row, *verdicts[row.key]) for row in rows]
     report = _report(items, first.name, opinion.name, folder, rescore)
+    failed = [v2.reason for _, _, v2 in items if v2.correct is None]
+    report = dataclasses.replace(report, second_failure=failed[0] if failed else "")
     write(report, items, folder)
     return report
 

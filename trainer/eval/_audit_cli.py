@@ -67,6 +67,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"grpo-envs audit: error: {exc}", file=sys.stderr)
         return 2
     print(report.table())
+    if report.samples and report.not_judged.get("second", 0) == report.samples:
+        why = report.second_failure.rstrip(".")
+        said = f"{report.second} judged none of the {report.samples} samples: {why}"
+        print(f"grpo-envs audit: error: {said}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -82,6 +87,7 @@ def _judge(args: argparse.Namespace) -> LLMJudge | None:
             return None
         if args.config is not None or args.rescore:
             raise TrainerError("name one second opinion: --judge-url, or --config / --rescore, not both")
+        settings.check("--judge-url")  # a dead address: one line now, not retries per sample
         judge: LLMJudge = settings.judge()
         return judge
     except (GrpoEnvsError, VerifierInputError) as exc:

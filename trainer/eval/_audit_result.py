@@ -36,6 +36,8 @@ class AuditReport:
     rescore: bool = False
     examples: Mapping[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
     """Up to two short examples per group, by the group's label."""
+    second_failure: str = ""
+    """Why the second opinion left a sample not judged (the first such reason; "" when none)."""
 
     @property
     def disagreements(self) -> int:

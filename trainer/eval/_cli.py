@@ -34,14 +34,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--engine-kwargs", default="{}", help='JSON keyword arguments for vllm.LLM, e.g. {"dtype": "float32"}'
     )
-    p.add_argument("-n", type=int, default=100, help="tasks from the env's seeded stream")
-    p.add_argument("--samples", type=int, default=8, help="completions per task")
+    p.add_argument("-n", type=int, default=100, help="tasks from the env's seeded stream (default: 100)")
+    p.add_argument("--samples", type=int, default=8, help="completions per task (default: 8)")
     p.add_argument("-k", default=None, help="comma-separated k values (default 1, 2, 4, ... up to --samples)")
-    p.add_argument("--split", default="eval", help="the env's split (default eval)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--temperature", type=float, default=0.6)
-    p.add_argument("--max-new-tokens", type=int, default=1024)
-    p.add_argument("--device", default="auto")
+    p.add_argument("--split", default="eval", choices=("train", "eval"), help="the env's split (default: eval)")
+    p.add_argument("--seed", type=int, default=0, help="the tasks' and the sampler's seed (default: 0)")
+    p.add_argument("--temperature", type=float, default=0.6, help="sampling temperature (default: 0.6)")
+    p.add_argument("--max-new-tokens", type=int, default=1024, help="tokens per completion at most (default: 1024)")
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default: auto)")
     p.add_argument(
         "--verifier-executor",
         choices=("local", "ray"),
@@ -74,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from trainer.eval._run import evaluate, table
 
         ks = _ks(args.k)
+        if args.verifier_executor == "local":  # a code env without a Docker engine: one line now
+            _check_engine(args)
         summary = evaluate(
             args.env,
             args.model,
@@ -103,6 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"grpo-envs eval: error: {exc}", file=sys.stderr)
         return 2
     print(table(summary))
+    if summary["samples"] and summary["unjudged"] == summary["samples"]:
+        why = summary["unjudged_reason"].rstrip(".")
+        print(f"grpo-envs eval: error: none of the {summary['samples']} samples was judged: {why}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -118,9 +124,22 @@ def _judge(args: argparse.Namespace) -> Any:
     from trainer.errors import TrainerError
 
     try:
-        return JudgeConfig.from_flags(args)
+        settings = JudgeConfig.from_flags(args)
+        if settings is not None:
+            settings.check("--judge-url")  # a dead address: one line now, before the model loads
+        return settings
     except GrpoEnvsError as exc:
         raise TrainerError(str(exc)) from None
+
+
+def _check_engine(args: argparse.Namespace) -> None:
+    from trainer._envs import check_engine, make_env
+
+    env = make_env(args.env, **_json_arg("--env-kwargs", args.env_kwargs))
+    try:
+        check_engine(env)
+    finally:
+        env.close()
 
 
 def _quiet_transformers() -> None:

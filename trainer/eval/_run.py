@@ -142,6 +142,8 @@ def _summary(
     equivalent = getattr(getattr(probe.unwrapped, "verifier", None), "equivalent", None)
     summary = summarize([_sample(row) for row in rows], ks, equivalent, seed=facts["seed"])
     summary.update(facts)
+    failed = [str(row.get("reason", "")) for row in rows if row.get("correct") is None]
+    summary["unjudged_reason"] = failed[0] if failed else ""  # why a sample was not judged (the first)
     (folder / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     plot(summary, folder / "passk.png")
     return summary
