@@ -14,8 +14,8 @@ Deliberate deviations from the paper (each is a config switch where it matters):
   gradient of the unclipped objective); with more iterations old log-probs are computed once.
 - Log-probs are taken from logits divided by the sampling temperature, so the ratio compares
   the distribution that was sampled from.
-- "dapo" and "dr_grpo" token-level reductions and the DAPO asymmetric clip (``epsilon = (0.2, 0.28)``),
-  dynamic sampling (``skip_zero_variance_groups``) and truncated-completion masking are options;
+- "dapo" and "dr_grpo" token-level reductions, the DAPO asymmetric clip (``epsilon = (0.2, 0.28)``), dynamic
+  sampling with refill and overlong shaping (``sampling``, `trainer._dynamic`), truncated-completion masking;
   so are GSPO's sequence ratio and CISPO's clipped-weight REINFORCE (``loss_type``, `trainer._losses`).
 - With ``generator = "vllm"`` each token's term is weighted by pi_old / pi_vllm, by
   ``importance_sampling_mode`` (`trainer._correction`); the clipped ratio stays pi_theta / pi_old.
@@ -48,6 +48,7 @@ from trainer._async_dist import open_rollouts
 from trainer._batch import Batch, loss_mask, loss_rows, make_batch, sequence_logps
 from trainer._correction import configured_weights
 from trainer._distributed import Dist, init_distributed, pad_ranks, unwrap
+from trainer._dynamic import DynamicSampler, StepSample
 from trainer._envs import env_factory
 from trainer._generation import TransformersGenerator
 from trainer._judges import open_executor
@@ -61,6 +62,7 @@ from trainer._rollout import Rollout, is_single_turn, rollout
 from trainer._rollout_log import RolloutLog
 from trainer._rundir import RunPlan, open_run_ranked
 from trainer._sampling import Timed, timed
+from trainer._shaping import shape
 from trainer._signal import SignalWatch
 from trainer._vllm import ColocatedVLLM
 from trainer.config import GRPOConfig
@@ -128,6 +130,7 @@ class GRPOTrainer:
         schedule = partial(lr_factor, warmup=config.warmup_steps, total=config.steps, kind=config.lr_scheduler)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, schedule)
         self.step_count = 0
+        self.sampler = DynamicSampler(config.sampling, seed=config.seed, world=self.dist.world)
         self.watch = SignalWatch()  # steps without signal, unjudged completions: said in words
         self.share_prefix = True  # a group's prompt runs once (where the model takes a cache); off: to compare
         if self.run.checkpoint is not None:
@@ -199,14 +202,9 @@ class GRPOTrainer:
 
     def _logps(self, model: Any, batch: Batch, rows: slice) -> torch.Tensor:
         return sequence_logps(
-            model,
-            batch,
-            rows,
-            device=self.device,
-            temperature=self.config.temperature,
-            share_prefix=self.share_prefix,
-            force=self.dist.collective_forwards,
-        )
+            model, batch, rows, device=self.device, temperature=self.config.temperature,
+            share_prefix=self.share_prefix, force=self.dist.collective_forwards,
+        )  # fmt: skip
 
     def _ref_logps(self, batch: Batch, rows: slice) -> torch.Tensor | None:
         base = unwrap(self.model)
@@ -222,15 +220,17 @@ class GRPOTrainer:
         """Generate, score and update once; returns the step's metrics (also written to disk)."""
         step = self.step_count + 1
         started = time.perf_counter()
-        groups, generate_s, rollout_s, extra = self._step_rollouts(step)
+        sample, generate_s, rollout_s, extra = self._step_rollouts(step)
+        groups = sample.sampled  # every group rolled out; the update sees sample.trained
         rolled = time.perf_counter()
         rollout_s = rollout_s if rollout_s is not None else rolled - started
-        update = self._update(self.dist.shard(groups))
+        update = self._update(self.dist.shard(sample.trained))
         trained = time.perf_counter()
         synced = self.engine.sync(self.model) if self.engine is not None else 0.0
         synced += self.workers.advance(unwrap(self.model), step) if self.workers is not None else 0.0
         self.step_count = step
         metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0], **extra}
+        metrics.update(sample.metrics)
         self.watch.step(groups)
         generated = sum(r.generated for g in groups for r in g)
         perf = {
@@ -246,27 +246,32 @@ class GRPOTrainer:
         if self.log is not None:
             self.log.step(metrics, perf)
         if self.rollouts is not None:
-            self.rollouts.write(step, self._seeds(step), groups)
+            self.rollouts.write(step, sample.seeds, groups)
         return metrics
 
     def _seeds(self, step: int) -> list[int]:
         return [stable_seed(self.config.seed, "train", step, k) % (2**31) for k in range(self.config.prompts_per_step)]
 
-    def _step_rollouts(self, step: int) -> tuple[list[list[Rollout]], float, float | None, dict[str, Any]]:
-        """Step ``step``'s groups, the generator's seconds, the rollout's (None: measured here) and
-        the async metrics: from a rollout worker (async_level > 0), or rolled out here."""
+    def _step_rollouts(self, step: int) -> tuple[StepSample, float, float | None, dict[str, Any]]:
+        """Step ``step``'s groups (shaped; with ``sampling.dynamic``, refilled), the generator's seconds,
+        the rollout's (None: measured here) and the async metrics: from a rollout worker
+        (async_level > 0), or rolled out here."""
         if self.workers is not None:
             got = self.workers.take(step - 1)
-            return got.groups, got.generate_s, got.rollout_s, self.workers.metrics(step - 1, got)
-        cfg = self.config
-        n_envs = cfg.prompts_per_step * (1 if self._single_turn() else cfg.num_generations)
-        if self.dist.enabled:  # each rank samples its own stream, reproducibly (resume included)
-            torch.manual_seed(stable_seed(cfg.seed, "sampling", step, self.dist.rank) % (2**31))
+            groups = shape(got.groups, self.config.sampling, self.config.max_new_tokens)
+            sample = StepSample(groups, self._seeds(step), groups)
+            return sample, got.generate_s, got.rollout_s, self.workers.metrics(step - 1, got)
         self._generate_s = 0.0
-        groups = self._rollouts(
-            self._seeds(step), self._pool(self._envs, n_envs), stable_seed(cfg.seed, "vllm-train", step)
-        )
-        return groups, self._generate_s, None, {}
+        return self.sampler.step(partial(self._roll, step), self._seeds(step), step), self._generate_s, None, {}
+
+    def _roll(self, step: int, seeds: list[int], round_: int) -> list[list[Rollout]]:
+        """Round ``round_`` of step ``step`` (0: the step's seeds; more: a refill), rolled out here, shaped."""
+        cfg, again = self.config, (round_,) if round_ else ()
+        n_envs = len(seeds) * (1 if self._single_turn() else cfg.num_generations)
+        if self.dist.enabled:  # each rank samples its own stream, reproducibly (resume included)
+            torch.manual_seed(stable_seed(cfg.seed, "sampling", step, self.dist.rank, *again) % (2**31))
+        stream = stable_seed(cfg.seed, "vllm-train", step, *again)
+        return shape(self._rollouts(seeds, self._pool(self._envs, n_envs), stream), cfg.sampling, cfg.max_new_tokens)
 
     def _update(self, groups: list[list[Rollout]]) -> dict[str, float]:
         """One policy update from this rank's ``groups``; with N ranks, normalised by global counts

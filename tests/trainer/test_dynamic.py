@@ -1,0 +1,200 @@
+"""Dynamic sampling with refill (`trainer._dynamic`), overlong shaping (`trainer._shaping`) and their
+typed config part (`trainer._config_sampling.SamplingConfig`)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grpo_envs import Judgement
+from trainer import TrainerError
+from trainer._batch import loss_rows
+from trainer._config_sampling import SamplingConfig
+from trainer._dynamic import DynamicSampler, informative
+from trainer._rollout import Rollout
+from trainer._shaping import overlong_penalty, shape_overlong
+from trainer.config import GRPOConfig, load_config
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def judged(reward: float, *, length: int = 1, correct: bool | None = None) -> Rollout:
+    status = "correct" if (correct if correct is not None else reward >= 1.0) else "incorrect"
+    r = Rollout([1], ids=[2] * length, mask=[1] * length, reward=reward)
+    r.judgements.append(Judgement.of_step(reward, {"status": status}))
+    return r
+
+
+# -- the filter ---------------------------------------------------------------------------------
+def test_constant_continuous_rewards_are_dropped_with_a_tolerance() -> None:
+    noisy = [judged(0.3), judged(0.3 + 1e-12), judged(0.3 - 1e-13)]  # e.g. a mean of floats, summed two ways
+    assert not informative(noisy, SamplingConfig().tolerance)
+    rows, _ = loss_rows([noisy], skip_zero_variance=True)
+    assert len(rows) == 3, "equality by value lets it through: the tolerance is what drops it"
+    assert informative([judged(0.3), judged(0.31)], SamplingConfig().tolerance)
+
+
+def test_the_filter_reads_the_verdict_before_shaping() -> None:
+    """All wrong, of different lengths: the overlong penalty makes the rewards differ, the verdicts do not."""
+    wrong = [judged(0.0, length=n) for n in (2, 7, 8)]
+    shape_overlong([wrong], max_len=8, buffer=4)
+    assert [r.reward for r in wrong] == [0.0, -0.75, -1.0]
+    assert [r.verdict_reward for r in wrong] == [0.0, 0.0, 0.0]
+    assert not informative(wrong)
+    rows, _ = loss_rows([wrong], skip_zero_variance=True)
+    assert rows == [], "skip_zero_variance_groups reads the verdicts too"
+
+
+def test_the_overlong_penalty_is_a_reward_part_the_verdict_shows() -> None:
+    assert [overlong_penalty(n, max_len=20, buffer=4) for n in (16, 17, 18, 20, 21)] == [0.0, -0.25, -0.5, -1.0, -1.0]
+    r = judged(1.0, length=19)
+    unjudged = Rollout([1], ids=[2] * 30, mask=[1] * 30, reward=None)
+    shape_overlong([[r, unjudged]], max_len=20, buffer=4)
+    assert r.reward == pytest.approx(0.25) and r.judgement is not None
+    assert r.judgement.reward == pytest.approx(0.25) and r.judgement.reward_parts["overlong"] == pytest.approx(-0.75)
+    assert r.reward_parts["overlong"] == pytest.approx(-0.75) and r.correct is True  # the verdict itself stands
+    assert unjudged.reward is None and unjudged.shaping == 0.0
+    assert SamplingConfig().overlong_lengths(256) == (256, 51)
+    assert SamplingConfig(overlong_max=100, overlong_buffer=10).overlong_lengths(256) == (100, 10)
+
+
+# -- refill ---------------------------------------------------------------------------------------
+def _roll(informative_seeds: Any) -> Any:
+    calls: list[tuple[list[int], int]] = []
+
+    def roll(seeds: list[int], round_: int) -> list[list[Rollout]]:
+        calls.append((list(seeds), round_))
+        return [[judged(1.0), judged(0.0 if informative_seeds(s) else 1.0)] for s in seeds]
+
+    return roll, calls
+
+
+def test_refill_reaches_the_full_count() -> None:
+    roll, calls = _roll(lambda s: s % 3 == 0)  # about a third of the groups teach
+    sampler = DynamicSampler(SamplingConfig(dynamic=True, max_rounds=10), seed=0)
+    first = list(range(1, 9))  # 8 seeds, 2 of them informative (3, 6)
+    got = sampler.step(roll, first, step=1)
+    assert len(got.trained) == 8 and all(informative(g) for g in got.trained)
+    m = got.metrics
+    assert m["sampling/groups_kept"] == 8 and m["sampling/rounds"] > 1 and m["sampling/short"] == 0
+    assert m["sampling/groups_sampled"] == len(got.sampled) == len(got.seeds) > 8
+    assert m["sampling/all_solved_frac"] == pytest.approx(
+        1 - sum(informative(g) for g in got.sampled) / len(got.sampled)
+    )
+    assert m["sampling/all_failed_frac"] == 0.0
+    assert calls[0] == (first, 0) and [c[1] for c in calls] == list(range(len(calls)))
+    # the next rounds' seeds follow from (seed, step, round): the same again, another step differs
+    again, _ = _roll(lambda s: s % 3 == 0)
+    assert DynamicSampler(SamplingConfig(dynamic=True, max_rounds=10), seed=0).step(again, first, 1).seeds == got.seeds
+    other = DynamicSampler(SamplingConfig(dynamic=True, max_rounds=10), seed=0).step(
+        _roll(lambda s: s % 3 == 0)[0], first, 2
+    )
+    assert other.seeds[8:] != got.seeds[8:]
+    # off: one round, everything trains, no sampling/* metrics
+    plain = DynamicSampler(SamplingConfig(), seed=0).step(roll, first, step=1)
+    assert len(plain.trained) == 8 and plain.metrics == {}
+
+
+def test_the_rounds_limit_trains_on_what_there_is_and_says_so_once(caplog: pytest.LogCaptureFixture) -> None:
+    roll, calls = _roll(lambda s: s == 5)  # one informative group in the first round, none after
+    sampler = DynamicSampler(SamplingConfig(dynamic=True, max_rounds=3), seed=0, world=1)
+    with caplog.at_level(logging.WARNING, logger="trainer"):
+        got = sampler.step(roll, list(range(1, 9)), step=1)
+        again = sampler.step(roll, list(range(1, 9)), step=2)
+    assert len(calls) == 6 and got.metrics["sampling/rounds"] == 3 and got.metrics["sampling/short"] == 1
+    assert len(got.trained) == 1 and again.metrics["sampling/groups_kept"] == 1
+    assert sum("informative groups after 3 sampling rounds" in r.getMessage() for r in caplog.records) == 1
+    # under torchrun the kept count is a multiple of the world (every rank trains the same share)
+    two = DynamicSampler(SamplingConfig(dynamic=True, max_rounds=3), seed=0, world=2).step(roll, list(range(1, 9)), 1)
+    assert two.trained == [] and all(len(c[0]) % 2 == 0 for c in calls[6:])
+
+
+# -- the config part ------------------------------------------------------------------------------
+def test_sampling_is_one_typed_part_with_a_table_and_flags(tmp_path: Path) -> None:
+    import argparse
+
+    from trainer.config import add_config_flags, config_from_args
+
+    assert GRPOConfig(sampling={"dynamic": True}).sampling == SamplingConfig(dynamic=True)
+    dapo = load_config(preset="dapo")
+    assert dapo.sampling.dynamic and dapo.sampling.overlong and dapo.mask_truncated_completions
+    assert GRPOConfig().sampling == SamplingConfig() and not GRPOConfig().sampling.dynamic
+    file = tmp_path / "c.toml"
+    file.write_text('preset = "dapo"\n[sampling]\nmax_rounds = 8\n')
+    cfg = load_config(file)
+    assert cfg.sampling == SamplingConfig(dynamic=True, overlong=True, max_rounds=8), (
+        "the table merges over the preset's"
+    )
+    parser = argparse.ArgumentParser()
+    add_config_flags(parser)
+    args = parser.parse_args(["--config", str(file), "--sampling-tolerance", "0.01", "--sampling-overlong", "false"])
+    cfg = config_from_args(args)
+    assert (cfg.sampling.max_rounds, cfg.sampling.tolerance, cfg.sampling.overlong) == (8, 0.01, False)
+    assert json.loads(json.dumps(cfg.to_dict()))["sampling"]["max_rounds"] == 8
+    with pytest.raises(TrainerError, match="sampling has unknown key 'max_round' .did you mean 'max_rounds'"):
+        GRPOConfig(sampling={"max_round": 2})
+    with pytest.raises(TrainerError, match="max_rounds must be >= 1"):
+        load_config(overrides={"sampling": '{"max_rounds": 0}'})
+    with pytest.raises(TrainerError, match="sampling.dynamic runs with async_level = 0"):
+        GRPOConfig(sampling={"dynamic": True}, async_level=1)
+
+
+# -- the trainer ----------------------------------------------------------------------------------
+def _config(tmp_path: Path, name: str, **overrides: Any) -> GRPOConfig:
+    values: dict[str, Any] = dict(
+        env="grpo_envs/Digits-v0",
+        steps=2,
+        prompts_per_step=4,
+        num_generations=4,
+        max_new_tokens=2,
+        learning_rate=1e-2,
+        beta=0.0,
+        output_dir=str(tmp_path / name),
+        save_every=1,
+        eval_prompts=2,
+        device="cpu",
+        sampling={"dynamic": True, "max_rounds": 8, "overlong": True, "overlong_max": 2, "overlong_buffer": 1},
+    )
+    return GRPOConfig(**{**values, **overrides})
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_the_trainer_refills_shapes_and_resumes_exactly(tmp_path: Path) -> None:
+    from trainer.grpo import GRPOTrainer
+
+    cfg = _config(tmp_path, "straight")
+    GRPOTrainer(cfg, show_progress=False, rollout_log=True).train()
+    log = _rows(tmp_path / "straight" / "metrics.jsonl")
+    for row in log:
+        assert row["sampling/groups_kept"] == 4 and row["sampling/short"] == 0, row
+        assert row["sampling/groups_sampled"] > 4 and row["sampling/rounds"] > 1, "Digits at 2 tokens needs refills"
+        assert row["reward/overlong"] < 0 and row["grad_norm"] > 0
+    logged = _rows(tmp_path / "straight" / "rollouts.jsonl")
+    assert len(logged) == sum(r["sampling/groups_sampled"] for r in log) * 4, "every sampled group is in the log"
+    assert len({(r["step"], r["task_seed"]) for r in logged}) == len(logged) // 4
+    # a checkpoint after step 1, then --resume to step 2: the same step 2, bit for bit
+    GRPOTrainer(cfg.replace(output_dir=str(tmp_path / "resumed"), steps=1), show_progress=False).train()
+    GRPOTrainer(cfg.replace(output_dir=str(tmp_path / "resumed")), resume=True, show_progress=False).train()
+    assert _rows(tmp_path / "resumed" / "metrics.jsonl")[1:] == [{k: v for k, v in log[1].items() if k != "run_id"}]
+
+
+def test_a_run_written_before_the_sampling_part_still_resumes(tmp_path: Path) -> None:
+    from trainer._rundir import open_run
+
+    saved = GRPOConfig(output_dir=str(tmp_path / "run")).to_dict()
+    del saved["sampling"]  # as runs were written before it existed
+    state = tmp_path / "run" / "checkpoints" / "step-000002"
+    state.mkdir(parents=True)
+    (state / "trainer_state.json").write_text(json.dumps({"config": saved, "run_id": "abc", "step": 2}))
+    now = GRPOConfig(output_dir=str(tmp_path / "run"), steps=5).to_dict()
+    plan = open_run(tmp_path / "run", config=now, resume=True)
+    assert plan.run_id == "abc" and plan.checkpoint == state
+    with pytest.raises(TrainerError, match="sampling differ"):  # but not with other sampling settings
+        open_run(tmp_path / "run", config={**now, "sampling": {**now["sampling"], "dynamic": True}}, resume=True)
