@@ -52,7 +52,7 @@ from trainer._dynamic import DynamicSampler, StepSample
 from trainer._envs import env_factory
 from trainer._generation import TransformersGenerator
 from trainer._judges import open_executor
-from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, rollout_metrics
+from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, perf_row, rollout_metrics
 from trainer._lora import adapter_disabled, is_lora
 from trainer._math import grpo_loss, loss_settings, lr_factor, sampler_mismatch
 from trainer._model import env_alphabet, pick_device
@@ -65,6 +65,7 @@ from trainer._sampling import Timed, timed
 from trainer._shaping import shape
 from trainer._signal import SignalWatch
 from trainer._vllm import ColocatedVLLM
+from trainer._worker import Done
 from trainer.config import GRPOConfig
 from verifiers.executors import Executor
 
@@ -144,6 +145,7 @@ class GRPOTrainer:
             seeds=lambda t: self._seeds(t + 1), start=self.step_count, saved=self.run.checkpoint,
         )  # fmt: skip
         self._generate_s = 0.0  # this step's seconds in the generator (the rest of a rollout is scoring)
+        self._taken: list[Done] = []  # async: this step's batches (its first, then refills)
         # verifier_executor="ray": a RayExecutor (its actors start at the first rollout); under torchrun
         # every rank joins one cluster
         self.executor: Executor | None = open_executor(config.verifier_executor, self.dist)
@@ -233,16 +235,9 @@ class GRPOTrainer:
         metrics.update(sample.metrics)
         self.watch.step(groups)
         generated = sum(r.generated for g in groups for r in g)
-        perf = {
-            "step": step,
-            "time_rollout_s": rolled - started,  # async: the time the learner waited for the batch
-            "time_generate_s": generate_s,
-            "time_score_s": rollout_s - generate_s,
-            "time_train_s": trained - rolled,
-            "time_sync_s": synced,
-            "tokens_per_s": generated / max(rollout_s, 1e-9),
-            "peak_memory_mb": peak_memory_mb(self.device),
-        }
+        times = {"rollout": rolled - started, "generate": generate_s, "score": rollout_s - generate_s}
+        perf = perf_row(step, {**times, "train": trained - rolled, "sync": synced}, generated / max(rollout_s, 1e-9))
+        perf["peak_memory_mb"] = peak_memory_mb(self.device)
         if self.log is not None:
             self.log.step(metrics, perf)
         if self.rollouts is not None:
@@ -256,13 +251,18 @@ class GRPOTrainer:
         """Step ``step``'s groups (shaped; with ``sampling.dynamic``, refilled), the generator's seconds,
         the rollout's (None: measured here) and the async metrics: from a rollout worker
         (async_level > 0), or rolled out here."""
-        if self.workers is not None:
-            got = self.workers.take(step - 1)
-            groups = shape(got.groups, self.config.sampling, self.config.max_new_tokens)
-            sample = StepSample(groups, self._seeds(step), groups)
-            return sample, got.generate_s, got.rollout_s, self.workers.metrics(step - 1, got)
-        self._generate_s = 0.0
-        return self.sampler.step(partial(self._roll, step), self._seeds(step), step), self._generate_s, None, {}
+        self._generate_s, self._taken = 0.0, []
+        sample = self.sampler.step(partial(self._take if self.workers else self._roll, step), self._seeds(step), step)
+        if self.workers is None:
+            return sample, self._generate_s, None, {}
+        got, seconds = self._taken[0], sum(t.rollout_s for t in self._taken)  # the step's batch, then its refills
+        return sample, sum(t.generate_s for t in self._taken), seconds, self.workers.metrics(step - 1, got)
+
+    def _take(self, step: int, seeds: list[int], round_: int) -> list[list[Rollout]]:
+        """Round ``round_`` of step ``step`` from the rollout workers (a refill: one more job, same weights)."""
+        assert self.workers is not None
+        self._taken.append(self.workers.take(step - 1, round_, seeds) if round_ else self.workers.take(step - 1))
+        return shape(self._taken[-1].groups, self.config.sampling, self.config.max_new_tokens)
 
     def _roll(self, step: int, seeds: list[int], round_: int) -> list[list[Rollout]]:
         """Round ``round_`` of step ``step`` (0: the step's seeds; more: a refill), rolled out here, shaped."""

@@ -139,8 +139,6 @@ def test_sampling_is_one_typed_part_with_a_table_and_flags(tmp_path: Path) -> No
         GRPOConfig(sampling={"max_round": 2})
     with pytest.raises(TrainerError, match="max_rounds must be >= 1"):
         load_config(overrides={"sampling": '{"max_rounds": 0}'})
-    with pytest.raises(TrainerError, match="sampling.dynamic runs with async_level = 0"):
-        GRPOConfig(sampling={"dynamic": True}, async_level=1)
 
 
 # -- the trainer ----------------------------------------------------------------------------------
@@ -215,3 +213,41 @@ def test_ddp_ranks_agree_on_the_kept_groups(tmp_path: Path) -> None:
         assert len(decided["seeds"]) == decided["sampling/groups_sampled"]
     assert ranks[0]["share"] == ranks[1]["share"] == [2, 2]
     assert len((tmp_path / "dynamic-ddp" / "metrics.jsonl").read_text().splitlines()) == 2
+
+
+@pytest.mark.slow
+def test_async_refills_are_more_jobs_from_the_same_weights_version(tmp_path: Path) -> None:
+    """k = 1: a refill of step t is one more job, sampled from weights version t - 1 like the step's
+    first batch (the behaviour log-probs say which weights sampled), and the run does not depend on
+    how many workers share the jobs: 1 or 2 workers give the same numbers, bit for bit."""
+    from tests.trainer.test_async import _behaviour_matches, config
+    from trainer._async import version_for
+    from trainer.grpo import GRPOTrainer
+
+    def run(name: str, workers: int) -> tuple[list[dict[str, Any]], list[Any], list[Any], GRPOTrainer]:
+        cfg = config(tmp_path, name, steps=3, async_workers=workers, sampling={"dynamic": True, "max_rounds": 8})
+        trainer = GRPOTrainer(cfg, show_progress=False)
+        assert trainer.workers is not None
+        take, batches = trainer.workers.take, []
+        versions = [{k: v.clone() for k, v in trainer.model.state_dict().items()}]
+        trainer.workers.take = lambda *a: batches.append(take(*a)) or batches[-1]  # type: ignore[method-assign]
+        metrics = []
+        try:
+            for _ in range(cfg.steps):
+                metrics.append(trainer.step())
+                versions.append({k: v.clone() for k, v in trainer.model.state_dict().items()})
+        finally:
+            trainer.close()
+        return metrics, batches, versions, trainer
+
+    metrics, batches, versions, trainer = run("one", 1)
+    assert [m["sampling/groups_kept"] for m in metrics] == [4, 4, 4]
+    refills = [b for b in batches if b.round > 0]
+    assert refills and sum(m["sampling/rounds"] for m in metrics) == len(batches)
+    for b in batches:
+        assert b.version == version_for(b.step, 1)
+        assert _behaviour_matches(trainer, b, versions[b.version]), (b.step, b.round)
+    moved = [b for b in refills if b.step >= 2]  # the learner's weights had moved on by then
+    assert all(not _behaviour_matches(trainer, b, versions[b.step]) for b in moved)
+    two, _, _, _ = run("two", 2)
+    assert two == metrics

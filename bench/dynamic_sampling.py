@@ -1,0 +1,152 @@
+"""Dynamic sampling with refill against the filter alone, on Digits with all four operations.
+
+Both arms run the `dapo` preset on the demo's from-scratch setup (configs/demo.toml: a tiny model,
+one-token answers, lr 3e-3, no KL) with ``env_kwargs = {"ops": "csmp"}`` (copy, successor, a sum and
+a product mod 10: groups saturate early on copy and successor, and stay all-wrong longer on the
+others). Truncation masking and the overlong penalty are off (a one-token answer never ends with EOS
+and the penalty would be a constant). The arms differ only in ``sampling.dynamic``:
+
+- ``filter``: today's dapo before refill: groups whose rewards are all equal leave the loss, the
+  step trains on whatever is left (``skip_zero_variance_groups``);
+- ``refill``: the same filter, and more groups are sampled until the step has ``prompts_per_step``
+  informative ones (``sampling.max_rounds``).
+
+Per arm and seed: the first step at which the 10-step mean of the train correct rate (every sampled
+group) reaches ``--target``, the wall time to it, the final eval accuracy, and the generation cost
+per informative group (completions generated / informative groups trained).
+
+    python bench/dynamic_sampling.py                        # 3 seeds per arm, 80 steps
+    python bench/dynamic_sampling.py --seeds 1 --steps 4    # a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def run(arm: str, seed: int, args: argparse.Namespace, where: Path) -> dict[str, Any]:
+    from trainer.config import load_config
+    from trainer.grpo import GRPOTrainer
+
+    out = where / f"{arm}-{seed}"
+    cfg = load_config(
+        ROOT / "configs" / "demo.toml",
+        preset="dapo",
+        overrides={
+            "env_kwargs": {"ops": "csmp"},
+            "steps": args.steps,
+            "prompts_per_step": args.prompts,
+            "num_generations": args.generations,
+            "seed": seed,
+            "output_dir": str(out),
+            "save_every": 0,
+            "eval_every": 0,
+            "eval_prompts": args.eval,
+            "mask_truncated_completions": False,
+            "sampling": {"dynamic": arm == "refill", "overlong": False, "max_rounds": args.rounds},
+        },
+    )
+    started = time.perf_counter()
+    result = GRPOTrainer(cfg, show_progress=False).train()
+    wall = time.perf_counter() - started
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    perf = [json.loads(line) for line in (out / "perf.jsonl").read_text().splitlines() if line.strip()]
+    rates = [r["correct_rate"] for r in rows]
+    smooth = [statistics.fmean(rates[max(0, k - 9) : k + 1]) for k in range(len(rates))]
+    reached = next((k + 1 for k, v in enumerate(smooth) if k >= 9 and v >= args.target), None)
+    elapsed = [0.0]
+    for p in perf:
+        elapsed.append(elapsed[-1] + sum(p[k] for k in ("time_rollout_s", "time_train_s", "time_sync_s")))
+    groups = [r.get("sampling/groups_sampled", args.prompts) for r in rows]
+    kept = [r.get("sampling/groups_kept", round(args.prompts * (1 - r["zero_variance_frac"]))) for r in rows]
+    return {
+        "steps_to_target": reached,
+        "seconds_to_target": elapsed[reached] if reached else None,
+        "wall_s": wall,
+        "eval_accuracy": result["eval"]["accuracy"],
+        "last10_correct": statistics.fmean(rates[-10:]),
+        "completions_per_informative_group": sum(groups) * args.generations / max(1, sum(kept)),
+        "informative_per_step": statistics.fmean(kept),
+        "short_steps": sum(r.get("sampling/short", 0) for r in rows),
+    }
+
+
+def spread(values: list[float | None]) -> str:
+    got = [v for v in values if v is not None]
+    if not got:
+        return "never"
+    text = f"{statistics.fmean(got):.1f} ± {statistics.pstdev(got):.1f}"
+    return text + (f" ({len(values) - len(got)} never)" if len(got) < len(values) else "")
+
+
+def _mean_sd(values: list[float]) -> tuple[float, float]:
+    return statistics.fmean(values), statistics.pstdev(values)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=80)
+    parser.add_argument("--prompts", type=int, default=16)
+    parser.add_argument("--generations", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=4, help="sampling.max_rounds of the refill arm")
+    parser.add_argument("--target", type=float, default=0.4, help="10-step mean train correct rate to reach")
+    parser.add_argument("--eval", type=int, default=64)
+    args = parser.parse_args()
+    logging.disable(logging.WARNING)
+    warnings.filterwarnings("ignore")
+    import torch
+
+    torch.set_num_threads(1)
+    results: dict[str, list[dict[str, Any]]] = {"filter": [], "refill": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        run("refill", 99, argparse.Namespace(**{**vars(args), "steps": 2, "eval": 2}), Path(tmp))  # warm-up, untimed
+        for seed in range(args.seeds):
+            for arm in results:  # alternated, so load on the machine hits both arms alike
+                results[arm].append(run(arm, seed, args, Path(tmp)))
+                print(arm, seed, json.dumps(results[arm][-1]), flush=True)
+    print(f"\nDigits ops=csmp, dapo, {args.steps} steps x {args.prompts} prompts x {args.generations}, "
+          f"{args.seeds} seeds; target: 10-step mean train correct rate >= {args.target}")  # fmt: skip
+    head = (
+        "arm",
+        "steps to target",
+        "s to target",
+        "wall s",
+        "eval acc",
+        "last-10 correct",
+        "compl./inf. group",
+        "inf./step",
+    )
+    print("".join(f"{h:<20}" for h in head))
+    for arm, runs in results.items():
+        cols = [
+            spread([r["steps_to_target"] for r in runs]),
+            spread([r["seconds_to_target"] for r in runs]),
+            spread([r["wall_s"] for r in runs]),
+            "{:.3f} ± {:.3f}".format(*_mean_sd([r["eval_accuracy"] for r in runs])),
+            f"{statistics.fmean(r['last10_correct'] for r in runs):.3f}",
+            f"{statistics.fmean(r['completions_per_informative_group'] for r in runs):.1f}",
+            f"{statistics.fmean(r['informative_per_step'] for r in runs):.1f}",
+        ]
+        print("".join(f"{c:<20}" for c in [arm, *cols]))
+    base, new = results["filter"], results["refill"]
+    ratio = statistics.fmean(r["wall_s"] for r in new) / statistics.fmean(r["wall_s"] for r in base)
+    print(f"refill / filter wall time: {ratio:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
