@@ -52,6 +52,13 @@ class SamplingConfig:
     )
     overlong_max: int = _f(0, "overlong: L_max in generated tokens (0: max_new_tokens)")
     overlong_buffer: int = _f(0, "overlong: L_cache, the length of the penalty's ramp (0: a fifth of L_max)")
+    curriculum: bool = _f(
+        False, "roll out at the env's difficulty level (its `levels`), raised and lowered by the recent correct rate"
+    )
+    level_up: float = _f(0.8, "curriculum: a full window's mean correct rate at or above this raises the level")
+    level_down: float = _f(0.2, "curriculum: a full window's mean correct rate below this lowers the level")
+    level_window: int = _f(5, "curriculum: the steps whose correct rates are averaged")
+    start_level: int = _f(0, "curriculum: the level of the first step (0: the easiest)")
 
     def __post_init__(self) -> None:
         checks = [
@@ -59,6 +66,8 @@ class SamplingConfig:
             (self.tolerance >= 0, f"tolerance must be >= 0, got {self.tolerance!r}"),
             (self.overlong_max >= 0, f"overlong_max must be >= 0 (0: max_new_tokens), got {self.overlong_max!r}"),
             (self.overlong_buffer >= 0, f"overlong_buffer must be >= 0 (0: a fifth), got {self.overlong_buffer!r}"),
+            (0 <= self.level_down <= self.level_up <= 1, "level_down and level_up must be in [0, 1], down <= up"),
+            (self.level_window >= 1 and self.start_level >= 0, "level_window must be >= 1 and start_level >= 0"),
         ]
         for ok, message in checks:
             if not ok:

@@ -172,6 +172,7 @@ class GRPOConfig:
                 f"importance_sampling_mode must be one of {', '.join(IS_MODES)}",
             ),
             *async_checks(self),
+            (not (self.sampling.curriculum and self.async_level), "sampling.curriculum runs with async_level = 0"),
             (self.importance_sampling_clip_max >= 0, "importance_sampling_clip_max must be >= 0 (0 turns it off)"),
             (
                 0 <= self.importance_sampling_clip_min <= (self.importance_sampling_clip_max or float("inf")),

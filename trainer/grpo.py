@@ -1,11 +1,11 @@
 """`GRPOTrainer`: GRPO (DeepSeekMath) on torch + transformers, for any text environment.
 
-One step, top to bottom: sample ``prompts_per_step`` task seeds -> generate
-``num_generations`` completions per task (batched, left padding, sampling, stop at EOS) ->
-rewards from the environment (a group of a single-turn `ReasoningEnv` is verified in
-parallel; other envs are stepped, multi-turn envs alternating generate and step with the
-environment's tokens masked out) -> `group_advantages` -> old and reference log-probs ->
-`grpo_loss` over micro-batches with gradient accumulation -> clip -> AdamW step.
+One step, top to bottom: sample ``prompts_per_step`` task seeds -> generate ``num_generations``
+completions per task (batched, left padding, sampling, stop at EOS) -> rewards from the environment
+(a group of a single-turn `ReasoningEnv` is verified in parallel; other envs are stepped, multi-turn
+envs alternating generate and step with the environment's tokens masked out) -> `group_advantages`
+-> old and reference log-probs -> `grpo_loss` over micro-batches with gradient accumulation -> clip
+-> AdamW step.
 
 Deliberate deviations from the paper (each is a config switch where it matters):
 - No critic, as in the paper; the KL term uses the k3 estimator per token, also as in the
@@ -19,16 +19,14 @@ Deliberate deviations from the paper (each is a config switch where it matters):
   so are GSPO's sequence ratio and CISPO's clipped-weight REINFORCE (``loss_type``, `trainer._losses`).
 - With ``generator = "vllm"`` each token's term is weighted by pi_old / pi_vllm, by
   ``importance_sampling_mode`` (`trainer._correction`); the clipped ratio stays pi_theta / pi_old.
-- Multi-turn rewards are the episode's summed step rewards; a rollout's env tokens never
-  enter the loss.
+- Multi-turn rewards are the episode's summed step rewards; a rollout's env tokens never enter the loss.
 
-Scale: ``lora = {"r": 16}`` trains LoRA adapters (peft) and takes the reference log-probs from the
-same weights with the adapter disabled. Under ``torchrun`` each rank rolls out its share of
-the step's tasks and DDP (or FSDP's ``fully_shard``, ``distributed="fsdp"``) averages the
-gradients; the loss is normalised by global counts so N ranks make the same update as one
-process with the same global batch. Each group's prompt runs through the model once, in
-generation and in every loss forward (policy, old, reference), and its KV cache is copied to
-the G rows (where the model takes a cache).
+Scale: ``lora = {"r": 16}`` trains LoRA adapters (peft), the reference being the same weights with the
+adapter disabled. Under ``torchrun`` each rank rolls out its share of the step's tasks and DDP (or
+FSDP's ``fully_shard``, ``distributed="fsdp"``) averages the gradients; the loss is normalised by
+global counts so N ranks make the same update as one process with the same global batch. Each group's
+prompt runs through the model once, in generation and in every loss forward (policy, old, reference),
+and its KV cache is copied to the G rows (where the model takes a cache).
 """
 
 from __future__ import annotations
@@ -47,6 +45,7 @@ from grpo_envs import ReasoningEnv, stable_seed
 from trainer._async_dist import open_rollouts
 from trainer._batch import Batch, loss_mask, loss_rows, make_batch, sequence_logps
 from trainer._correction import configured_weights
+from trainer._curriculum import open_curriculum
 from trainer._distributed import Dist, init_distributed, pad_ranks, unwrap
 from trainer._dynamic import DynamicSampler, StepSample
 from trainer._envs import env_factory
@@ -132,6 +131,7 @@ class GRPOTrainer:
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, schedule)
         self.step_count = 0
         self.sampler = DynamicSampler(config.sampling, seed=config.seed, world=self.dist.world)
+        self.curriculum = open_curriculum(config.sampling, probe, self.run.checkpoint)  # levels: sampling.curriculum
         self.watch = SignalWatch()  # steps without signal, unjudged completions: said in words
         self.share_prefix = True  # a group's prompt runs once (where the model takes a cache); off: to compare
         if self.run.checkpoint is not None:
@@ -232,7 +232,7 @@ class GRPOTrainer:
         synced += self.workers.advance(unwrap(self.model), step) if self.workers is not None else 0.0
         self.step_count = step
         metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0], **extra}
-        metrics.update(sample.metrics)
+        metrics.update(sample.metrics, **(self.curriculum.observe(metrics["correct_rate"]) if self.curriculum else {}))
         self.watch.step(groups)
         generated = sum(r.generated for g in groups for r in g)
         times = {"rollout": rolled - started, "generate": generate_s, "score": rollout_s - generate_s}
@@ -241,16 +241,15 @@ class GRPOTrainer:
         if self.log is not None:
             self.log.step(metrics, perf)
         if self.rollouts is not None:
-            self.rollouts.write(step, sample.seeds, groups)
+            self.rollouts.write(step, sample.seeds, groups, level=metrics.get("sampling/level"))
         return metrics
 
     def _seeds(self, step: int) -> list[int]:
         return [stable_seed(self.config.seed, "train", step, k) % (2**31) for k in range(self.config.prompts_per_step)]
 
     def _step_rollouts(self, step: int) -> tuple[StepSample, float, float | None, dict[str, Any]]:
-        """Step ``step``'s groups (shaped; with ``sampling.dynamic``, refilled), the generator's seconds,
-        the rollout's (None: measured here) and the async metrics: from a rollout worker
-        (async_level > 0), or rolled out here."""
+        """Step ``step``'s groups (shaped; ``sampling.dynamic``: refilled), the generator's seconds, the
+        rollout's (None: measured here), the async metrics: from rollout workers, or rolled out here."""
         self._generate_s, self._taken = 0.0, []
         sample = self.sampler.step(partial(self._take if self.workers else self._roll, step), self._seeds(step), step)
         if self.workers is None:
@@ -270,8 +269,10 @@ class GRPOTrainer:
         n_envs = len(seeds) * (1 if self._single_turn() else cfg.num_generations)
         if self.dist.enabled:  # each rank samples its own stream, reproducibly (resume included)
             torch.manual_seed(stable_seed(cfg.seed, "sampling", step, self.dist.rank, *again) % (2**31))
-        stream = stable_seed(cfg.seed, "vllm-train", step, *again)
-        return shape(self._rollouts(seeds, self._pool(self._envs, n_envs), stream), cfg.sampling, cfg.max_new_tokens)
+        stream, envs = stable_seed(cfg.seed, "vllm-train", step, *again), self._pool(self._envs, n_envs)
+        if self.curriculum is not None:  # sampling.curriculum: the tasks at the level in use
+            self.curriculum.apply(envs)
+        return shape(self._rollouts(seeds, envs, stream), cfg.sampling, cfg.max_new_tokens)
 
     def _update(self, groups: list[list[Rollout]]) -> dict[str, float]:
         """One policy update from this rank's ``groups``; with N ranks, normalised by global counts
@@ -338,6 +339,7 @@ class GRPOTrainer:
     def save(self) -> Path:
         """Write a checkpoint (rank 0 writes; with FSDP every rank helps gather the weights)."""
         extra = {"env": self.env_id, "world_size": self.dist.world}
+        extra.update({"curriculum": self.curriculum.state()} if self.curriculum is not None else {})
         return save_run(
             self.run_dir / "checkpoints",
             self.step_count,

@@ -251,3 +251,65 @@ def test_async_refills_are_more_jobs_from_the_same_weights_version(tmp_path: Pat
     assert all(not _behaviour_matches(trainer, b, versions[b.step]) for b in moved)
     two, _, _, _ = run("two", 2)
     assert two == metrics
+
+
+# -- the curriculum -------------------------------------------------------------------------------
+def test_the_curriculum_raises_and_lowers_on_the_windows_correct_rate() -> None:
+    from trainer._curriculum import Curriculum
+
+    c = Curriculum(SamplingConfig(curriculum=True, level_window=3, level_up=0.8, level_down=0.2), levels=3)
+    seen = [c.observe(rate)["sampling/level"] for rate in (0.9, 0.9, 0.5, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9)]
+    assert seen == [0, 0, 0, 0, 0, 0, 1, 1, 1] and c.level == 2, "a full window at 0.8 or more raises it"
+    for rate in (1.0,) * 6:
+        c.observe(rate)
+    assert c.level == 2, "never above the hardest level"
+    for rate in (0.3, 0.1, 0.1, 0.1):
+        c.observe(rate)
+    assert c.level == 1 and c.history == [1, 2, 1] and c.window == [0.1], "a window under 0.2 lowers it"
+    resumed = Curriculum(c.cfg, levels=3)
+    c.observe(0.5)
+    resumed.load(json.loads(json.dumps(c.state())))
+    assert (resumed.level, resumed.window) == (1, [0.1, 0.5])
+
+
+def test_envs_declare_their_levels() -> None:
+    import gymnasium
+
+    import grpo_envs  # noqa: F401
+    from grpo_envs import EnvConfigError
+
+    for name in ("Digits", "Arithmetic", "Countdown", "LinearEquations", "Sorting", "ModularArithmetic"):
+        env = gymnasium.make(f"grpo_envs/{name}-v0").unwrapped
+        assert len(env.levels) >= 3, name
+        prompts = []
+        for level in range(len(env.levels)):
+            env.set_level(level)
+            prompts.append(tuple(env.reset(seed=s)[0] for s in range(4)))
+        assert len(set(prompts)) == len(prompts), f"{name}: each level makes other tasks"
+        with pytest.raises(EnvConfigError, match="level must be an index into its"):
+            env.set_level(len(env.levels))
+    digits = gymnasium.make("grpo_envs/Digits-v0", ops="csmp").unwrapped
+    digits.set_level(0)
+    assert {digits.reset(seed=s)[0][0] for s in range(20)} == {"c"}
+
+
+def test_the_trainer_follows_the_curriculum_and_resumes_it(tmp_path: Path) -> None:
+    from tests.trainer.test_trainer import EchoDigit
+    from trainer.grpo import GRPOTrainer
+
+    curriculum = {"curriculum": True, "level_window": 1, "level_up": 0.05, "level_down": 0.0}
+    cfg = _config(tmp_path, "straight", steps=3, env_kwargs={"ops": "csmp"}, sampling=curriculum)
+    GRPOTrainer(cfg, show_progress=False, rollout_log=True).train()
+    log = _rows(tmp_path / "straight" / "metrics.jsonl")
+    levels = [r["sampling/level"] for r in log]
+    assert levels[0] == 0 and levels != [0, 0, 0], "a correct rate of 5% or more raises the level"
+    ops = ("c", "cs", "csm", "csmp")  # Digits' levels
+    for row in _rows(tmp_path / "straight" / "rollouts.jsonl"):  # the log shows the tasks of each step's level
+        assert row["prompt"][0] in ops[levels[row["step"] - 1]], row
+    GRPOTrainer(cfg.replace(output_dir=str(tmp_path / "resumed"), steps=2), show_progress=False).train()
+    state = json.loads((tmp_path / "resumed" / "checkpoints" / "step-000002" / "trainer_state.json").read_text())
+    assert state["curriculum"]["level"] == levels[2], "the checkpoint holds the level of the next step"
+    GRPOTrainer(cfg.replace(output_dir=str(tmp_path / "resumed")), resume=True, show_progress=False).train()
+    assert _rows(tmp_path / "resumed" / "metrics.jsonl")[2:] == [{k: v for k, v in log[2].items() if k != "run_id"}]
+    with pytest.raises(TrainerError, match="declares no difficulty levels"):
+        GRPOTrainer(_config(tmp_path, "plain", sampling=curriculum), env=lambda: EchoDigit(), show_progress=False)
