@@ -17,6 +17,7 @@ per informative group (completions generated / informative groups trained).
 
     python bench/dynamic_sampling.py                        # 3 seeds per arm, 80 steps
     python bench/dynamic_sampling.py --seeds 1 --steps 4    # a smoke run
+    python bench/dynamic_sampling.py --overlong --steps 60  # the overlong penalty, on and off
 """
 
 from __future__ import annotations
@@ -85,6 +86,49 @@ def run(arm: str, seed: int, args: argparse.Namespace, where: Path) -> dict[str,
     }
 
 
+def overlong_run(arm: str, seed: int, args: argparse.Namespace, where: Path) -> dict[str, Any]:
+    """``--overlong``: the grpo preset on Digits csmp with room to babble (``max_new_tokens`` 8; the
+    answer is the first digit, so a longer completion is not wrong, only long), with and without the
+    soft overlong penalty (L_max 8, L_cache 4: free up to 4 tokens)."""
+    from trainer.config import load_config
+    from trainer.grpo import GRPOTrainer
+
+    out = where / f"{arm}-{seed}"
+    sampling = {"overlong": arm == "overlong", "overlong_max": 8, "overlong_buffer": 4}
+    overrides = {"env_kwargs": {"ops": "csmp"}, "steps": args.steps, "prompts_per_step": args.prompts, "seed": seed}
+    overrides.update(num_generations=args.generations, output_dir=str(out), save_every=0, eval_every=0)
+    overrides.update(eval_prompts=args.eval, max_new_tokens=8, sampling=sampling)
+    cfg = load_config(ROOT / "configs" / "demo.toml", overrides=overrides)
+    started = time.perf_counter()
+    result = GRPOTrainer(cfg, show_progress=False).train()
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    last = rows[-10:]
+    return {
+        "wall_s": time.perf_counter() - started,
+        "eval_accuracy": result["eval"]["accuracy"],
+        "last10_correct": statistics.fmean(r["correct_rate"] for r in last),
+        "last10_length": statistics.fmean(r["completion_len_mean"] for r in last),
+        "last10_truncated": statistics.fmean(r["truncated_frac"] for r in last),
+        "first10_length": statistics.fmean(r["completion_len_mean"] for r in rows[:10]),
+    }
+
+
+def overlong_main(args: argparse.Namespace) -> None:
+    results: dict[str, list[dict[str, Any]]] = {"plain": [], "overlong": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(args.seeds):
+            for arm in results:
+                results[arm].append(overlong_run(arm, seed, args, Path(tmp)))
+                print(arm, seed, json.dumps(results[arm][-1]), flush=True)
+    print(f"\nDigits ops=csmp, grpo, max_new_tokens 8, {args.steps} steps, {args.seeds} seeds (last 10 steps)")
+    head = ("arm", "length first 10", "length", "truncated", "train correct", "eval acc", "wall s")
+    print("".join(f"{h:<18}" for h in head))
+    for arm, runs in results.items():
+        keys = ("first10_length", "last10_length", "last10_truncated", "last10_correct", "eval_accuracy", "wall_s")
+        cols = ["{:.2f} ± {:.2f}".format(*_mean_sd([r[k] for r in runs])) for k in keys]
+        print("".join(f"{c:<18}" for c in [arm, *cols]))
+
+
 def spread(values: list[float | None]) -> str:
     got = [v for v in values if v is not None]
     if not got:
@@ -106,12 +150,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="sampling.max_rounds of the refill arm")
     parser.add_argument("--target", type=float, default=0.4, help="10-step mean train correct rate to reach")
     parser.add_argument("--eval", type=int, default=64)
+    parser.add_argument("--overlong", action="store_true", help="the overlong penalty's run instead (see overlong_run)")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
     import torch
 
     torch.set_num_threads(1)
+    if args.overlong:
+        overlong_main(args)
+        return
     results: dict[str, list[dict[str, Any]]] = {"filter": [], "refill": []}
     with tempfile.TemporaryDirectory() as tmp:
         run("refill", 99, argparse.Namespace(**{**vars(args), "steps": 2, "eval": 2}), Path(tmp))  # warm-up, untimed
