@@ -59,6 +59,13 @@ class SamplingConfig:
     level_down: float = _f(0.2, "curriculum: a full window's mean correct rate below this lowers the level")
     level_window: int = _f(5, "curriculum: the steps whose correct rates are averaged")
     start_level: int = _f(0, "curriculum: the level of the first step (0: the easiest)")
+    pass_rate_filter: bool = _f(
+        False,
+        "stop sampling tasks (by task id) whose last pass rate was at or above skip_above or at or below skip_below",
+    )
+    skip_above: float = _f(1.0, "pass_rate_filter: a task solved this often is skipped (always solved)")
+    skip_below: float = _f(0.0, "pass_rate_filter: a task solved this rarely is skipped (never solved)")
+    revisit_after: int = _f(20, "pass_rate_filter: steps after which a skipped task is sampled again")
 
     def __post_init__(self) -> None:
         checks = [
@@ -68,6 +75,8 @@ class SamplingConfig:
             (self.overlong_buffer >= 0, f"overlong_buffer must be >= 0 (0: a fifth), got {self.overlong_buffer!r}"),
             (0 <= self.level_down <= self.level_up <= 1, "level_down and level_up must be in [0, 1], down <= up"),
             (self.level_window >= 1 and self.start_level >= 0, "level_window must be >= 1 and start_level >= 0"),
+            (0 <= self.skip_below < self.skip_above <= 1, "skip_below and skip_above must be in [0, 1], below < above"),
+            (self.revisit_after >= 1, f"revisit_after must be >= 1, got {self.revisit_after!r}"),
         ]
         for ok, message in checks:
             if not ok:

@@ -13,9 +13,7 @@ The level and the window are part of a checkpoint, so a resumed run continues th
 
 from __future__ import annotations
 
-import json
 import statistics
-from pathlib import Path
 from typing import Any
 
 from trainer._config_sampling import SamplingConfig
@@ -65,9 +63,9 @@ class Curriculum:
         self.level, self.window = int(state["level"]), [float(x) for x in state["window"]]
 
 
-def open_curriculum(cfg: SamplingConfig, env: Any, saved: Path | None = None) -> Curriculum | None:
-    """The curriculum ``cfg`` asks for over ``env``'s levels (where the checkpoint ``saved`` left it),
-    or None; an env without levels is refused in one line."""
+def open_curriculum(cfg: SamplingConfig, env: Any) -> Curriculum | None:
+    """The curriculum ``cfg`` asks for over ``env``'s levels, or None; an env without levels is
+    refused in one line."""
     if not cfg.curriculum:
         return None
     levels = getattr(env.unwrapped, "levels", ())
@@ -76,7 +74,4 @@ def open_curriculum(cfg: SamplingConfig, env: Any, saved: Path | None = None) ->
             f"sampling.curriculum: {type(env.unwrapped).__name__} declares no difficulty levels (a `levels` "
             "class attribute and `set_level`, as grpo_envs.ReasoningEnv has); turn the curriculum off"
         )
-    curriculum = Curriculum(cfg, levels=len(levels))
-    if saved is not None:
-        curriculum.load(json.loads((saved / "trainer_state.json").read_text())["curriculum"])
-    return curriculum
+    return Curriculum(cfg, levels=len(levels))

@@ -16,14 +16,18 @@ round sizes and the kept count are multiples of the world size (each rank trains
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from grpo_envs import stable_seed
 from trainer._config_sampling import SamplingConfig
+from trainer._curriculum import open_curriculum
+from trainer._pass_rates import PassRates, task_id_of
 from trainer._rollout import Rollout
 
 __all__ = ["DynamicSampler", "StepSample", "informative", "round_seeds"]
@@ -78,13 +82,44 @@ class DynamicSampler:
     keep the informative groups and refill (more seeds, `round_seeds`) until there are as many as
     the step's seeds or ``cfg.max_rounds`` rounds ran. A short step is said once per sampler."""
 
-    def __init__(self, cfg: SamplingConfig, *, seed: int, world: int = 1) -> None:
+    def __init__(
+        self, cfg: SamplingConfig, *, seed: int, world: int = 1, env: Any = None, saved: Path | None = None
+    ) -> None:
         self.cfg, self.seed, self.world = cfg, seed, world
         self.said_short = False
+        self.curriculum = open_curriculum(cfg, env) if env is not None else None
+        self.pass_rates = PassRates(cfg, task_of=task_id_of(env), seed=seed) if cfg.pass_rate_filter else None
+        if saved is not None:  # a resumed run: the level, its window and the table where the checkpoint left them
+            self.load(json.loads((saved / "trainer_state.json").read_text()).get("sampling", {}))
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps (trainer_state.json's ``sampling``; nothing when neither is on)."""
+        state = {"curriculum": self.curriculum.state() if self.curriculum else None}
+        state["pass_rates"] = self.pass_rates.state() if self.pass_rates else None
+        return {"sampling": state} if self.curriculum or self.pass_rates else {}
+
+    def load(self, state: dict[str, Any]) -> None:
+        if self.curriculum is not None:
+            self.curriculum.load(state["curriculum"])
+        if self.pass_rates is not None:
+            self.pass_rates.load(state["pass_rates"])
+
+    def observe(self, correct_rate: float) -> dict[str, Any]:
+        """After a step: the curriculum's move and the filter's counts (their metrics)."""
+        out = self.curriculum.observe(correct_rate) if self.curriculum else {}
+        return {**out, **(self.pass_rates.metrics() if self.pass_rates else {})}
+
+    def _roll(self, roll: Callable[[list[int], int], Groups], seeds: list[int], round_: int, step: int) -> Any:
+        if self.pass_rates is not None:
+            seeds = self.pass_rates.pick(seeds, step, round_)
+        groups = roll(seeds, round_)
+        if self.pass_rates is not None:
+            self.pass_rates.record(seeds, groups, step)
+        return seeds, groups
 
     def step(self, roll: Callable[[list[int], int], Groups], first: list[int], step: int) -> StepSample:
         cfg = self.cfg
-        groups = roll(first, 0)
+        first, groups = self._roll(roll, first, 0, step)
         if not cfg.dynamic:
             return StepSample(groups, list(first), groups)
         want = len(first)
@@ -94,8 +129,7 @@ class DynamicSampler:
         while len(kept) < want and rounds < cfg.max_rounds:
             rate = max(len(kept) / len(sampled), 1 / 8)  # the share kept so far, at least one in eight
             count = _multiple(math.ceil((want - len(kept)) / rate), self.world)
-            more_seeds = round_seeds(self.seed, step, rounds, count)
-            more = roll(more_seeds, rounds)
+            more_seeds, more = self._roll(roll, round_seeds(self.seed, step, rounds, count), rounds, step)
             sampled += more
             seeds += more_seeds
             kept += [g for g in more if informative(g, cfg.tolerance)]

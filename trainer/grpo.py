@@ -45,7 +45,6 @@ from grpo_envs import ReasoningEnv, stable_seed
 from trainer._async_dist import open_rollouts
 from trainer._batch import Batch, loss_mask, loss_rows, make_batch, sequence_logps
 from trainer._correction import configured_weights
-from trainer._curriculum import open_curriculum
 from trainer._distributed import Dist, init_distributed, pad_ranks, unwrap
 from trainer._dynamic import DynamicSampler, StepSample
 from trainer._envs import env_factory
@@ -64,7 +63,6 @@ from trainer._sampling import Timed, timed
 from trainer._shaping import shape
 from trainer._signal import SignalWatch
 from trainer._vllm import ColocatedVLLM
-from trainer._worker import Done
 from trainer.config import GRPOConfig
 from verifiers.executors import Executor
 
@@ -92,6 +90,8 @@ class GRPOTrainer:
         ...                  output_dir="/tmp/grpo-doc", save_every=0)
         >>> metrics = GRPOTrainer(cfg, show_progress=False).train()  # doctest: +SKIP
     """
+
+    _taken: list[Any]  # async: this step's batches (its first, then its refills)
 
     def __init__(
         self,
@@ -130,8 +130,8 @@ class GRPOTrainer:
         schedule = partial(lr_factor, warmup=config.warmup_steps, total=config.steps, kind=config.lr_scheduler)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, schedule)
         self.step_count = 0
-        self.sampler = DynamicSampler(config.sampling, seed=config.seed, world=self.dist.world)
-        self.curriculum = open_curriculum(config.sampling, probe, self.run.checkpoint)  # levels: sampling.curriculum
+        sampling: dict[str, Any] = dict(seed=config.seed, world=self.dist.world, env=probe, saved=self.run.checkpoint)
+        self.sampler = DynamicSampler(config.sampling, **sampling)  # which tasks: refill, curriculum, pass rates
         self.watch = SignalWatch()  # steps without signal, unjudged completions: said in words
         self.share_prefix = True  # a group's prompt runs once (where the model takes a cache); off: to compare
         if self.run.checkpoint is not None:
@@ -144,8 +144,7 @@ class GRPOTrainer:
             config, env if env is not None else config.env, self.model, self.tokenizer, self.dist,
             seeds=lambda t: self._seeds(t + 1), start=self.step_count, saved=self.run.checkpoint,
         )  # fmt: skip
-        self._generate_s = 0.0  # this step's seconds in the generator (the rest of a rollout is scoring)
-        self._taken: list[Done] = []  # async: this step's batches (its first, then refills)
+        self._generate_s, self._taken = 0.0, []  # this step's seconds in the generator; async: its batches
         # verifier_executor="ray": a RayExecutor (its actors start at the first rollout); under torchrun
         # every rank joins one cluster
         self.executor: Executor | None = open_executor(config.verifier_executor, self.dist)
@@ -232,7 +231,7 @@ class GRPOTrainer:
         synced += self.workers.advance(unwrap(self.model), step) if self.workers is not None else 0.0
         self.step_count = step
         metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0], **extra}
-        metrics.update(sample.metrics, **(self.curriculum.observe(metrics["correct_rate"]) if self.curriculum else {}))
+        metrics.update(sample.metrics, **self.sampler.observe(metrics["correct_rate"]))
         self.watch.step(groups)
         generated = sum(r.generated for g in groups for r in g)
         times = {"rollout": rolled - started, "generate": generate_s, "score": rollout_s - generate_s}
@@ -270,8 +269,8 @@ class GRPOTrainer:
         if self.dist.enabled:  # each rank samples its own stream, reproducibly (resume included)
             torch.manual_seed(stable_seed(cfg.seed, "sampling", step, self.dist.rank, *again) % (2**31))
         stream, envs = stable_seed(cfg.seed, "vllm-train", step, *again), self._pool(self._envs, n_envs)
-        if self.curriculum is not None:  # sampling.curriculum: the tasks at the level in use
-            self.curriculum.apply(envs)
+        if self.sampler.curriculum is not None:  # sampling.curriculum: the tasks at the level in use
+            self.sampler.curriculum.apply(envs)
         return shape(self._rollouts(seeds, envs, stream), cfg.sampling, cfg.max_new_tokens)
 
     def _update(self, groups: list[list[Rollout]]) -> dict[str, float]:
@@ -339,7 +338,7 @@ class GRPOTrainer:
     def save(self) -> Path:
         """Write a checkpoint (rank 0 writes; with FSDP every rank helps gather the weights)."""
         extra = {"env": self.env_id, "world_size": self.dist.world}
-        extra.update({"curriculum": self.curriculum.state()} if self.curriculum is not None else {})
+        extra.update(self.sampler.state())
         return save_run(
             self.run_dir / "checkpoints",
             self.step_count,

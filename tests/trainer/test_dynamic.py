@@ -308,8 +308,47 @@ def test_the_trainer_follows_the_curriculum_and_resumes_it(tmp_path: Path) -> No
         assert row["prompt"][0] in ops[levels[row["step"] - 1]], row
     GRPOTrainer(cfg.replace(output_dir=str(tmp_path / "resumed"), steps=2), show_progress=False).train()
     state = json.loads((tmp_path / "resumed" / "checkpoints" / "step-000002" / "trainer_state.json").read_text())
-    assert state["curriculum"]["level"] == levels[2], "the checkpoint holds the level of the next step"
+    assert state["sampling"]["curriculum"]["level"] == levels[2], "the checkpoint holds the level of the next step"
     GRPOTrainer(cfg.replace(output_dir=str(tmp_path / "resumed")), resume=True, show_progress=False).train()
     assert _rows(tmp_path / "resumed" / "metrics.jsonl")[2:] == [{k: v for k, v in log[2].items() if k != "run_id"}]
     with pytest.raises(TrainerError, match="declares no difficulty levels"):
         GRPOTrainer(_config(tmp_path, "plain", sampling=curriculum), env=lambda: EchoDigit(), show_progress=False)
+
+
+# -- the pass-rate filter -------------------------------------------------------------------------
+def test_the_pass_rate_filter_replaces_always_and_never_solved_tasks() -> None:
+    from trainer._pass_rates import PassRates
+
+    cfg = SamplingConfig(pass_rate_filter=True, skip_above=0.9, skip_below=0.1, revisit_after=5)
+    rates = PassRates(cfg, task_of=lambda s: f"t{s % 10}", seed=0)  # 10 tasks that recur
+    groups = [[judged(1.0), judged(1.0)], [judged(0.0), judged(0.0)], [judged(1.0), judged(0.0)]]
+    rates.record([1, 2, 3], groups, step=1)
+    assert rates.table == {"t1": (1.0, 1), "t2": (0.0, 1), "t3": (0.5, 1)}
+    picked = rates.pick([11, 12, 13, 14], step=2, round_=0)
+    assert picked[2:] == [13, 14] and picked[0] % 10 not in (1, 2) and picked[1] % 10 not in (1, 2)
+    assert rates.metrics() == {"sampling/tasks_skipped": 2, "sampling/tasks_tracked": 3}
+    assert rates.pick([11, 12], step=6, round_=0) == [11, 12], "revisited after 5 steps"
+    again = PassRates(cfg, task_of=lambda s: f"t{s % 10}", seed=0)
+    again.load(json.loads(json.dumps(rates.state())))
+    assert again.table == rates.table and again.pick([11, 12, 13, 14], step=2, round_=0) == picked
+
+
+def test_the_trainer_skips_tasks_it_never_solves_and_resumes_the_table(tmp_path: Path) -> None:
+    from trainer.grpo import GRPOTrainer
+
+    edge = {"pass_rate_filter": True, "skip_above": 1.0, "skip_below": 0.0, "revisit_after": 50}
+    cfg = _config(tmp_path, "straight", steps=3, env_kwargs={"ops": "c"}, sampling=edge)  # 10 tasks: c0..c9
+    GRPOTrainer(cfg, show_progress=False, rollout_log=True).train()
+    log = _rows(tmp_path / "straight" / "metrics.jsonl")
+    assert sum(r["sampling/tasks_skipped"] for r in log) > 0 and log[0]["sampling/tasks_skipped"] == 0
+    rates: dict[tuple[int, str], list[bool]] = {}
+    for row in _rows(tmp_path / "straight" / "rollouts.jsonl"):
+        rates.setdefault((row["step"], row["task_id"]), []).append(row["correct"] is True)
+    for (step, task), _ in rates.items():  # a task never solved when last seen is not drawn again
+        before = [any(v) for (t, name), v in sorted(rates.items()) if name == task and t < step]
+        assert not before or before[-1], (step, task)
+    GRPOTrainer(cfg.replace(output_dir=str(tmp_path / "resumed"), steps=2), show_progress=False).train()
+    state = json.loads((tmp_path / "resumed" / "checkpoints" / "step-000002" / "trainer_state.json").read_text())
+    assert state["sampling"]["pass_rates"], "the checkpoint holds the table"
+    GRPOTrainer(cfg.replace(output_dir=str(tmp_path / "resumed")), resume=True, show_progress=False).train()
+    assert _rows(tmp_path / "resumed" / "metrics.jsonl")[2:] == [{k: v for k, v in log[2].items() if k != "run_id"}]
