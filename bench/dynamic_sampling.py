@@ -9,7 +9,9 @@ and the penalty would be a constant). The arms differ only in ``sampling.dynamic
 - ``filter``: today's dapo before refill: groups whose rewards are all equal leave the loss, the
   step trains on whatever is left (``skip_zero_variance_groups``);
 - ``refill``: the same filter, and more groups are sampled until the step has ``prompts_per_step``
-  informative ones (``sampling.max_rounds``).
+  informative ones (``sampling.max_rounds``);
+- ``edge``: refill, and the pass-rate filter: a task (Digits has 400, they recur) last seen always
+  or never solved is not drawn again for 20 steps (``sampling.pass_rate_filter``).
 
 Per arm and seed: the first step at which the 10-step mean of the train correct rate (every sampled
 group) reaches ``--target``, the wall time to it, the final eval accuracy, and the generation cost
@@ -58,7 +60,12 @@ def run(arm: str, seed: int, args: argparse.Namespace, where: Path) -> dict[str,
             "eval_every": 0,
             "eval_prompts": args.eval,
             "mask_truncated_completions": False,
-            "sampling": {"dynamic": arm == "refill", "overlong": False, "max_rounds": args.rounds},
+            "sampling": {
+                "dynamic": arm != "filter",
+                "overlong": False,
+                "max_rounds": args.rounds,
+                "pass_rate_filter": arm == "edge",
+            },
         },
     )
     started = time.perf_counter()
@@ -150,6 +157,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="sampling.max_rounds of the refill arm")
     parser.add_argument("--target", type=float, default=0.4, help="10-step mean train correct rate to reach")
     parser.add_argument("--eval", type=int, default=64)
+    parser.add_argument("--arms", default="filter,refill,edge", help="filter, refill, edge (refill + pass-rate filter)")
     parser.add_argument("--overlong", action="store_true", help="the overlong penalty's run instead (see overlong_run)")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
@@ -160,7 +168,7 @@ def main() -> None:
     if args.overlong:
         overlong_main(args)
         return
-    results: dict[str, list[dict[str, Any]]] = {"filter": [], "refill": []}
+    results: dict[str, list[dict[str, Any]]] = {arm: [] for arm in args.arms.split(",")}
     with tempfile.TemporaryDirectory() as tmp:
         run("refill", 99, argparse.Namespace(**{**vars(args), "steps": 2, "eval": 2}), Path(tmp))  # warm-up, untimed
         for seed in range(args.seeds):
@@ -191,9 +199,9 @@ def main() -> None:
             f"{statistics.fmean(r['informative_per_step'] for r in runs):.1f}",
         ]
         print("".join(f"{c:<20}" for c in [arm, *cols]))
-    base, new = results["filter"], results["refill"]
-    ratio = statistics.fmean(r["wall_s"] for r in new) / statistics.fmean(r["wall_s"] for r in base)
-    print(f"refill / filter wall time: {ratio:.2f}x")
+    base = statistics.fmean(r["wall_s"] for r in results["filter"])
+    for arm in [a for a in results if a != "filter"]:
+        print(f"{arm} / filter wall time: {statistics.fmean(r['wall_s'] for r in results[arm]) / base:.2f}x")
 
 
 if __name__ == "__main__":
