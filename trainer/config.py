@@ -27,7 +27,7 @@ from trainer.errors import TrainerError
 if TYPE_CHECKING:
     from grpo_envs import JudgeConfig
 
-__all__ = ["PRESETS", "GRPOConfig", "add_config_flags", "config_from_args", "load_config"]
+__all__ = ["PRESETS", "GRPOConfig", "SamplingConfig", "add_config_flags", "config_from_args", "load_config"]
 
 GENERATORS = ("hf", "vllm")
 ASYNC_EDGE = "sampling.curriculum and sampling.pass_rate_filter run with async_level = 0 (the workers own their envs)"
