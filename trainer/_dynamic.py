@@ -85,7 +85,7 @@ class DynamicSampler:
     def __init__(
         self, cfg: SamplingConfig, *, seed: int, world: int = 1, env: Any = None, saved: Path | None = None
     ) -> None:
-        self.cfg, self.seed, self.world = cfg, seed, world
+        self.cfg, self.seed, self.world, self.env = cfg, seed, world, env
         self.said_short = False
         self.curriculum = open_curriculum(cfg, env) if env is not None else None
         self.pass_rates = PassRates(cfg, task_of=task_id_of(env), seed=seed) if cfg.pass_rate_filter else None
@@ -111,6 +111,8 @@ class DynamicSampler:
 
     def _roll(self, roll: Callable[[list[int], int], Groups], seeds: list[int], round_: int, step: int) -> Any:
         if self.pass_rates is not None:
+            if self.curriculum is not None:  # the task ids of the level in use
+                self.curriculum.apply([self.env])
             seeds = self.pass_rates.pick(seeds, step, round_)
         groups = roll(seeds, round_)
         if self.pass_rates is not None:
