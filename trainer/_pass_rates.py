@@ -26,12 +26,21 @@ __all__ = ["PassRates", "task_id_of"]
 MAX_DRAWS = 8  # replacement seeds tried per skipped seed before the step takes a skipped task after all
 
 
-def task_id_of(env: Any) -> Callable[[int], str]:
-    """Seed -> the task id ``env`` makes of it (``seed-N`` for an env without task ids)."""
+def task_id_of(env: Any, *, cache_size: int = 100_000) -> Callable[[int], str]:
+    """Seed -> the task id ``env`` makes of it at its current level (``seed-N`` for an env without
+    task ids), remembered (up to ``cache_size`` seeds; the table is emptied when full)."""
+    base = env.unwrapped
+    names = sorted({name for level in getattr(base, "levels", ()) for name in level})
+    cache: dict[tuple[Any, ...], str] = {}
 
     def task_of(seed: int) -> str:
-        env.reset(seed=int(seed))
-        return str(getattr(getattr(env.unwrapped, "task", None), "task_id", f"seed-{seed}"))
+        key = (int(seed), *(repr(getattr(base, name, None)) for name in names))
+        if key not in cache:
+            if len(cache) >= cache_size:
+                cache.clear()
+            env.reset(seed=int(seed))
+            cache[key] = str(getattr(getattr(base, "task", None), "task_id", f"seed-{seed}"))
+        return cache[key]
 
     return task_of
 

@@ -352,3 +352,20 @@ def test_the_trainer_skips_tasks_it_never_solves_and_resumes_the_table(tmp_path:
     assert state["sampling"]["pass_rates"], "the checkpoint holds the table"
     GRPOTrainer(cfg.replace(output_dir=str(tmp_path / "resumed")), resume=True, show_progress=False).train()
     assert _rows(tmp_path / "resumed" / "metrics.jsonl")[2:] == [{k: v for k, v in log[2].items() if k != "run_id"}]
+
+
+def test_task_ids_are_read_at_the_level_in_use() -> None:
+    import gymnasium
+
+    import grpo_envs  # noqa: F401
+    from trainer._pass_rates import task_id_of
+
+    env = gymnasium.make("grpo_envs/Digits-v0", ops="csmp")
+    task_of = task_id_of(env)
+    env.unwrapped.set_level(0)
+    assert all(task_of(s) == task_of(s) and task_of(s).startswith("digits-c") for s in range(20))
+    env.unwrapped.set_level(3)
+    assert any(not task_of(s).startswith("digits-c") for s in range(20)), "a level is a new key, not the old id"
+    for s in range(20):
+        env.reset(seed=s)
+        assert task_of(s) == env.unwrapped.task.task_id
