@@ -11,7 +11,9 @@ and the penalty would be a constant). The arms differ only in ``sampling.dynamic
 - ``refill``: the same filter, and more groups are sampled until the step has ``prompts_per_step``
   informative ones (``sampling.max_rounds``);
 - ``edge``: refill, and the pass-rate filter: a task (Digits has 400, they recur) last seen always
-  or never solved is not drawn again for 20 steps (``sampling.pass_rate_filter``).
+  or never solved is not drawn again for 20 steps (``sampling.pass_rate_filter``);
+- ``curriculum``: refill, and Digits' levels (ops c, cs, csm, csmp) from the first, moved by the
+  5-step mean correct rate (up at 0.8, down under 0.2); evaluation stays on csmp.
 
 Per arm and seed: the first step at which the 10-step mean of the train correct rate (every sampled
 group) reaches ``--target``, the wall time to it, the final eval accuracy, and the generation cost
@@ -65,6 +67,7 @@ def run(arm: str, seed: int, args: argparse.Namespace, where: Path) -> dict[str,
                 "overlong": False,
                 "max_rounds": args.rounds,
                 "pass_rate_filter": arm == "edge",
+                "curriculum": arm == "curriculum",
             },
         },
     )
@@ -157,7 +160,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="sampling.max_rounds of the refill arm")
     parser.add_argument("--target", type=float, default=0.4, help="10-step mean train correct rate to reach")
     parser.add_argument("--eval", type=int, default=64)
-    parser.add_argument("--arms", default="filter,refill,edge", help="filter, refill, edge (refill + pass-rate filter)")
+    parser.add_argument(
+        "--arms",
+        default="filter,refill,edge",
+        help="filter, refill, edge (+ pass-rate filter), curriculum (refill + levels)",
+    )
     parser.add_argument("--overlong", action="store_true", help="the overlong penalty's run instead (see overlong_run)")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
