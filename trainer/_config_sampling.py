@@ -108,7 +108,10 @@ class SamplingConfig:
         """One ``--sampling-KEY`` flag per setting (``--sampling-max-rounds 8``)."""
         for f in fields(cls):
             text = f"sampling: {f.metadata['help']} (default: {f.default!r})".replace("%", "%%")
-            parser.add_argument("--sampling-" + f.name.replace("_", "-"), dest=f"sampling_{f.name}", help=text)
+            kind = "BOOL" if isinstance(f.default, bool) else "N" if isinstance(f.default, int) else "X"
+            parser.add_argument(
+                "--sampling-" + f.name.replace("_", "-"), dest=f"sampling_{f.name}", metavar=kind, help=text
+            )
 
     @classmethod
     def flag_settings(cls, args: argparse.Namespace) -> dict[str, Any]:
