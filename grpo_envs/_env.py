@@ -63,9 +63,10 @@ class ReasoningEnv(gymnasium.Env[str, str]):
     version: ClassVar[int] = 0
     reward_bounds: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_format: ClassVar[AnswerFormat] = BOXED
-    levels: ClassVar[tuple[Mapping[str, Any], ...]] = ()
+    levels: tuple[Mapping[str, Any], ...] = ()
     """Difficulty levels, easiest first, for a curriculum: each the settings (attributes that
-    `make_task` reads) of one level; `set_level` applies one. () : the env has none."""
+    `make_task` reads) of one level; `set_level` applies one. () : the env has none. A class
+    attribute, or an instance's own (the reasoning-gym wrapper's come from its dataset)."""
 
     def __init__(
         self,

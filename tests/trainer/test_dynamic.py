@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -369,3 +370,25 @@ def test_task_ids_are_read_at_the_level_in_use() -> None:
     for s in range(20):
         env.reset(seed=s)
         assert task_of(s) == env.unwrapped.task.task_id
+
+
+def test_the_reasoning_gym_wrapper_takes_its_datasets_curriculum_levels() -> None:
+    pytest.importorskip("reasoning_gym")
+    import gymnasium
+
+    import grpo_envs  # noqa: F401
+
+    env = gymnasium.make("grpo_envs/ReasoningGym-v0", dataset="leg_counting", size=50).unwrapped
+    plain = [env.reset(seed=s)[0] for s in range(6)]
+    assert len(env.levels) >= 10, "leg_counting's curriculum: up to 36 animals"
+    env.set_level(0)
+    easy = [env.reset(seed=s)[0] for s in range(6)]
+    assert env.task.task_id.startswith("rg-leg_counting-train-L0-")
+    env.set_level(len(env.levels) - 1)
+    hard = [env.reset(seed=s)[0] for s in range(6)]
+    assert len(set(easy) | set(hard)) == 12 and hard != plain
+    assert sum(map(len, hard)) > sum(map(len, easy)), "more animals: longer questions"
+    assert env.step(f"\\boxed{{{env.reference_answer(env.task)}}}")[1] == 1.0, "the level's own answers are right"
+    fresh = gymnasium.make("grpo_envs/ReasoningGym-v0", dataset="leg_counting", size=50).unwrapped
+    fresh.reset(seed=0)
+    assert re.fullmatch(r"rg-leg_counting-train-\d+", fresh.task.task_id), "no level set: the ids as before"
