@@ -200,20 +200,21 @@ def test_a_run_written_before_the_sampling_part_still_resumes(tmp_path: Path) ->
 
 
 @pytest.mark.slow
-def test_ddp_ranks_agree_on_the_kept_groups(tmp_path: Path) -> None:
-    """2 DDP ranks, each sampling its own share of every round: the decision is made on the gathered
-    groups, so both ranks keep the same count and each trains half of it (no rank waits on a
-    collective the other skips)."""
+@pytest.mark.parametrize("mode", ["ddp", "fsdp"])
+def test_ddp_ranks_agree_on_the_kept_groups(tmp_path: Path, mode: str) -> None:
+    """2 DDP (or FSDP) ranks, each sampling its own share of every round: the decision is made on the
+    gathered groups, so both ranks keep the same count and each trains half of it (no rank waits on
+    a collective the other skips)."""
     from tests.trainer.test_scale import WORKER, _torchrun
 
-    _torchrun(str(WORKER), str(tmp_path), "dynamic-ddp", timeout=300)
-    ranks = [json.loads((tmp_path / f"dynamic-ddp-{r}.json").read_text()) for r in (0, 1)]
+    _torchrun(str(WORKER), str(tmp_path), f"dynamic-{mode}", timeout=300)
+    ranks = [json.loads((tmp_path / f"dynamic-{mode}-{r}.json").read_text()) for r in (0, 1)]
     assert ranks[0]["decided"] == ranks[1]["decided"] and len(ranks[0]["decided"]) == 2
     for decided in ranks[0]["decided"]:
         assert decided["sampling/groups_kept"] == 4 and decided["sampling/rounds"] > 1, decided
         assert len(decided["seeds"]) == decided["sampling/groups_sampled"]
     assert ranks[0]["share"] == ranks[1]["share"] == [2, 2]
-    assert len((tmp_path / "dynamic-ddp" / "metrics.jsonl").read_text().splitlines()) == 2
+    assert len((tmp_path / f"dynamic-{mode}" / "metrics.jsonl").read_text().splitlines()) == 2
 
 
 @pytest.mark.slow
