@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium
@@ -16,7 +16,7 @@ from grpo_envs._rubric import Rubric
 from grpo_envs._spaces import TextSpace
 from grpo_envs._task import Task, stable_seed
 from grpo_envs._verifier import Verifier, math_verifier
-from grpo_envs.errors import GrpoEnvsError
+from grpo_envs.errors import EnvConfigError, GrpoEnvsError
 from verifiers import VerifyResult
 from verifiers.executors import Executor
 from verifiers.structure import read_completion
@@ -63,6 +63,10 @@ class ReasoningEnv(gymnasium.Env[str, str]):
     version: ClassVar[int] = 0
     reward_bounds: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_format: ClassVar[AnswerFormat] = BOXED
+    levels: tuple[Mapping[str, Any], ...] = ()
+    """Difficulty levels, easiest first, for a curriculum: each the settings (attributes that
+    `make_task` reads) of one level; `set_level` applies one. () : the env has none. A class
+    attribute, or an instance's own (the reasoning-gym wrapper's come from its dataset)."""
 
     def __init__(
         self,
@@ -100,6 +104,13 @@ class ReasoningEnv(gymnasium.Env[str, str]):
         self._closed = False
 
     # -- hooks ---------------------------------------------------------------------------------
+    def set_level(self, level: int) -> None:
+        """Make the next tasks at difficulty ``level`` (an index into `levels`)."""
+        if not 0 <= level < len(self.levels):
+            raise EnvConfigError(type(self).__name__, "level", f"an index into its {len(self.levels)} levels", level)
+        for name, value in self.levels[level].items():
+            setattr(self, name, value)
+
     def make_task(self, rng: random.Random) -> Task:
         """Build the task for this reset from ``rng`` (a `random.Random` seeded for it)."""
         raise NotImplementedError(f"{type(self).__name__} must implement make_task(rng)")

@@ -177,8 +177,8 @@ class AsyncRollouts:
             dtype=str(weight.dtype).removeprefix("torch."), generator=config.generator,
         )  # fmt: skip
         self._inbox: queue.Queue[tuple[int, int, Any]] = queue.Queue()
-        self.jobs: dict[int, Job] = {}  # sent, not yet taken
-        self.done: dict[int, Done] = {}
+        self.jobs: dict[tuple[int, int], Job] = {}  # sent, not yet taken; by (step, refill round)
+        self.done: dict[tuple[int, int], Done] = {}
         self.restarts = 0
         self._failures = [0] * config.async_workers
         self.slots = [self._spawn(i, 0) for i in range(config.async_workers)]
@@ -229,11 +229,17 @@ class AsyncRollouts:
 
     def _send(self, step: int, *, asked: bool = False) -> None:
         """Send the job of ``step`` (ahead of time only within ``config.steps``; ``asked``: any)."""
-        if (step >= self.steps and not asked) or step in self.jobs:
+        if (step >= self.steps and not asked) or (step, 0) in self.jobs:
             return
-        job = Job(step, version_for(step, self.k), self.seeds(step))
-        self.jobs[step] = job
-        self._deliver(self.slots[step % len(self.slots)], job)
+        self._send_job(Job(step, version_for(step, self.k), self.seeds(step)))
+
+    def _send_job(self, job: Job) -> None:
+        self.jobs[job.key] = job
+        self._deliver(self.slots[self._route(job)], job)
+
+    def _route(self, job: Job) -> int:
+        """The worker of ``job``: steps round the workers, a step's refills round from its own."""
+        return (job.step + job.round) % len(self.slots)
 
     def _restart(self, index: int) -> None:
         old = self.slots[index]
@@ -247,15 +253,20 @@ class AsyncRollouts:
         log.warning("rollout worker %d died (%s): restarting it", index, how)
         self.restarts += 1
         self.slots[index] = self._spawn(index, old.generation + 1)
-        for step in sorted(self.jobs):  # its unfinished jobs, sent again: the same batches come back
-            if step % len(self.slots) == index and step not in self.done:
-                self._deliver(self.slots[index], self.jobs[step])
+        for key in sorted(self.jobs):  # its unfinished jobs, sent again: the same batches come back
+            if self._route(self.jobs[key]) == index and key not in self.done:
+                self._deliver(self.slots[index], self.jobs[key])
 
     # -- the schedule --------------------------------------------------------------------------
-    def take(self, step: int) -> Done:
-        """The batch of ``step`` (from 0), waiting for it; a worker that died meanwhile is replaced."""
+    def take(self, step: int, round_: int = 0, seeds: list[int] | None = None) -> Done:
+        """The batch of ``step`` (from 0), waiting for it; a worker that died meanwhile is replaced.
+        ``round_`` > 0: a refill of ``seeds`` (dynamic sampling), one more job from the same weights
+        version as the step's batch (that version is kept until the step's update)."""
+        if round_:
+            self._send_job(Job(step, version_for(step, self.k), list(seeds or []), round_))
         self._send(step, asked=True)  # sent already, unless stepped past config.steps by hand
-        while step not in self.done:
+        key = (step, round_)
+        while key not in self.done:
             index, generation, message = self._inbox.get()
             if generation != self.slots[index].generation:
                 continue  # from a worker already replaced
@@ -265,10 +276,10 @@ class AsyncRollouts:
                 raise TrainerError(f"rollout worker {index} failed on step {message.step}:\n{message.error}")
             else:
                 self._failures[index] = 0
-                if message.step in self.jobs:  # not a batch made twice (sent again to a restarted worker)
-                    self.done[message.step] = message
-        got = self.done.pop(step)
-        del self.jobs[step]
+                if (message.step, message.round) in self.jobs:  # not made twice (sent again after a restart)
+                    self.done[message.step, message.round] = message
+        got = self.done.pop(key)
+        del self.jobs[key]
         oldest = version_for(step, self.k)
         if not (got.version == oldest or (self.spec.latest and oldest <= got.version <= step)):
             wanted = f"{oldest}..{step}" if self.spec.latest else str(oldest)

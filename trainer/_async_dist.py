@@ -97,14 +97,15 @@ class SharedRollouts:
         if inner is None and os.environ.get("GROUP_RANK", "0") == "0":  # a learner beside rank 0's workers
             torch.set_num_threads(thread_split(workers, learners=learners)[1])
 
-    def take(self, step: int) -> Done:
-        """The batch of ``step`` on every rank: rank 0 takes it from its workers and sends it."""
+    def take(self, step: int, round_: int = 0, seeds: list[int] | None = None) -> Done:
+        """The batch of ``step`` (``round_`` > 0: a refill of ``seeds``) on every rank: rank 0 takes it
+        from its workers and sends it."""
         import torch.distributed as tdist
 
         box: list[Any] = [None]
         if self.inner is not None:
             try:
-                box = [self.inner.take(step)]
+                box = [self.inner.take(step, round_, seeds)]
             except TrainerError as exc:
                 box = [exc]
         tdist.broadcast_object_list(box, src=0, device=self.dist.device())

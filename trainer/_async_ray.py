@@ -116,6 +116,7 @@ class RayPool:
     weights: Any
     _inbox: queue.Queue[tuple[int, int, Any]]
     _finalizer: Any  # a weakref.finalize
+    _route: Callable[[Job], int]  # AsyncRollouts': which worker takes a job
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.ray, self._owns = connect()
@@ -162,7 +163,7 @@ class RayPool:
     def _deliver(self, slot: Any, job: Job) -> None:
         assert isinstance(self.weights, RayWeights)
         called = slot.process.run.remote(job, [self.weights.refs[job.version]])
-        index = job.step % len(self.slots)
+        index = self._route(job)
         called.future().add_done_callback(
             functools.partial(self._landed, index, slot.generation, job.step, id(slot.process))
         )

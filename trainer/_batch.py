@@ -49,7 +49,8 @@ def loss_rows(
     Unjudged rollouts (`Rollout.judged` is False: a verifier timeout, an error) are masked, not
     punished: left out of their group's mean and std and out of the loss (its tokens, its
     normaliser and its KL term). A group with fewer than 2 judged rollouts is dropped, and with
-    ``skip_zero_variance`` so is a group whose judged rewards are all equal.
+    ``skip_zero_variance`` so is a group whose judged rewards before shaping are all equal
+    (`Rollout.verdict_reward`: an overlong penalty does not make a group of wrong answers informative).
 
     Examples:
         >>> from grpo_envs import Judgement
@@ -66,7 +67,7 @@ def loss_rows(
     picked: list[tuple[int, int]] = []
     for p, g in enumerate(groups):
         judged = [k for k, r in enumerate(g) if r.judged]
-        if len(judged) < 2 or (skip_zero_variance and len({g[k].reward for k in judged}) == 1):
+        if len(judged) < 2 or (skip_zero_variance and len({g[k].verdict_reward for k in judged}) == 1):
             continue
         rows += [g[k] for k in judged]
         picked += [(p, k) for k in judged]

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunLog", "UpdateTotals", "eval_metrics", "peak_memory_mb"]
+__all__ = ["RunLog", "UpdateTotals", "eval_metrics", "peak_memory_mb", "perf_row", "rollout_metrics"]
 
 log = logging.getLogger("trainer")
 
@@ -144,6 +144,12 @@ class RunLog:
         fig.tight_layout()
         fig.savefig(self.dir / "curves.png", dpi=120)
         plt.close(fig)
+
+
+def perf_row(step: int, seconds: dict[str, float], tokens_per_s: float) -> dict[str, Any]:
+    """A step's row of ``perf.jsonl``: ``time_<part>_s`` for each part of ``seconds`` (rollout: with
+    async workers, the time the learner waited for the batch; generate, score, train, sync)."""
+    return {"step": step, **{f"time_{part}_s": s for part, s in seconds.items()}, "tokens_per_s": tokens_per_s}
 
 
 def rollout_metrics(groups: list[list[Any]]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ log-probs are the same weights with the adapter disabled (the frozen base model)
 
 from __future__ import annotations
 
+import difflib
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,11 +15,32 @@ from typing import Any
 
 from trainer.errors import TrainerError
 
-__all__ = ["LORA_DEFAULTS", "adapter_disabled", "apply_lora", "is_lora", "load_adapter", "merged_copy"]
+__all__ = ["LORA_DEFAULTS", "adapter_disabled", "apply_lora", "check_lora", "is_lora", "load_adapter", "merged_copy"]
 
 
 LORA_DEFAULTS: dict[str, object] = {"alpha": 16, "dropout": 0.0, "target_modules": "all-linear"}
 """What ``lora`` keys default to (``r`` has no default: it turns LoRA on)."""
+
+
+def check_lora(lora: dict[str, Any]) -> None:
+    """A ``lora`` table checked: its keys, ``r`` and ``dropout``; a bad one fails in one line."""
+    if not lora:
+        return
+    unknown = sorted(set(lora) - {"r", *LORA_DEFAULTS})
+    if unknown:
+        hint = difflib.get_close_matches(unknown[0], ["r", *LORA_DEFAULTS], n=1)
+        raise TrainerError(
+            f"GRPOConfig: lora has unknown key {unknown[0]!r}"
+            + (f" (did you mean {hint[0]!r}?)" if hint else "")
+            + "; the keys are r, alpha, dropout, target_modules"
+        )
+    r, dropout = lora.get("r"), lora.get("dropout", 0.0)
+    if not isinstance(r, int) or r < 1:
+        raise TrainerError(
+            f'GRPOConfig: lora needs "r", the adapter rank (an int >= 1), got {r!r}; {{}} turns LoRA off'
+        )
+    if not isinstance(dropout, int | float) or not 0 <= dropout < 1:
+        raise TrainerError(f"GRPOConfig: lora dropout must be in [0, 1), got {dropout!r}")
 
 
 def apply_lora(model: Any, *, r: int, alpha: int, dropout: float, targets: str) -> Any:

@@ -51,6 +51,12 @@ class Rollout:
     truncated: bool = False  # the last generated turn hit max_new_tokens without EOS
     text: str = ""
     sampler_logps: list[float] | None = None  # the generator's log-prob of each of ``ids`` (env tokens: 0)
+    shaping: float = 0.0  # the trainer's shaping inside ``reward`` (overlong), not the verdict's
+
+    @property
+    def verdict_reward(self) -> float | None:
+        """The reward before the trainer's shaping: what the verdicts gave (dynamic sampling reads it)."""
+        return None if self.reward is None else self.reward - self.shaping
 
     @property
     def generated(self) -> int:

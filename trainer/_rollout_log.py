@@ -18,15 +18,19 @@ class RolloutLog:
     prompt and reference back from its seed (its own instance: the rollouts' envs are left alone)."""
 
     def __init__(self, path: Path, make_env: Callable[[], Any], resume_step: int = 0) -> None:
-        self.path, self._make_env, self._env = path, make_env, None
+        self.path, self._make_env = path, make_env
+        self._env: Any = None
         if path.exists():
             kept = [line for line in path.read_text().splitlines() if _step(line) <= resume_step]
             path.write_text("".join(line + "\n" for line in kept))
 
-    def write(self, step: int, seeds: Sequence[int], groups: Sequence[Sequence[Any]]) -> None:
-        """One row per rollout of ``groups`` (one group per seed, in order)."""
+    def write(self, step: int, seeds: Sequence[int], groups: Sequence[Sequence[Any]], level: int | None = None) -> None:
+        """One row per rollout of ``groups`` (one group per seed, in order); ``level``: the env's
+        difficulty level the step used (``sampling.curriculum``), so the rows show its tasks."""
         if self._env is None:
             self._env = self._make_env()
+        if level is not None:
+            self._env.unwrapped.set_level(level)
         lines = []
         for seed, group in zip(seeds, groups, strict=True):
             task = _task(self._env, seed)

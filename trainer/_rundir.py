@@ -156,6 +156,8 @@ def _plan_resume(root: Path, config: dict[str, Any]) -> RunPlan:
     before.pop("output_dir", None), now.pop("output_dir", None)  # a run directory may be moved
     before.pop("verifier_executor", None), now.pop("verifier_executor", None)  # where verdicts come from, not what
     before.pop("async_workers_on", None), now.pop("async_workers_on", None)  # where batches are sampled, not what
+    for key in _new_defaults(before, now):  # a field added since the checkpoint, at its default: as before
+        now.pop(key)
     if before != now:
         changed = sorted(k for k in set(now) | set(before) if before.get(k) != now.get(k))
         raise TrainerError(
@@ -169,6 +171,15 @@ def _plan_resume(root: Path, config: dict[str, Any]) -> RunPlan:
             f"pass --steps {step} or more"
         )
     return RunPlan(run_id=run_id, checkpoint=latest)
+
+
+def _new_defaults(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """The fields of ``now`` that the saved config lacks and that hold their default (``sampling``,
+    added after runs were written): a run written before they existed still resumes."""
+    from trainer.config import GRPOConfig
+
+    defaults = json.loads(json.dumps(GRPOConfig().to_dict()))
+    return [k for k in now if k not in before and k in defaults and now[k] == defaults[k]]
 
 
 def open_run_ranked(dist: Any, root: Path, config: dict[str, Any], *, resume: bool, overwrite: bool) -> RunPlan:

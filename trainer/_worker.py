@@ -54,11 +54,22 @@ class WorkerSpec:
 
 @dataclass(frozen=True)
 class Job:
-    """Roll out ``seeds`` for step ``step`` (counted from 0) with weights ``version``."""
+    """Roll out ``seeds`` for step ``step`` (counted from 0) with weights ``version``; ``round`` > 0:
+    a refill of that step (dynamic sampling), seeded apart from the step's first batch."""
 
     step: int
     version: int
     seeds: list[int]
+    round: int = 0
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return self.step, self.round
+
+    @property
+    def again(self) -> tuple[int, ...]:
+        """What a refill adds to the step's sampling seeds (nothing for the first batch)."""
+        return (self.round,) if self.round else ()
 
 
 @dataclass
@@ -71,6 +82,7 @@ class Done:
     generate_s: float
     rollout_s: float
     pid: int = 0
+    round: int = 0
 
 
 @dataclass
@@ -145,7 +157,7 @@ class _Worker:
         n_envs = len(job.seeds) * (1 if is_single_turn(self.envs[0]) else spec.num_generations)
         while len(self.envs) < n_envs:
             self.envs.append(self.make_env())
-        torch.manual_seed(stable_seed(spec.seed, "async-sampling", job.step) % (2**31))
+        torch.manual_seed(stable_seed(spec.seed, "async-sampling", job.step, *job.again) % (2**31))
         device = self.device
         generator = timed(TransformersGenerator(self.model, self.tokenizer, device, share_prefix=spec.share_prefix))
         groups = rollout(
@@ -166,7 +178,7 @@ class _Worker:
             self.model, groups, pad=pad, temperature=spec.temperature, micro_batch_size=spec.micro_batch_size,
             device=device,
         )  # fmt: skip
-        return Done(job.step, self.version, groups, generator.seconds, time.perf_counter() - started)
+        return Done(job.step, self.version, groups, generator.seconds, time.perf_counter() - started, round=job.round)
 
 
 def worker_main(conn: Any, make: Callable[[WorkerSpec], Any] = _Worker) -> None:

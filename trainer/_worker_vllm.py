@@ -141,9 +141,9 @@ class VLLMWorker:
             device=None,
             make_env=self.make_env,
             generator=generator,
-            sample_seed=stable_seed(spec.seed, "vllm-train", job.step + 1),  # the trainer's stream for that step
+            sample_seed=stable_seed(spec.seed, "vllm-train", job.step + 1, *job.again),  # the trainer's stream
         )
-        return Done(job.step, self.version, groups, generator.seconds, time.perf_counter() - started)
+        return Done(job.step, self.version, groups, generator.seconds, time.perf_counter() - started, round=job.round)
 
     def close(self) -> None:
         """Stop the engine (the worker's process ends after this anyway)."""

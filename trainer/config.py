@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trainer._config_async import ASYNC_SCHEDULE_HELP, async_checks
+from trainer._config_sampling import SamplingConfig
 from trainer._correction import IS_MODES
-from trainer._lora import LORA_DEFAULTS
+from trainer._lora import LORA_DEFAULTS, check_lora
 from trainer._math import LOSS_TYPES, SCALES
 from trainer.configs import SHIPPED, shipped_config
 from trainer.errors import TrainerError
@@ -27,9 +28,10 @@ from trainer.errors import TrainerError
 if TYPE_CHECKING:
     from grpo_envs import JudgeConfig
 
-__all__ = ["PRESETS", "GRPOConfig", "add_config_flags", "config_from_args", "load_config"]
+__all__ = ["PRESETS", "GRPOConfig", "SamplingConfig", "add_config_flags", "config_from_args", "load_config"]
 
 GENERATORS = ("hf", "vllm")
+ASYNC_EDGE = "sampling.curriculum and sampling.pass_rate_filter run with async_level = 0 (the workers own their envs)"
 EXECUTORS = ("local", "ray")
 
 
@@ -41,7 +43,7 @@ def _f(default: Any, help: str) -> Any:
 
 @dataclass(frozen=True)
 class GRPOConfig:
-    """Everything a GRPO run needs (40 fields). Defaults are the paper's GRPO (preset "grpo").
+    """Everything a GRPO run needs (41 fields). Defaults are the paper's GRPO (preset "grpo").
 
     Examples:
         >>> cfg = GRPOConfig(steps=10, num_generations=4)
@@ -90,6 +92,10 @@ class GRPOConfig:
     num_iterations: int = _f(1, "policy updates per batch of generations (mu)")
     mask_truncated_completions: bool = _f(False, "leave completions without EOS out of the loss")
     skip_zero_variance_groups: bool = _f(False, "leave groups with equal rewards out of the loss")
+    sampling: SamplingConfig = field(
+        default_factory=SamplingConfig,
+        metadata={"help": "dynamic sampling with refill and overlong shaping (a [sampling] table; --sampling-KEY)"},
+    )
     # the optimizer (AdamW, no weight decay)
     learning_rate: float = _f(1e-6, "AdamW learning rate")
     warmup_steps: int = _f(0, "linear warm-up steps")
@@ -138,6 +144,8 @@ class GRPOConfig:
         eps: Any = self.epsilon
         if isinstance(eps, list):  # from a TOML or YAML list
             object.__setattr__(self, "epsilon", tuple(eps))
+        if isinstance(self.sampling, Mapping):  # a [sampling] table, a JSON object
+            object.__setattr__(self, "sampling", SamplingConfig.from_dict(dict(self.sampling)))
         checks = [
             (self.num_generations >= 2, "num_generations must be >= 2 (GRPO compares completions)"),
             (self.prompts_per_step >= 1, "prompts_per_step must be >= 1"),
@@ -166,6 +174,7 @@ class GRPOConfig:
                 f"importance_sampling_mode must be one of {', '.join(IS_MODES)}",
             ),
             *async_checks(self),
+            (not (self.sampling.curriculum or self.sampling.pass_rate_filter) or not self.async_level, ASYNC_EDGE),
             (self.importance_sampling_clip_max >= 0, "importance_sampling_clip_max must be >= 0 (0 turns it off)"),
             (
                 0 <= self.importance_sampling_clip_min <= (self.importance_sampling_clip_max or float("inf")),
@@ -175,7 +184,7 @@ class GRPOConfig:
         for ok, message in checks:
             if not ok:
                 raise TrainerError(f"GRPOConfig: {message}")
-        _check_lora(self.lora)
+        check_lora(self.lora)
         _ = self.judge_config  # a bad judge table fails here, in one line
 
     @property
@@ -215,26 +224,6 @@ def _clip_range_ok(eps: Any) -> bool:
     return len(values) in (1, 2) and all(isinstance(v, int | float) and v >= 0 for v in values)
 
 
-def _check_lora(lora: dict[str, Any]) -> None:
-    if not lora:
-        return
-    unknown = sorted(set(lora) - {"r", *LORA_DEFAULTS})
-    if unknown:
-        hint = difflib.get_close_matches(unknown[0], ["r", *LORA_DEFAULTS], n=1)
-        raise TrainerError(
-            f"GRPOConfig: lora has unknown key {unknown[0]!r}"
-            + (f" (did you mean {hint[0]!r}?)" if hint else "")
-            + "; the keys are r, alpha, dropout, target_modules"
-        )
-    r, dropout = lora.get("r"), lora.get("dropout", 0.0)
-    if not isinstance(r, int) or r < 1:
-        raise TrainerError(
-            f'GRPOConfig: lora needs "r", the adapter rank (an int >= 1), got {r!r}; {{}} turns LoRA off'
-        )
-    if not isinstance(dropout, int | float) or not 0 <= dropout < 1:
-        raise TrainerError(f"GRPOConfig: lora dropout must be in [0, 1), got {dropout!r}")
-
-
 PRESETS: dict[str, dict[str, Any]] = {
     "grpo": {},
     "dapo": {
@@ -242,7 +231,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "beta": 0.0,
         "loss_type": "dapo",
         "skip_zero_variance_groups": True,
-        "mask_truncated_completions": True,
+        "mask_truncated_completions": True,  # beside the penalty: cut-off answers teach nothing (docs/training.md)
+        "sampling": {"dynamic": True, "overlong": True},
     },
     "dr_grpo": {"scale": "none", "loss_type": "dr_grpo", "beta": 0.0},
     # GSPO (arXiv 2507.18071): the sequence ratio, clipped to the paper's tiny range, no KL
@@ -286,7 +276,7 @@ def _coerce(name: str, value: Any) -> Any:
             return parts[0] if len(parts) == 1 else tuple(parts)
         if kind is float:
             return None if value.lower() == "none" else float(value)
-        if typing.get_origin(kind) is dict:
+        if typing.get_origin(kind) is dict or kind is SamplingConfig:
             return json.loads(value)
     except ValueError as exc:
         raise TrainerError(f"{name}: cannot read {value!r} as {_type_name(kind)} ({exc})") from None
@@ -338,9 +328,17 @@ def load_config(
             if file_preset not in PRESETS:
                 raise TrainerError(f"{file}: preset must be one of {sorted(PRESETS)}")
             values = dict(PRESETS[file_preset])
-        values.update(data)
-    values.update(overrides or {})
+        _merge(values, data)
+    _merge(values, {k: _coerce(k, v) for k, v in (overrides or {}).items()})
     return GRPOConfig(**{k: _coerce(k, v) for k, v in values.items()})
+
+
+def _merge(values: dict[str, Any], more: Mapping[str, Any]) -> None:
+    """``more`` over ``values``; a ``sampling`` table over the preset's, key by key."""
+    for key, value in more.items():
+        below = values.get(key)
+        both = key == "sampling" and isinstance(below, Mapping) and isinstance(value, Mapping)
+        values[key] = {**below, **value} if both else value  # type: ignore[dict-item]
 
 
 def add_config_flags(parser: argparse.ArgumentParser) -> None:
@@ -352,12 +350,13 @@ def add_config_flags(parser: argparse.ArgumentParser) -> None:
     defaults = GRPOConfig()
     for f in fields(GRPOConfig):
         default = getattr(defaults, f.name)
-        shown = json.dumps(default) if isinstance(default, dict) else repr(default)
+        shown = json.dumps(default) if isinstance(default, dict) else "{}" if f.name == "sampling" else repr(default)
         text = f"{f.metadata.get('help', '')} (default: {shown})".replace("%", "%%")
         parser.add_argument(flag(f.name), dest=f"cfg_{f.name}", default=None, metavar=_metavar(default), help=text)
     from grpo_envs import JudgeConfig
 
     JudgeConfig.add_flags(parser)  # the judge table's keys, as serve and eval spell them
+    SamplingConfig.add_flags(parser)
 
 
 def flag(name: str) -> str:
@@ -380,6 +379,9 @@ def config_from_args(args: argparse.Namespace) -> GRPOConfig:
     names = [f.name for f in fields(GRPOConfig)]
     overrides = {name: getattr(args, f"cfg_{name}") for name in names if getattr(args, f"cfg_{name}", None) is not None}
     config = load_config(args.config, preset=args.preset, overrides=overrides)
+    if SamplingConfig.flag_settings(args):  # --sampling-KEY flags over the sampling table
+        table = {**dataclasses.asdict(config.sampling), **SamplingConfig.flag_settings(args)}
+        config = config.replace(sampling=SamplingConfig.from_dict(table))
     return _with_judge_flags(config, args)
 
 

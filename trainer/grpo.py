@@ -1,11 +1,11 @@
 """`GRPOTrainer`: GRPO (DeepSeekMath) on torch + transformers, for any text environment.
 
-One step, top to bottom: sample ``prompts_per_step`` task seeds -> generate
-``num_generations`` completions per task (batched, left padding, sampling, stop at EOS) ->
-rewards from the environment (a group of a single-turn `ReasoningEnv` is verified in
-parallel; other envs are stepped, multi-turn envs alternating generate and step with the
-environment's tokens masked out) -> `group_advantages` -> old and reference log-probs ->
-`grpo_loss` over micro-batches with gradient accumulation -> clip -> AdamW step.
+One step, top to bottom: sample ``prompts_per_step`` task seeds -> generate ``num_generations``
+completions per task (batched, left padding, sampling, stop at EOS) -> rewards from the environment
+(a group of a single-turn `ReasoningEnv` is verified in parallel; other envs are stepped, multi-turn
+envs alternating generate and step with the environment's tokens masked out) -> `group_advantages`
+-> old and reference log-probs -> `grpo_loss` over micro-batches with gradient accumulation -> clip
+-> AdamW step.
 
 Deliberate deviations from the paper (each is a config switch where it matters):
 - No critic, as in the paper; the KL term uses the k3 estimator per token, also as in the
@@ -14,21 +14,19 @@ Deliberate deviations from the paper (each is a config switch where it matters):
   gradient of the unclipped objective); with more iterations old log-probs are computed once.
 - Log-probs are taken from logits divided by the sampling temperature, so the ratio compares
   the distribution that was sampled from.
-- "dapo" and "dr_grpo" token-level reductions and the DAPO asymmetric clip (``epsilon = (0.2, 0.28)``),
-  dynamic sampling (``skip_zero_variance_groups``) and truncated-completion masking are options;
+- "dapo" and "dr_grpo" token-level reductions, the DAPO asymmetric clip (``epsilon = (0.2, 0.28)``), dynamic
+  sampling with refill and overlong shaping (``sampling``, `trainer._dynamic`), truncated-completion masking;
   so are GSPO's sequence ratio and CISPO's clipped-weight REINFORCE (``loss_type``, `trainer._losses`).
 - With ``generator = "vllm"`` each token's term is weighted by pi_old / pi_vllm, by
   ``importance_sampling_mode`` (`trainer._correction`); the clipped ratio stays pi_theta / pi_old.
-- Multi-turn rewards are the episode's summed step rewards; a rollout's env tokens never
-  enter the loss.
+- Multi-turn rewards are the episode's summed step rewards; a rollout's env tokens never enter the loss.
 
-Scale: ``lora = {"r": 16}`` trains LoRA adapters (peft) and takes the reference log-probs from the
-same weights with the adapter disabled. Under ``torchrun`` each rank rolls out its share of
-the step's tasks and DDP (or FSDP's ``fully_shard``, ``distributed="fsdp"``) averages the
-gradients; the loss is normalised by global counts so N ranks make the same update as one
-process with the same global batch. Each group's prompt runs through the model once, in
-generation and in every loss forward (policy, old, reference), and its KV cache is copied to
-the G rows (where the model takes a cache).
+Scale: ``lora = {"r": 16}`` trains LoRA adapters (peft), the reference being the same weights with the
+adapter disabled. Under ``torchrun`` each rank rolls out its share of the step's tasks and DDP (or
+FSDP's ``fully_shard``, ``distributed="fsdp"``) averages the gradients; the loss is normalised by
+global counts so N ranks make the same update as one process with the same global batch. Each group's
+prompt runs through the model once, in generation and in every loss forward (policy, old, reference),
+and its KV cache is copied to the G rows (where the model takes a cache).
 """
 
 from __future__ import annotations
@@ -48,10 +46,11 @@ from trainer._async_dist import open_rollouts
 from trainer._batch import Batch, loss_mask, loss_rows, make_batch, sequence_logps
 from trainer._correction import configured_weights
 from trainer._distributed import Dist, init_distributed, pad_ranks, unwrap
+from trainer._dynamic import DynamicSampler, StepSample
 from trainer._envs import env_factory
 from trainer._generation import TransformersGenerator
 from trainer._judges import open_executor
-from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, rollout_metrics
+from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, perf_row, rollout_metrics
 from trainer._lora import adapter_disabled, is_lora
 from trainer._math import grpo_loss, loss_settings, lr_factor, sampler_mismatch
 from trainer._model import env_alphabet, pick_device
@@ -61,6 +60,7 @@ from trainer._rollout import Rollout, is_single_turn, rollout
 from trainer._rollout_log import RolloutLog
 from trainer._rundir import RunPlan, open_run_ranked, released
 from trainer._sampling import Timed, timed
+from trainer._shaping import shape
 from trainer._signal import SignalWatch
 from trainer._vllm import ColocatedVLLM
 from trainer.config import GRPOConfig
@@ -90,6 +90,8 @@ class GRPOTrainer:
         ...                  output_dir="/tmp/grpo-doc", save_every=0)
         >>> metrics = GRPOTrainer(cfg, show_progress=False).train()  # doctest: +SKIP
     """
+
+    _taken: list[Any]  # async: this step's batches (its first, then its refills)
 
     def __init__(
         self,
@@ -133,6 +135,8 @@ class GRPOTrainer:
         schedule = partial(lr_factor, warmup=config.warmup_steps, total=config.steps, kind=config.lr_scheduler)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, schedule)
         self.step_count = 0
+        sampling: dict[str, Any] = dict(seed=config.seed, world=self.dist.world, env=probe, saved=self.run.checkpoint)
+        self.sampler = DynamicSampler(config.sampling, **sampling)  # which tasks: refill, curriculum, pass rates
         self.watch = SignalWatch()  # steps without signal, unjudged completions: said in words
         self.share_prefix = True  # a group's prompt runs once (where the model takes a cache); off: to compare
         if self.run.checkpoint is not None:
@@ -145,7 +149,7 @@ class GRPOTrainer:
             config, env if env is not None else config.env, self.model, self.tokenizer, self.dist,
             seeds=lambda t: self._seeds(t + 1), start=self.step_count, saved=self.run.checkpoint,
         )  # fmt: skip
-        self._generate_s = 0.0  # this step's seconds in the generator (the rest of a rollout is scoring)
+        self._generate_s, self._taken = 0.0, []  # this step's seconds in the generator; async: its batches
         # verifier_executor="ray": a RayExecutor (its actors start at the first rollout); under torchrun
         # every rank joins one cluster
         self.executor: Executor | None = open_executor(config.verifier_executor, self.dist)
@@ -204,14 +208,9 @@ class GRPOTrainer:
 
     def _logps(self, model: Any, batch: Batch, rows: slice) -> torch.Tensor:
         return sequence_logps(
-            model,
-            batch,
-            rows,
-            device=self.device,
-            temperature=self.config.temperature,
-            share_prefix=self.share_prefix,
-            force=self.dist.collective_forwards,
-        )
+            model, batch, rows, device=self.device, temperature=self.config.temperature,
+            share_prefix=self.share_prefix, force=self.dist.collective_forwards,
+        )  # fmt: skip
 
     def _ref_logps(self, batch: Batch, rows: slice) -> torch.Tensor | None:
         base = unwrap(self.model)
@@ -227,51 +226,57 @@ class GRPOTrainer:
         """Generate, score and update once; returns the step's metrics (also written to disk)."""
         step = self.step_count + 1
         started = time.perf_counter()
-        groups, generate_s, rollout_s, extra = self._step_rollouts(step)
+        sample, generate_s, rollout_s, extra = self._step_rollouts(step)
+        groups = sample.sampled  # every group rolled out; the update sees sample.trained
         rolled = time.perf_counter()
         rollout_s = rollout_s if rollout_s is not None else rolled - started
-        update = self._update(self.dist.shard(groups))
+        update = self._update(self.dist.shard(sample.trained))
         trained = time.perf_counter()
         synced = self.engine.sync(self.model) if self.engine is not None else 0.0
         synced += self.workers.advance(unwrap(self.model), step) if self.workers is not None else 0.0
         self.step_count = step
         metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0], **extra}
+        metrics.update(sample.metrics, **self.sampler.observe(metrics["correct_rate"]))
         self.watch.step(groups)
         generated = sum(r.generated for g in groups for r in g)
-        perf = {
-            "step": step,
-            "time_rollout_s": rolled - started,  # async: the time the learner waited for the batch
-            "time_generate_s": generate_s,
-            "time_score_s": rollout_s - generate_s,
-            "time_train_s": trained - rolled,
-            "time_sync_s": synced,
-            "tokens_per_s": generated / max(rollout_s, 1e-9),
-            "peak_memory_mb": peak_memory_mb(self.device),
-        }
+        times = {"rollout": rolled - started, "generate": generate_s, "score": rollout_s - generate_s}
+        perf = perf_row(step, {**times, "train": trained - rolled, "sync": synced}, generated / max(rollout_s, 1e-9))
+        perf["peak_memory_mb"] = peak_memory_mb(self.device)
         if self.log is not None:
             self.log.step(metrics, perf)
         if self.rollouts is not None:
-            self.rollouts.write(step, self._seeds(step), groups)
+            self.rollouts.write(step, sample.seeds, groups, level=metrics.get("sampling/level"))
         return metrics
 
     def _seeds(self, step: int) -> list[int]:
         return [stable_seed(self.config.seed, "train", step, k) % (2**31) for k in range(self.config.prompts_per_step)]
 
-    def _step_rollouts(self, step: int) -> tuple[list[list[Rollout]], float, float | None, dict[str, Any]]:
-        """Step ``step``'s groups, the generator's seconds, the rollout's (None: measured here) and
-        the async metrics: from a rollout worker (async_level > 0), or rolled out here."""
-        if self.workers is not None:
-            got = self.workers.take(step - 1)
-            return got.groups, got.generate_s, got.rollout_s, self.workers.metrics(step - 1, got)
-        cfg = self.config
-        n_envs = cfg.prompts_per_step * (1 if self._single_turn() else cfg.num_generations)
+    def _step_rollouts(self, step: int) -> tuple[StepSample, float, float | None, dict[str, Any]]:
+        """Step ``step``'s groups (shaped; ``sampling.dynamic``: refilled), the generator's seconds, the
+        rollout's (None: measured here), the async metrics: from rollout workers, or rolled out here."""
+        self._generate_s, self._taken = 0.0, []
+        sample = self.sampler.step(partial(self._take if self.workers else self._roll, step), self._seeds(step), step)
+        if self.workers is None:
+            return sample, self._generate_s, None, {}
+        got, seconds = self._taken[0], sum(t.rollout_s for t in self._taken)  # the step's batch, then its refills
+        return sample, sum(t.generate_s for t in self._taken), seconds, self.workers.metrics(step - 1, got)
+
+    def _take(self, step: int, seeds: list[int], round_: int) -> list[list[Rollout]]:
+        """Round ``round_`` of step ``step`` from the rollout workers (a refill: one more job, same weights)."""
+        assert self.workers is not None
+        self._taken.append(self.workers.take(step - 1, round_, seeds) if round_ else self.workers.take(step - 1))
+        return shape(self._taken[-1].groups, self.config.sampling, self.config.max_new_tokens)
+
+    def _roll(self, step: int, seeds: list[int], round_: int) -> list[list[Rollout]]:
+        """Round ``round_`` of step ``step`` (0: the step's seeds; more: a refill), rolled out here, shaped."""
+        cfg, again = self.config, (round_,) if round_ else ()
+        n_envs = len(seeds) * (1 if self._single_turn() else cfg.num_generations)
         if self.dist.enabled:  # each rank samples its own stream, reproducibly (resume included)
-            torch.manual_seed(stable_seed(cfg.seed, "sampling", step, self.dist.rank) % (2**31))
-        self._generate_s = 0.0
-        groups = self._rollouts(
-            self._seeds(step), self._pool(self._envs, n_envs), stable_seed(cfg.seed, "vllm-train", step)
-        )
-        return groups, self._generate_s, None, {}
+            torch.manual_seed(stable_seed(cfg.seed, "sampling", step, self.dist.rank, *again) % (2**31))
+        stream, envs = stable_seed(cfg.seed, "vllm-train", step, *again), self._pool(self._envs, n_envs)
+        if self.sampler.curriculum is not None:  # sampling.curriculum: the tasks at the level in use
+            self.sampler.curriculum.apply(envs)
+        return shape(self._rollouts(seeds, envs, stream), cfg.sampling, cfg.max_new_tokens)
 
     def _update(self, groups: list[list[Rollout]]) -> dict[str, float]:
         """One policy update from this rank's ``groups``; with N ranks, normalised by global counts
@@ -338,6 +343,7 @@ class GRPOTrainer:
     def save(self) -> Path:
         """Write a checkpoint (rank 0 writes; with FSDP every rank helps gather the weights)."""
         extra = {"env": self.env_id, "world_size": self.dist.world}
+        extra.update(self.sampler.state())
         return save_run(
             self.run_dir / "checkpoints",
             self.step_count,

@@ -51,6 +51,8 @@ class Arithmetic(ReasoningEnv):
         True
     """
 
+    levels = tuple({"n_ops": n} for n in (1, 2, 3, 5))  # operations in the expression
+
     def __init__(self, *, n_ops: int = 3, max_value: int = 20, fractions: bool = True, **kwargs: Any):
         super().__init__(**kwargs)
         if not 1 <= n_ops <= 12:

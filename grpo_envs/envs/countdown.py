@@ -160,6 +160,8 @@ class Countdown(ReasoningEnv):
 
     default_format = ANSWER_TAGS
 
+    levels = tuple({"count": n} for n in (3, 4, 5, 6))  # numbers to combine
+
     def __init__(self, *, count: int = 4, max_value: int = 50, **kwargs: Any):
         kwargs.setdefault("verifier", Verifier("countdown", check_countdown))
         super().__init__(**kwargs)

@@ -75,6 +75,8 @@ class Digits(ReasoningEnv):
     alphabet = "0123456789csmp="
     default_format = PLAIN
 
+    levels = ({"ops": "c"}, {"ops": "cs"}, {"ops": "csm"}, {"ops": "csmp"})  # copy, +1, then sums, products
+
     def __init__(self, *, ops: str = "cs", **kwargs: Any):
         kwargs.setdefault("verifier", Verifier("first-digit", _first_digit))
         super().__init__(**kwargs)

@@ -43,6 +43,8 @@ class LinearEquations(ReasoningEnv):
         True
     """
 
+    levels = ({"unknowns": 1, "max_value": 6}, {"unknowns": 1, "max_value": 12}, {"unknowns": 2, "max_value": 12})
+
     def __init__(self, *, unknowns: int = 1, max_value: int = 12, fractions: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
         if unknowns not in (1, 2):

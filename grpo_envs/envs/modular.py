@@ -44,6 +44,8 @@ class ModularArithmetic(ReasoningEnv):
         True
     """
 
+    levels = tuple({"difficulty": d} for d in (1, 2, 3))
+
     def __init__(self, *, difficulty: int = 2, **kwargs: Any):
         super().__init__(**kwargs)
         if difficulty not in (1, 2, 3):

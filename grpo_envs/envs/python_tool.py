@@ -61,6 +61,8 @@ class PythonTool(ReasoningEnv):
         True
     """
 
+    levels = tuple({"difficulty": d} for d in (1, 2, 3))
+
     def __init__(self, *, difficulty: int = 2, sandbox: Any = None, timeout_s: float = 5.0, **kwargs: Any):
         kwargs.setdefault("max_turns", 4)
         super().__init__(**kwargs)

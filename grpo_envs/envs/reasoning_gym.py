@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -63,29 +64,51 @@ class ReasoningGym(ReasoningEnv):
         **kwargs: Any,
     ):
         try:
-            import reasoning_gym
+            import reasoning_gym  # noqa: F401
         except ImportError:
             raise GrpoEnvsError(
                 "ReasoningGym needs the reasoning-gym package: pip install 'grpo-envs[reasoning-gym]'"
             ) from None
         self.dataset_name, self.size, self.partial_credit = dataset, size, partial_credit
+        self.rg_config, self.level = dict(config or {}), None
         split = kwargs.get("split", "train")
-        seed = stable_seed("reasoning-gym", dataset, split) % (2**31)
-        try:
-            self.data = reasoning_gym.create_dataset(dataset, size=size, seed=seed, **dict(config or {}))
-        except Exception as exc:
-            raise GrpoEnvsError(f"reasoning-gym cannot create dataset {dataset!r}: {exc}") from exc
+        self.data_seed = stable_seed("reasoning-gym", dataset, split) % (2**31)
+        self.data = self._dataset(self.rg_config)
+        self.levels = tuple({"level": k} for k in range(_curriculum_levels(dataset)))
         spans = Verifier("reasoning-gym", self._score, config=(dataset, partial_credit, "span"))
         kwargs.setdefault(
             "verifier", Verifier("reasoning-gym", self._verify, config=(dataset, partial_credit), spans=spans)
         )
         super().__init__(**kwargs)
 
+    def _dataset(self, config: Mapping[str, Any]) -> Any:
+        import reasoning_gym
+
+        try:
+            return reasoning_gym.create_dataset(
+                self.dataset_name, **{"size": self.size, **config, "seed": self.data_seed}
+            )
+        except Exception as exc:
+            raise GrpoEnvsError(f"reasoning-gym cannot create dataset {self.dataset_name!r}: {exc}") from exc
+
+    def set_level(self, level: int) -> None:
+        """The dataset rebuilt at reasoning-gym's curriculum level ``level`` (its global level: every
+        attribute of the dataset's curriculum at that level, or its hardest), over ``config``'s
+        other settings; the task ids carry the level."""
+        super().set_level(level)
+        from reasoning_gym.factory import create_curriculum
+
+        curriculum = create_curriculum(self.dataset_name)
+        curriculum.set_global_level(level)
+        generated = dataclasses.asdict(curriculum.generate_configuration({"seed": self.data_seed, "size": self.size}))
+        self.data = self._dataset({**self.rg_config, **generated})
+
     def make_task(self, rng: random.Random) -> Task:
         index = rng.randrange(self.size)
         entry = self.data[index]
+        level = "" if self.level is None else f"L{self.level}-"
         return Task(
-            task_id=f"rg-{self.dataset_name}-{self.split}-{index}",
+            task_id=f"rg-{self.dataset_name}-{self.split}-{level}{index}",
             prompt=str(entry["question"]),
             answer=index,
             metadata={"dataset": self.dataset_name, "gold": str(entry["answer"])},
@@ -116,3 +139,15 @@ class ReasoningGym(ReasoningEnv):
         reward = score if self.partial_credit else float(correct)
         reason = "The dataset's scorer gave a full score." if correct else f"The dataset's scorer gave {score:g}."
         return VerifyResult.judged("correct" if correct else "incorrect", reason, extracted=answer, reward=reward)
+
+
+def _curriculum_levels(dataset: str) -> int:
+    """How many global levels reasoning-gym's curriculum of ``dataset`` has (0: none)."""
+    try:
+        from reasoning_gym.factory import create_curriculum, has_curriculum
+
+        if not has_curriculum(dataset):
+            return 0
+        return max(len(a.levels) for a in create_curriculum(dataset).attributes.values())
+    except Exception:  # an older reasoning-gym, or a curriculum that does not build: no levels
+        return 0

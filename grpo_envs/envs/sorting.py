@@ -43,6 +43,8 @@ class Sorting(ReasoningEnv):
         True
     """
 
+    levels = tuple({"length": n} for n in (4, 8, 16, 32))  # numbers to sort
+
     def __init__(self, *, length: int = 8, max_value: int = 99, descending: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
         if not 2 <= length <= 200:

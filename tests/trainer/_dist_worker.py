@@ -191,9 +191,43 @@ def async_runs(out_dir: str) -> None:
     GRPOTrainer(fsdp, show_progress=False).train()
 
 
+def dynamic_runs(out_dir: str, mode: str) -> None:
+    """Dynamic sampling with refill under torchrun (tests/trainer/test_dynamic.py): 2 steps; each rank
+    records, per step, the sampling metrics it decided on and the groups of its share of the update."""
+    import torch
+
+    from trainer.config import GRPOConfig
+    from trainer.grpo import GRPOTrainer
+
+    torch.set_num_threads(1)
+    cfg = GRPOConfig(
+        **{**ASYNC, "async_level": 0, "steps": 2, "save_every": 0, "distributed": mode},
+        output_dir=str(Path(out_dir) / f"dynamic-{mode}"),
+        sampling={"dynamic": True, "max_rounds": 8},
+    )
+    trainer = GRPOTrainer(cfg, show_progress=False)
+    seen: dict[str, list[Any]] = {"decided": [], "share": []}
+    rollouts, update = trainer._step_rollouts, trainer._update
+
+    def rolled(step: int) -> Any:
+        got = rollouts(step)
+        seen["decided"].append({**got[0].metrics, "seeds": got[0].seeds})
+        return got
+
+    def updated(groups: list[list[Any]]) -> dict[str, float]:
+        seen["share"].append(len(groups))
+        return update(groups)
+
+    trainer._step_rollouts, trainer._update = rolled, updated  # type: ignore[method-assign]
+    trainer.train()
+    (Path(out_dir) / f"dynamic-{mode}-{trainer.dist.rank}.json").write_text(json.dumps(seen))
+
+
 if __name__ == "__main__":
     if sys.argv[2] == "fsdp-generate":
         generate_fsdp(sys.argv[1])
+    elif sys.argv[2].startswith("dynamic-"):
+        dynamic_runs(sys.argv[1], sys.argv[2].removeprefix("dynamic-"))
     elif sys.argv[2] == "async":
         async_runs(sys.argv[1])
     else:

@@ -1,9 +1,10 @@
-"""`GRPOConfig`: at most 40 fields (30 after the config diet, plus the vLLM generator's and its
-importance sampling's four, verifier_executor, the judge table, and async_level, async_workers, async_workers_on, async_schedule),
+"""`GRPOConfig`: at most 41 fields (30 after the config diet, plus the vLLM generator's and its
+importance sampling's four, verifier_executor, the judge table, and async_level, async_workers, async_workers_on, async_schedule, the sampling part),
 one allowed-values list, each field read from a flag or a file by its declared type, and a resumed run's config checked against its checkpoint's."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import warnings
@@ -21,8 +22,9 @@ from verifiers.commandline import CommandParser
 def test_the_config_fits_on_a_page() -> None:
     # the 30 of the config diet + generator, importance_sampling_{mode,clip_max,clip_min} (issue #41) +
     # verifier_executor (issue #26: judging on Ray) + judge (issue #43: one table, not a field per setting) +
-    # async_level, async_workers, async_workers_on (issue #45: processes or Ray actors)
-    assert len(fields(GRPOConfig)) <= 40
+    # async_level, async_workers, async_workers_on (issue #45: processes or Ray actors) +
+    # sampling (issue #58: dynamic sampling and overlong shaping, one typed part, not a field per setting)
+    assert len(fields(GRPOConfig)) <= 41
     for f in fields(GRPOConfig):
         assert f.metadata.get("help"), f"{f.name} has no help text"
 
@@ -76,6 +78,8 @@ def test_every_field_reads_back_from_its_flag_string() -> None:
         text = (
             json.dumps(value)
             if isinstance(value, dict)
+            else json.dumps(dataclasses.asdict(value))  # a typed part (sampling): its table as JSON
+            if dataclasses.is_dataclass(value)
             else ",".join(map(str, value))
             if isinstance(value, tuple)
             else str(value)
