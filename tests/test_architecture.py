@@ -180,13 +180,16 @@ def test_the_cli_names_each_packages_commands_without_importing_them() -> None:
     }
 
 
-def test_no_module_of_the_three_packages_is_over_400_lines() -> None:
+MAX_MODULE_LINES = 500  # the guide's cap: it is there to notice a second concept, never to cut one
+
+
+def test_no_module_of_the_three_packages_is_over_500_lines() -> None:
     sizes = {
         str(p.relative_to(ROOT)): len(p.read_text().splitlines())
         for pkg in PACKAGES
         for p in (ROOT / pkg).rglob("*.py")
     }
-    assert {name: n for name, n in sizes.items() if n > 400} == {}
+    assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}
 
 
 MAX_FUNCTION_LINES = 60
