@@ -12,9 +12,11 @@ before a new user turn): its ids are never used, the model's sampled ones are.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from grpo_envs.tools._call import ToolCall, ToolFormat, ToolFormatError
+from grpo_envs.tools._formats import tool_format
 
 _STUB_USER = {"role": "user", "content": "Begin."}
 
@@ -67,3 +69,21 @@ def _end_ids(tokenizer: Any, fmt: ToolFormat) -> set[int]:
     fallback, whose turn ends with its template's own EOS)."""
     names = fmt.end_tokens or tuple(t for t in (getattr(tokenizer, "eos_token", None),) if t)
     return {tokenizer.convert_tokens_to_ids(t) for t in names}
+
+
+def reply_ids(tokenizer: Any, info: dict[str, Any], sampled: Sequence[int]) -> list[int] | None:
+    """The ids of an env's tool results, from a step's ``info`` as a tool-calling env gives it
+    (``tool_format``: a format's name; ``tool_results``: (`ToolCall`, output) pairs; ``tools``:
+    the schemas), to append after the ``sampled`` turn; None when ``info`` holds no results.
+    A sampled turn that did not end with the family's end token (cut off by the token budget)
+    gets that token first, so the observation opens a turn of its own."""
+    results = info.get("tool_results")
+    if not results or not info.get("tool_format"):
+        return None
+    fmt = tool_format(str(info["tool_format"]))
+    observation = observation_ids(tokenizer, fmt, list(results), info.get("tools"))
+    ends = _end_ids(tokenizer, fmt)
+    if sampled and sampled[-1] in ends:
+        return observation
+    closing = fmt.end_tokens[0] if fmt.end_tokens else tokenizer.eos_token
+    return [tokenizer.convert_tokens_to_ids(closing), *observation]
