@@ -100,3 +100,30 @@ def test_a_cut_off_call_turn_gets_the_end_token_before_the_observation() -> None
     assert reply_ids(tokenizer, info, sampled) == [tokenizer.eos_token_id, *whole]
     assert reply_ids(tokenizer, info, [*sampled, tokenizer.eos_token_id]) == whole
     assert reply_ids(tokenizer, {"messages": []}, sampled) is None
+
+
+def test_the_terminal_env_replayed_through_the_rollout_is_rewarded() -> None:
+    """The terminal env (over a scripted session) in the trainer's rollout: the reference
+    commands replayed as Qwen tool calls end with reward 1 and the env's log of commands."""
+    from grpo_envs.envs.terminal import Terminal
+    from tests.grpo_envs.test_terminal import TASK, FakeSession
+
+    tokenizer, fmt = family_tokenizer("qwen"), tool_format("qwen")
+    turns = [fmt.write(ToolCall("bash", {"command": c})) for c in TASK.reference] + ["Done."]
+
+    class ReplayTask:
+        def __init__(self) -> None:
+            self.turn = 0
+
+        def generate(self, contexts: list[list[int]], params: SamplingParams) -> list[Continuation]:
+            ids = [*tokenizer(turns[self.turn], add_special_tokens=False)["input_ids"], tokenizer.eos_token_id]
+            self.turn += 1
+            return [Continuation(tuple(ids), False) for _ in contexts]
+
+    def make_env() -> Terminal:
+        return Terminal([TASK], session=FakeSession)
+
+    sampling = dict(max_new_tokens=64, temperature=1.0, top_p=1.0, device=None)
+    (r,) = rollout(None, tokenizer, [make_env()], [0], 1, make_env=make_env, generator=ReplayTask(), **sampling)[0]  # type: ignore[arg-type]
+    assert r.reward == 1.0 and len(r.judgements) == 3
+    assert "<tool_response>\n42\n\n</tool_response>" in tokenizer.decode(r.ids)  # cat printed 42 and a newline
