@@ -74,6 +74,26 @@ class ToolFormat:
         return {"role": self.result_role, "content": output, "tool_call_id": call.id, "name": call.name}
 
 
+_THOUGHTS = (("<think>", "</think>"), ("[THINK]", "[/THINK]"))
+
+
+def after_thinking(text: str) -> str:
+    """What follows the completion's thinking: a call drafted in a thought is no call (the
+    thinking's end may be all there is when the template opened it); a thought never closed
+    (cut off) leaves nothing.
+
+    Examples:
+        >>> after_thinking("<think>maybe ls?</think>\\nrun pwd"), after_thinking("<think>ls, then")
+        ('\\nrun pwd', '')
+    """
+    for opening, closing in _THOUGHTS:
+        if closing in text:
+            return text.rsplit(closing, 1)[1]
+        if opening in text:
+            return text.split(opening, 1)[0]
+    return text
+
+
 def json_object(text: str) -> dict[str, Any] | None:
     """``text`` as a JSON object, or None when it is not one."""
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from grpo_envs.tools._call import ToolCall, ToolFormat
+from grpo_envs.tools._call import ToolCall, ToolFormat, after_thinking
 
 _FENCE = re.compile(r"```(?:bash|sh|shell)[ \t]*\n(.*?)(?:\n)?```", re.DOTALL)
 
@@ -26,7 +26,7 @@ class FencedBash(ToolFormat):
     end_tokens: ClassVar[tuple[str, ...]] = ()
 
     def parse(self, text: str, tools: list[dict[str, Any]] | None = None) -> list[ToolCall]:
-        return [ToolCall("bash", {"command": body}) for body in _FENCE.findall(text)]
+        return [ToolCall("bash", {"command": body}) for body in _FENCE.findall(after_thinking(text))]
 
     def write(self, call: ToolCall) -> str:
         return f"```bash\n{call.arguments.get('command', '')}\n```"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from grpo_envs.tools._call import ToolCall, ToolFormat
+from grpo_envs.tools._call import ToolCall, ToolFormat, after_thinking
 
 _DECODER = json.JSONDecoder()
 
@@ -26,18 +26,15 @@ class LlamaJson(ToolFormat):
     markers: ClassVar[tuple[str, ...]] = ("<|python_tag|>",)
 
     def parse(self, text: str, tools: list[dict[str, Any]] | None = None) -> list[ToolCall]:
-        calls = []
-        for piece in text.replace("<|python_tag|>", "").split(";"):  # 3.2 allows calls joined by ';'
-            piece = piece.split("<|eot_id|>")[0].split("<|eom_id|>")[0].strip()
-            start = piece.find("{")
-            if start < 0:
-                continue
+        text, calls, at = after_thinking(text).replace("<|python_tag|>", ""), [], 0
+        while (start := text.find("{", at)) >= 0:  # each JSON object in turn (3.2 joins calls by ';')
             try:
-                call, _ = _DECODER.raw_decode(piece[start:])
+                call, at = _DECODER.raw_decode(text, start)
             except ValueError:
+                at = start + 1
                 continue
             arguments = call.get("parameters", call.get("arguments")) if isinstance(call, dict) else None
-            if isinstance(call.get("name"), str) and isinstance(arguments, dict):
+            if isinstance(call.get("name") if isinstance(call, dict) else None, str) and isinstance(arguments, dict):
                 calls.append(ToolCall(call["name"], arguments))
         return calls
 

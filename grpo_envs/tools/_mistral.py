@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any, ClassVar
 
-from grpo_envs.tools._call import ToolCall, ToolFormat
+from grpo_envs.tools._call import ToolCall, ToolFormat, after_thinking
 
 _DECODER = json.JSONDecoder()
 _V11 = re.compile(r"([\w.\-]+)\[ARGS\]")
@@ -28,7 +28,7 @@ class Mistral(ToolFormat):
 
     def parse(self, text: str, tools: list[dict[str, Any]] | None = None) -> list[ToolCall]:
         calls: list[ToolCall] = []
-        for chunk in text.split("[TOOL_CALLS]")[1:]:
+        for chunk in after_thinking(text).split("[TOOL_CALLS]")[1:]:
             chunk = chunk.split("</s>")[0].strip()
             calls += self._v11(chunk) if _V11.match(chunk) else self._listed(chunk)
         return calls

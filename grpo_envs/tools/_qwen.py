@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any, ClassVar
 
-from grpo_envs.tools._call import ToolCall, ToolFormat, json_object
+from grpo_envs.tools._call import ToolCall, ToolFormat, after_thinking, json_object
 
 _BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 
@@ -26,7 +26,7 @@ class QwenJson(ToolFormat):
 
     def parse(self, text: str, tools: list[dict[str, Any]] | None = None) -> list[ToolCall]:
         calls = []
-        for body in _BLOCK.findall(text):
+        for body in _BLOCK.findall(after_thinking(text)):
             call = json_object(body.replace("<|im_end|>", "").strip())
             if call is None or not isinstance(call.get("name"), str):
                 continue

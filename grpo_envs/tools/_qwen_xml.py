@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any, ClassVar
 
-from grpo_envs.tools._call import ToolCall, ToolFormat, schema_of
+from grpo_envs.tools._call import ToolCall, ToolFormat, after_thinking, schema_of
 
 _BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.DOTALL)
@@ -72,7 +72,7 @@ class QwenXml(ToolFormat):
 
     def parse(self, text: str, tools: list[dict[str, Any]] | None = None) -> list[ToolCall]:
         calls = []
-        for block in _BLOCK.findall(text.replace("<|im_end|>", "")):
+        for block in _BLOCK.findall(after_thinking(text).replace("<|im_end|>", "")):
             for name, body in _FUNCTION.findall(block):
                 schema = schema_of(tools, name)
                 arguments = {k: coerce(v, schema.get(k, {})) for k, v in _PARAMETER.findall(body)}

@@ -105,7 +105,7 @@ def test_what_the_template_renders_for_a_call_parses_back_to_that_call(family: s
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_a_written_call_parses_back(family: str) -> None:
     fmt = _format(family)
-    call = ToolCall("bash", {"command": "printf '%s\\n' \"a b\" | wc -l"})
+    call = ToolCall("bash", {"command": "cd /tmp; printf '%s\\n' \"a b\" | wc -l # {x}"})
     assert fmt.parse(fmt.write(call), TOOLS) == [call]
     assert fmt.parse("I am done.", TOOLS) == []
 
@@ -227,6 +227,18 @@ def test_lenient_and_strict_edges() -> None:
     )
     assert tool_format("llama").parse("The answer is 4.") == []
     assert FencedBash().parse("```python\nprint(1)\n```") == []
+
+
+@pytest.mark.parametrize("family", [f for f in FAMILIES if f != "harmony"])
+def test_a_call_drafted_in_the_thinking_is_no_call(family: str) -> None:
+    """A thought that drafts a call, then an answer: no call; a call after the thought counts;
+    a thought cut off before its end holds no call either."""
+    fmt = _format(family)
+    draft, real = fmt.write(ToolCall("bash", {"command": "rm -rf /"})), fmt.write(ToolCall("bash", {"command": "ls"}))
+    opening, closing = ("[THINK]", "[/THINK]") if family == "mistral" else ("<think>", "</think>")
+    assert fmt.parse(f"{opening}maybe {draft}?{closing}\nThe answer is 4.", TOOLS) == []
+    assert fmt.parse(f"{opening}maybe {draft}?{closing}\n{real}", TOOLS) == [ToolCall("bash", {"command": "ls"})]
+    assert fmt.parse(f"{opening}I could run {draft}", TOOLS) == []
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
