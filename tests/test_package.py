@@ -11,6 +11,7 @@ import pytest
 
 import grpo_envs
 import grpo_envs.adapters
+import grpo_envs.tools
 import trainer
 import trainer.eval
 import verifiers
@@ -28,6 +29,7 @@ import verifiers.testing.laws
 PUBLIC_MODULES = [
     grpo_envs,
     grpo_envs.adapters,
+    grpo_envs.tools,
     verifiers,
     verifiers.code,
     verifiers.commandline,

@@ -4,7 +4,9 @@
 of the families that make them special tokens (Magistral's ``[THINK]``, gpt-oss's Harmony
 channels, Gemma 4's thought channel): the verifier could then no longer tell the thinking from
 the answer. `decode_completion` drops the other special tokens (end of turn, padding) and
-keeps each one that is part of a delimiter of `verifiers.structure.THINKING_FORMATS`.
+keeps each one that is part of a delimiter of `verifiers.structure.THINKING_FORMATS` or a marker
+a tool-call parser reads (`grpo_envs.tools`: Mistral's ``[TOOL_CALLS]``, Llama's
+``<|python_tag|>``, Harmony's ``<|constrain|>``).
 """
 
 from __future__ import annotations
@@ -13,11 +15,15 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+from grpo_envs.tools import FORMATS
 from verifiers.structure import THINKING_FORMATS
 
 __all__ = ["decode_completion", "kept_special_ids"]
 
-_DELIMITERS = tuple(d for fmt in THINKING_FORMATS for d in (*fmt.delimiters, *fmt.turn_tokens))
+_DELIMITERS = (
+    *(d for fmt in THINKING_FORMATS for d in (*fmt.delimiters, *fmt.turn_tokens)),
+    *(m for tool_format in FORMATS.values() for m in tool_format.markers),
+)
 _CACHE: weakref.WeakKeyDictionary[Any, tuple[frozenset[int], frozenset[int]]] = weakref.WeakKeyDictionary()
 
 

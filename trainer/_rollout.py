@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import gymnasium
 
 from grpo_envs import Judgement, ReasoningEnv, make_group, stable_seed
+from grpo_envs.tools import reply_ids as tool_reply_ids
 from trainer._decode import decode_completion
 from trainer._sampling import Context, Continuation, Generator, SamplingParams, check_count, takes
 from verifiers import VerifyResult
@@ -129,9 +130,9 @@ class _TokenContexts:
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
 
-    def start(self, observation: str, messages: Sequence[dict[str, str]] | None) -> list[int]:
+    def start(self, observation: str, messages: Sequence[dict[str, str]] | None, tools: Any = None) -> list[int]:
         if messages and getattr(self.tokenizer, "chat_template", None):
-            return _template(self.tokenizer, messages, generation_prompt=True)
+            return _template(self.tokenizer, messages, generation_prompt=True, tools=tools)
         return list(self.tokenizer(observation, add_special_tokens=False)["input_ids"])
 
     def prompt_ids(self, context: Any) -> list[int]:
@@ -142,7 +143,9 @@ class _TokenContexts:
 
     def after(self, context: Any, c: Continuation, observation: str, chat: bool, info: dict[str, Any]) -> Turn:
         """The next context and the env's reply ids, after our turn ``c`` and the env's ``observation``."""
-        reply = _reply_ids(self.tokenizer, observation, chat, self.text(c), info)
+        reply = tool_reply_ids(self.tokenizer, info, c.ids)  # a tool-calling env's results, token-exact
+        if reply is None:
+            reply = _reply_ids(self.tokenizer, observation, chat, self.text(c), info)
         return [*context, *c.ids, *reply], reply
 
 
@@ -151,7 +154,9 @@ class _MessageContexts:
     observation as a user turn, then our text and the env's reply (its ``info["messages"]`` when
     it keeps a transcript). No ids: the rollout counts the server's tokens."""
 
-    def start(self, observation: str, messages: Sequence[dict[str, str]] | None) -> list[dict[str, str]]:
+    def start(
+        self, observation: str, messages: Sequence[dict[str, str]] | None, tools: Any = None
+    ) -> list[dict[str, str]]:
         return list(messages) if messages else [{"role": "user", "content": observation}]
 
     def prompt_ids(self, context: Any) -> list[int]:
@@ -304,7 +309,7 @@ def _stepped(
     for k, env in enumerate(envs):
         observation, info = env.reset(seed=int(seeds[k // num_generations]))
         messages = info.get("messages") if isinstance(info, dict) else None
-        context = kind.start(str(observation), messages)
+        context = kind.start(str(observation), messages, info.get("tools") if isinstance(info, dict) else None)
         r = Rollout(prompt_ids=kind.prompt_ids(context), reward=0.0)
         episodes.append(_Episode(env, r, context, chat=bool(messages)))
     active = list(range(len(episodes)))
@@ -360,6 +365,9 @@ def _reply_ids(tokenizer: Any, observation: str, chat: bool, completion: str, in
     return list(tokenizer(f"\n{observation}\n", add_special_tokens=False)["input_ids"])
 
 
-def _template(tokenizer: Any, messages: Sequence[dict[str, str]], *, generation_prompt: bool) -> list[int]:
-    ids = tokenizer.apply_chat_template(list(messages), add_generation_prompt=generation_prompt, tokenize=True)
+def _template(
+    tokenizer: Any, messages: Sequence[dict[str, str]], *, generation_prompt: bool, tools: Any = None
+) -> list[int]:
+    extra = {"tools": tools} if tools else {}  # a tool-calling env's schemas (``info["tools"]``)
+    ids = tokenizer.apply_chat_template(list(messages), add_generation_prompt=generation_prompt, tokenize=True, **extra)
     return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
