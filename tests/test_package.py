@@ -14,6 +14,7 @@ import grpo_envs.adapters
 import trainer
 import trainer.eval
 import verifiers
+import verifiers.agentic
 import verifiers.code
 import verifiers.commandline
 import verifiers.executors
@@ -29,6 +30,7 @@ PUBLIC_MODULES = [
     grpo_envs,
     grpo_envs.adapters,
     verifiers,
+    verifiers.agentic,
     verifiers.code,
     verifiers.commandline,
     verifiers.executors,

@@ -1,0 +1,33 @@
+"""Agentic tasks in the Harbor format: a task folder is a task.
+
+`read_task` reads a Harbor folder (``instruction.md``, ``task.toml``, ``environment/``,
+``tests/test.sh``, ``solution/solve.sh``) into an `AgenticTask`; `write_task` writes one out (a
+task defined in Python becomes a Harbor folder); `load_tasks` and `split_tasks` make a train and
+an eval set of a folder of them. `verdict_from_files` turns what the tests left in
+``/logs/verifier`` (``reward.txt`` / ``reward.json``, the runner's ``junit.xml``) into a
+`VerifyResult`: a missing or malformed reward is a masked error with its reason.
+
+Examples:
+    >>> from verifiers.agentic import verdict_from_files
+    >>> verdict_from_files(b"0.5", b'{"reward": 0.5}').reward
+    0.5
+"""
+
+from __future__ import annotations
+
+from verifiers.agentic._harbor import load_tasks, read_task, split_tasks, write_task
+from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
+from verifiers.agentic._verdict import junit_outcomes, verdict_from_files
+
+__all__ = [
+    "AgenticTask",
+    "Environment",
+    "Limits",
+    "Verifier",
+    "junit_outcomes",
+    "load_tasks",
+    "read_task",
+    "split_tasks",
+    "verdict_from_files",
+    "write_task",
+]
