@@ -3,9 +3,11 @@
 `read_task` reads a Harbor folder (``instruction.md``, ``task.toml``, ``environment/``,
 ``tests/test.sh``, ``solution/solve.sh``) into an `AgenticTask`; `write_task` writes one out (a
 task defined in Python becomes a Harbor folder); `load_tasks` and `split_tasks` make a train and
-an eval set of a folder of them. `verdict_from_files` turns what the tests left in
-``/logs/verifier`` (``reward.txt`` / ``reward.json``, the runner's ``junit.xml``) into a
-`VerifyResult`: a missing or malformed reward is a masked error with its reason.
+an eval set of a folder of them; `build_task_image` builds a task's image once (cached by a
+digest of its build context, base images mapped to local ones, no network).
+`verdict_from_files` turns what the tests left in ``/logs/verifier`` (``reward.txt`` /
+``reward.json``, the runner's ``junit.xml``) into a `VerifyResult`: a
+missing or malformed reward is a masked error with its reason.
 
 Examples:
     >>> from verifiers.agentic import verdict_from_files
@@ -16,14 +18,17 @@ Examples:
 from __future__ import annotations
 
 from verifiers.agentic._harbor import load_tasks, read_task, split_tasks, write_task
+from verifiers.agentic._image import TASK_IMAGE_REPOSITORY, build_task_image
 from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
 from verifiers.agentic._verdict import junit_outcomes, verdict_from_files
 
 __all__ = [
+    "TASK_IMAGE_REPOSITORY",
     "AgenticTask",
     "Environment",
     "Limits",
     "Verifier",
+    "build_task_image",
     "junit_outcomes",
     "load_tasks",
     "read_task",
