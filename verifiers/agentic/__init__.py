@@ -7,7 +7,9 @@ an eval set of a folder of them; `build_task_image` builds a task's image once (
 digest of its build context, base images mapped to local ones, no network).
 `verdict_from_files` turns what the tests left in ``/logs/verifier`` (``reward.txt`` /
 ``reward.json``, the runner's ``junit.xml``) into a `VerifyResult`: a
-missing or malformed reward is a masked error with its reason.
+missing or malformed reward is a masked error with its reason. `judge_separate` judges the state
+an agent left in a `verifiers.sandbox.Session`: its declared artifacts, in a fresh verifier
+container (the call a terminal env makes after the agent's turn).
 
 Examples:
     >>> from verifiers.agentic import verdict_from_files
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from verifiers.agentic._harbor import load_tasks, read_task, split_tasks, write_task
 from verifiers.agentic._image import TASK_IMAGE_REPOSITORY, build_task_image
+from verifiers.agentic._judge import judge_separate
 from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
 from verifiers.agentic._verdict import junit_outcomes, verdict_from_files
 
@@ -29,6 +32,7 @@ __all__ = [
     "Limits",
     "Verifier",
     "build_task_image",
+    "judge_separate",
     "junit_outcomes",
     "load_tasks",
     "read_task",
