@@ -9,7 +9,8 @@ digest of its build context, base images mapped to local ones, no network).
 ``reward.json``, the runner's ``junit.xml``) into a `VerifyResult`: a
 missing or malformed reward is a masked error with its reason. `judge_separate` judges the state
 an agent left in a `verifiers.sandbox.Session`: its declared artifacts, in a fresh verifier
-container (the call a terminal env makes after the agent's turn).
+container (the call a terminal env makes after the agent's turn). `check_task` (``grpo-envs
+tasks check``) requires the reference solution to score 1 and no action to score 0.
 
 Examples:
     >>> from verifiers.agentic import verdict_from_files
@@ -19,6 +20,7 @@ Examples:
 
 from __future__ import annotations
 
+from verifiers.agentic._check import TaskCheck, check_task
 from verifiers.agentic._harbor import load_tasks, read_task, split_tasks, write_task
 from verifiers.agentic._image import TASK_IMAGE_REPOSITORY, build_task_image
 from verifiers.agentic._judge import judge_separate
@@ -28,10 +30,12 @@ from verifiers.agentic._verdict import junit_outcomes, verdict_from_files
 __all__ = [
     "TASK_IMAGE_REPOSITORY",
     "AgenticTask",
+    "TaskCheck",
     "Environment",
     "Limits",
     "Verifier",
     "build_task_image",
+    "check_task",
     "judge_separate",
     "junit_outcomes",
     "load_tasks",
