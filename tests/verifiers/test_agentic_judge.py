@@ -62,3 +62,15 @@ def test_tests_that_write_no_reward_are_a_masked_error() -> None:
     with Session(image=image_tag(), timeout_s=10) as s:
         v = judge_separate(s, _task(b"exit 2\n"), image_tag())
     assert (v.status, v.correct) == ("error", None) and "wrote no" in v.reason and "exit 2" in v.reason
+
+
+def test_tests_past_their_limit_are_a_timeout_and_the_verifier_is_removed() -> None:
+    from dataclasses import replace
+
+    from verifiers.sandbox import engine_client
+
+    task = replace(_task(b"sleep 60\n"), limits=Limits(verifier_timeout_s=2, memory_mb=256, network_mode="none"))
+    with Session(image=image_tag(), timeout_s=10) as s:
+        v = judge_separate(s, task, image_tag())
+    assert (v.status, v.correct) == ("timeout", None) and "past 2 s" in v.reason
+    assert engine_client().containers.list(all=True, filters={"label": "org.grpo-envs.verifier"}) == []
