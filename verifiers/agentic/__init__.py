@@ -20,6 +20,7 @@ Examples:
 
 from __future__ import annotations
 
+from verifiers.agentic._base import build_task_base_image
 from verifiers.agentic._check import TaskCheck, check_task
 from verifiers.agentic._harbor import load_tasks, read_task, split_tasks, write_task
 from verifiers.agentic._image import TASK_IMAGE_REPOSITORY, build_task_image
@@ -34,6 +35,7 @@ __all__ = [
     "Environment",
     "Limits",
     "Verifier",
+    "build_task_base_image",
     "build_task_image",
     "check_task",
     "judge_separate",
