@@ -174,6 +174,7 @@ def test_the_cli_names_each_packages_commands_without_importing_them() -> None:
         "serve": "grpo_envs",
         "sandbox": "verifiers",
         "check-verifier": "verifiers",
+        "tasks": "verifiers",
         "train": "trainer",
         "eval": "trainer",
         "audit": "trainer",

@@ -15,6 +15,7 @@ import grpo_envs.tools
 import trainer
 import trainer.eval
 import verifiers
+import verifiers.agentic
 import verifiers.code
 import verifiers.commandline
 import verifiers.executors
@@ -31,6 +32,7 @@ PUBLIC_MODULES = [
     grpo_envs.adapters,
     grpo_envs.tools,
     verifiers,
+    verifiers.agentic,
     verifiers.code,
     verifiers.commandline,
     verifiers.executors,

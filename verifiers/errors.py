@@ -9,6 +9,7 @@ reason. These exceptions are for *our* side: bad arguments, a missing engine, a 
      ├── WorkerCrashed                           a worker process died while running a call
      ├── ExecutorError                           a Ray cluster cannot be reached or runs no judge
      ├── ServerError                             an OpenAI-compatible server is down or answers garbage
+     ├── TaskFormatError (also a ValueError)     an agentic task folder we cannot read or do not support
      └── SandboxError
           ├── EngineUnavailableError   no Docker engine answers
           └── ImageBuildError          the sandbox image could not be built
@@ -22,6 +23,7 @@ __all__ = [
     "ImageBuildError",
     "SandboxError",
     "ServerError",
+    "TaskFormatError",
     "VerifierInputError",
     "VerifiersError",
     "VerifyTimeout",
@@ -77,3 +79,8 @@ class EngineUnavailableError(SandboxError):
 
 class ImageBuildError(SandboxError):
     """Building the sandbox image failed; the message says which step and why."""
+
+
+class TaskFormatError(VerifiersError, ValueError):
+    """An agentic task (a Harbor folder) cannot be read, or uses a feature we do not support;
+    the message is one line naming the task, the problem and the fix."""

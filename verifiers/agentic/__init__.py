@@ -1,0 +1,48 @@
+"""Agentic tasks in the Harbor format: a task folder is a task.
+
+`read_task` reads a Harbor folder (``instruction.md``, ``task.toml``, ``environment/``,
+``tests/test.sh``, ``solution/solve.sh``) into an `AgenticTask`; `write_task` writes one out (a
+task defined in Python becomes a Harbor folder); `load_tasks` and `split_tasks` make a train and
+an eval set of a folder of them; `build_task_image` builds a task's image once (cached by a
+digest of its build context, base images mapped to local ones, no network).
+`verdict_from_files` turns what the tests left in ``/logs/verifier`` (``reward.txt`` /
+``reward.json``, the runner's ``junit.xml``) into a `VerifyResult`: a
+missing or malformed reward is a masked error with its reason. `judge_separate` judges the state
+an agent left in a `verifiers.sandbox.Session`: its declared artifacts, in a fresh verifier
+container (the call a terminal env makes after the agent's turn). `check_task` (``grpo-envs
+tasks check``) requires the reference solution to score 1 and no action to score 0.
+
+Examples:
+    >>> from verifiers.agentic import verdict_from_files
+    >>> verdict_from_files(b"0.5", b'{"reward": 0.5}').reward
+    0.5
+"""
+
+from __future__ import annotations
+
+from verifiers.agentic._base import build_task_base_image
+from verifiers.agentic._check import TaskCheck, check_task
+from verifiers.agentic._harbor import load_tasks, read_task, split_tasks, write_task
+from verifiers.agentic._image import TASK_IMAGE_REPOSITORY, build_task_image
+from verifiers.agentic._judge import judge_separate
+from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
+from verifiers.agentic._verdict import junit_outcomes, verdict_from_files
+
+__all__ = [
+    "TASK_IMAGE_REPOSITORY",
+    "AgenticTask",
+    "TaskCheck",
+    "Environment",
+    "Limits",
+    "Verifier",
+    "build_task_base_image",
+    "build_task_image",
+    "check_task",
+    "judge_separate",
+    "junit_outcomes",
+    "load_tasks",
+    "read_task",
+    "split_tasks",
+    "verdict_from_files",
+    "write_task",
+]

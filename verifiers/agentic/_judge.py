@@ -1,0 +1,149 @@
+"""Judging an agentic task after the agent's turn, in separate mode (our default).
+
+`judge_separate(session, task, image)`: the declared ``artifacts`` are copied out of the agent's
+session (as data, a tar), the session's container may then go; a fresh verifier container is made
+from the task's image, with ``/tests`` and ``/logs/verifier`` created empty and owned by root
+before anything runs, the artifacts put at their paths and the tests copied in; ``test.sh`` runs
+with a fixed ``PATH`` and environment, and the verdict is read from ``/logs/verifier`` by
+`verdict_from_files`. Nothing of the agent's container but the artifacts' bytes reaches it: no
+process, no shim on ``PATH``, no planted reward file. The verifier container has no network, no
+capability, ``no-new-privileges``, and the task's memory and a pids cap; the tests run the
+agent's artifacts (a module they import), so it is locked down as a session is.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import logging
+import tarfile
+import uuid
+from typing import Any
+
+from verifiers.agentic._task import AgenticTask
+from verifiers.agentic._verdict import verdict_from_files
+from verifiers.result import VerifyResult
+from verifiers.sandbox import Session, engine_client
+
+__all__ = ["judge_separate"]
+
+log = logging.getLogger("verifiers.agentic")
+
+VERIFIER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+ARTIFACT_CAP = 3 * 2**20  # bytes of artifacts (as tar) carried over
+
+
+def _artifacts(session: Session, paths: tuple[str, ...]) -> bytes | str:
+    """A tar of ``paths`` from the session (absolute binaries: the agent's PATH is not used), or
+    why there is none. A missing artifact is left out (the tests then see it missing)."""
+    if not paths:
+        return b""
+    quoted = " ".join("'" + p.replace("'", "'\\''").lstrip("/") + "'" for p in paths)
+    cmd = f"cd / && /usr/bin/env -i /bin/tar --ignore-failed-read -cf - {quoted} 2>/dev/null | /usr/bin/base64 -w0"
+    r = session.exec(cmd, timeout_s=60)
+    if r.error or r.truncated:
+        return f"the artifacts could not be copied out of the session ({r.error or 'over the output cap'})"
+    data = base64.b64decode(r.stdout)
+    return _plain(data) if len(data) <= ARTIFACT_CAP else f"the artifacts are over {ARTIFACT_CAP >> 20} MiB"
+
+
+def _plain(data: bytes) -> bytes:
+    """The tar ``data`` with only regular files and folders, under relative names without
+    ``..``: a symlink (``answer.txt -> /tests/expected.txt``), hard link or device the agent left
+    is dropped, so what it points at is never what the tests read; the rest is owned by root."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=io.BytesIO(data)) as src, tarfile.open(fileobj=out, mode="w") as dst:
+        for m in src.getmembers():
+            if (m.isfile() or m.isdir()) and not m.name.startswith("/") and ".." not in m.name.split("/"):
+                m.uid = m.gid = 0  # the verifier (root without capabilities) owns what it judges
+                m.uname = m.gname = "root"
+                dst.addfile(m, src.extractfile(m) if m.isfile() else None)
+    return out.getvalue()
+
+
+def _tests_tar(task: AgenticTask) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, mode in (("tests", 0o755), ("logs", 0o755), ("logs/verifier", 0o777)):
+            info = tarfile.TarInfo(name)
+            info.type, info.mode = tarfile.DIRTYPE, mode
+            tar.addfile(info)
+        for path, data in task.verifier.tests.items():
+            info = tarfile.TarInfo(f"tests/{path}")
+            info.size, info.mode = len(data), 0o755
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _read_logs(container: Any) -> dict[str, bytes]:
+    """The files directly in the container's /logs/verifier (missing dir: none)."""
+    import docker.errors
+
+    try:
+        stream, _ = container.get_archive("/logs/verifier")
+    except docker.errors.NotFound:
+        return {}
+    with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+        out = {}
+        for m in tar.getmembers():
+            f = tar.extractfile(m) if m.isfile() and m.size <= 2**20 else None
+            if f is not None:
+                out[m.name.split("/", 1)[-1]] = f.read()
+        return out
+
+
+def _run_tests(client: Any, task: AgenticTask, image: str, artifacts: bytes) -> tuple[int | None, dict[str, bytes]]:
+    env = {"PATH": VERIFIER_PATH, "HOME": "/root", "LANG": "C.UTF-8", **task.verifier.env}
+    container = client.containers.create(
+        image,
+        ["/bin/bash", "-c", "cd /tests && /bin/bash /tests/test.sh > /logs/verifier/test-output.txt 2>&1"],
+        name=f"grpo-envs-verifier-{uuid.uuid4().hex[:12]}",
+        user="0:0",
+        environment=env,
+        entrypoint=[],
+        network_mode="none",
+        cap_drop=["ALL"],
+        security_opt=["no-new-privileges"],
+        mem_limit=f"{task.limits.memory_mb}m",
+        memswap_limit=f"{task.limits.memory_mb}m",
+        pids_limit=256,
+        nano_cpus=int(task.limits.cpus * 1e9),
+        labels={"org.grpo-envs.verifier": task.name},
+    )
+    try:
+        if artifacts:
+            container.put_archive("/", artifacts)
+        container.put_archive("/", _tests_tar(task))
+        container.start()
+        try:
+            code: int | None = container.wait(timeout=task.limits.verifier_timeout_s)["StatusCode"]
+        except Exception:  # the wait timed out (requests' ReadTimeout / ConnectionError)
+            container.kill()
+            code = None
+        return code, _read_logs(container)
+    finally:
+        container.remove(force=True)
+
+
+def judge_separate(session: Session, task: AgenticTask, image: str, *, client: Any = None) -> VerifyResult:
+    """The verdict of ``task`` on the state the agent left in ``session``: its artifacts judged
+    in a fresh verifier container of ``image`` (see the module's docstring). Never raises for
+    the agent's doing; what could not be judged is a masked error with its reason.
+
+    Examples:
+        >>> judge_separate(session, task, build_task_image(task))  # doctest: +SKIP
+        VerifyResult(reward=1.0, correct=True, status='correct', ...)
+    """
+    artifacts = _artifacts(session, task.verifier.artifacts)
+    if isinstance(artifacts, str):
+        return VerifyResult.judged("error", artifacts)
+    code, logs = _run_tests(client or engine_client(), task, image, artifacts)
+    if code is None:
+        return VerifyResult.judged("timeout", f"the tests ran past {task.limits.verifier_timeout_s:g} s")
+    return verdict_from_files(
+        logs.get("reward.txt"),
+        logs.get("reward.json"),
+        junit_xml=logs.get("junit.xml"),
+        required_tests=task.verifier.required_tests,
+        tests_exit=code,
+    )
