@@ -450,5 +450,6 @@ def test_the_readme_custom_env_runs_and_is_short() -> None:
     assert len(code.strip().splitlines()) < 40
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    reward, status = proc.stdout.split()[:2]
+    assert "keeps every law of check_env" in proc.stdout.splitlines()[0]  # check_env's report, printed
+    reward, status = proc.stdout.splitlines()[-1].split()[:2]
     assert status == "incorrect" and float(reward) == pytest.approx(0.2 / 1.2)
