@@ -46,10 +46,11 @@ class MathConfig:
     """The name of the thinking format (in `thinking_formats`, e.g. ``"think"``) whose section the
     chat template opens in the prompt: DeepSeek-R1 and its distills, Qwen3-Thinking-2507 and QwQ
     end the generation prompt with ``<think>``, so their completions carry only ``</think>``.
-    Set (``verifiers.structure.opened_thought(tokenizer)`` finds it; our trainer, eval and envs
-    pass it), text before the closing delimiter is thinking, and a completion with no closing
-    delimiter is a thought cut off by the token limit: no answer, whatever value it wrote while
-    thinking. ``None`` (the default): a completion without delimiters is read as a plain answer."""
+    Set (``verifiers.structure.opened_thought(tokenizer)`` finds it; an env takes it as
+    ``ReasoningEnv.thought_opened``), text before the closing delimiter is thinking, and a
+    completion with no closing delimiter is a thought cut off by the token limit: no answer,
+    whatever value it wrote while thinking. ``None`` (the default): a completion without
+    delimiters is read as a plain answer."""
     bare_max_chars: int = 100
     """A whole completion of one line this short may itself be the answer, and when it does not
     read whole as math, its one value is (``She has 18 apples``: 18). A longer one-line completion,
