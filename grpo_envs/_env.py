@@ -19,7 +19,7 @@ from grpo_envs._verifier import Verifier, math_verifier
 from grpo_envs.errors import EnvConfigError, GrpoEnvsError
 from verifiers import VerifyResult
 from verifiers.executors import Executor
-from verifiers.structure import read_completion
+from verifiers.structure import THINKING_FORMATS, read_completion
 
 __all__ = ["ReasoningEnv"]
 
@@ -67,6 +67,11 @@ class ReasoningEnv(gymnasium.Env[str, str]):
     """Difficulty levels, easiest first, for a curriculum: each the settings (attributes that
     `make_task` reads) of one level; `set_level` applies one. () : the env has none. A class
     attribute, or an instance's own (the reasoning-gym wrapper's come from its dataset)."""
+    thought_opened: str | None = None
+    """The thinking format (``"think"``) whose section the policy's chat template opens in the
+    prompt (R1 and its distills, QwQ, Qwen3-Thinking; `verifiers.structure.opened_thought(tokenizer)`
+    finds it): each completion is judged as if it began with that opening delimiter, so one cut
+    off before ``</think>`` is a cut-off thought (no answer), never a plain answer. None: as written."""
 
     def __init__(
         self,
@@ -222,6 +227,9 @@ class ReasoningEnv(gymnasium.Env[str, str]):
     ) -> list[VerifyResult]:
         """Verify completions of one task (in parallel when the verifier can; on ``executor``,
         e.g. a `RayExecutor`, when given); never raises."""
+        if self.thought_opened is not None:  # the template opened the thought: the completion is inside it
+            opener = _opener(self.thought_opened)
+            completions = [opener + c if isinstance(c, str) else c for c in completions]
         spans: list[str | None] = []
         results: list[VerifyResult] = [
             VerifyResult.judged("no_answer", f"The completion does not follow the {self.answer_format.name} format.")
@@ -284,3 +292,12 @@ class ReasoningEnv(gymnasium.Env[str, str]):
 
     def close(self) -> None:
         self._closed = True
+
+
+def _opener(name: str) -> str:
+    """The opening delimiter of the thinking format ``name`` (`ReasoningEnv.thought_opened`)."""
+    for fmt in THINKING_FORMATS:
+        if fmt.name == name and fmt.start:
+            return fmt.start[0]
+    names = [f.name for f in THINKING_FORMATS if f.start]
+    raise EnvConfigError("ReasoningEnv", "thought_opened", [None, *names], name)

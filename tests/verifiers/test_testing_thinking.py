@@ -142,3 +142,36 @@ def _text_domain() -> Any:
         )
 
     return Domain("text", st.sampled_from(["cat", "dog", "bird"]).map(problem), gaming_completions, garbage())
+
+
+def test_the_thinking_law_draws_template_opened_thoughts_for_a_verifier_told_so() -> None:
+    from functools import partial
+
+    def told(name: str) -> object:
+        return partial(vm.verify, config=vm.MathConfig(thought_opened=name))
+
+    for seed in range(3):  # 3 seeds x 30 examples, each law run twice: about 3 s
+        report = check_verifier(
+            vm.verify,
+            "math",
+            laws=["thinking_never_counts"],
+            max_examples=30,
+            seed=seed,
+            isolation="thread",
+            latency_s=30.0,
+            opened_thought=told,
+        )
+        assert report.ok, f"seed {seed}:\n{report.table()}"
+    # a verifier not told (the bug: a cut-off thought with no delimiter read as a plain answer) fails
+    report = check_verifier(
+        vm.verify,
+        "math",
+        laws=["thinking_never_counts"],
+        max_examples=30,
+        isolation="thread",
+        latency_s=30.0,
+        opened_thought=lambda name: vm.verify,
+    )
+    (row,) = report.laws
+    assert not row.ok and "the chat template opened the thought ('think')" in row.detail, report.table()
+    assert row.counterexample is not None and "</think>" not in row.counterexample[1]  # cut off or ended inside

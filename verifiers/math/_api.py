@@ -58,7 +58,7 @@ def extract_answer(completion: str, *, config: MathConfig = _DEFAULT) -> str | N
     """
     if not _is_str(completion):
         return None
-    found = commitments(completion, config)
+    found = commitments(completion, config, whole=True)
     return ", ".join(a.strip() for a in found.answers) if found.answers else None
 
 
@@ -72,7 +72,7 @@ def final_answers(completion: str, *, config: MathConfig = _DEFAULT) -> tuple[st
     """
     if not _is_str(completion):
         return ()
-    found = commitments(completion, config)
+    found = commitments(completion, config, whole=True)
     return None if found.spray else tuple(a.strip() for a in found.answers)
 
 

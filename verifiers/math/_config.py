@@ -42,6 +42,15 @@ class MathConfig:
     """The reasoning-model families' thinking formats, detected automatically
     (`verifiers.structure`): only a completion's final section is read, and a thinking section
     that never closed is no answer. Add your own `ThinkingFormat` here."""
+    thought_opened: str | None = None
+    """The name of the thinking format (in `thinking_formats`, e.g. ``"think"``) whose section the
+    chat template opens in the prompt: DeepSeek-R1 and its distills, Qwen3-Thinking-2507 and QwQ
+    end the generation prompt with ``<think>``, so their completions carry only ``</think>``.
+    Set (``verifiers.structure.opened_thought(tokenizer)`` finds it; an env takes it as
+    ``ReasoningEnv.thought_opened``), text before the closing delimiter is thinking, and a
+    completion with no closing delimiter is a thought cut off by the token limit: no answer,
+    whatever value it wrote while thinking. ``None`` (the default): a completion without
+    delimiters is read as a plain answer."""
     bare_max_chars: int = 100
     """A whole completion of one line this short may itself be the answer, and when it does not
     read whole as math, its one value is (``She has 18 apples``: 18). A longer one-line completion,
@@ -145,6 +154,14 @@ class MathConfig:
         ):
             raise VerifierInputError(
                 f"MathConfig.thinking_formats must be a tuple of ThinkingFormat, got {self.thinking_formats!r}"
+            )
+        if self.thought_opened is not None and not any(
+            f.name == self.thought_opened and f.start for f in self.formats()
+        ):
+            known = ", ".join(repr(f.name) for f in self.formats() if f.start)
+            raise VerifierInputError(
+                f"MathConfig.thought_opened must name one of the thinking formats ({known}) or be None, "
+                f"got {self.thought_opened!r}"
             )
         for name in ("bare_max_chars", "numeric_samples"):
             value = getattr(self, name)

@@ -174,7 +174,7 @@ def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars
     gold_text = gold_answer(gold, config)
     if gold_text.strip() != gold.strip() and commits_to_stored_gold(gold, completion, config, answer_only):
         return "correct", "The answer is the gold answer as stored.", gold_text
-    found = _span(completion) if answer_only else commitments(completion, config)
+    found = _span(completion) if answer_only else commitments(completion, config, whole=True)
     if found.spray:
         return "incorrect", f"Answer spraying: {found.note} were committed to.", None
     if not found.answers:

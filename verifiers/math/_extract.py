@@ -140,8 +140,9 @@ def _runs(
     return runs
 
 
-def commitments(completion: str, config: MathConfig) -> Commitments:
-    """Find the final answer ``completion`` commits to under ``config``.
+def commitments(completion: str, config: MathConfig, *, whole: bool = False) -> Commitments:
+    """Find the final answer ``completion`` commits to under ``config``. ``whole``: it is a whole
+    completion (``config.thought_opened`` applies; a gold or an answer span is not one).
 
     Examples:
         >>> commitments(r"so it is \\boxed{4}. Wait: \\boxed{5}", MathConfig()).answers
@@ -149,7 +150,7 @@ def commitments(completion: str, config: MathConfig) -> Commitments:
         >>> commitments(r"The roots are $\\boxed{2}$ and $\\boxed{3}$.", MathConfig()).answers
         ('2', '3')
     """
-    text, why = prepare(completion, config.formats())
+    text, why = prepare(completion, config.formats(), config.thought_opened if whole else None)
     if text is None:
         return Commitments((), "none", why)
     n_boxes = (len(_BOX.findall(text)) if config.boxed else 0) + text.lower().count("</answer>")
@@ -269,7 +270,7 @@ def commits_to_stored_gold(gold: str, completion: str, config: MathConfig, answe
     swapped = completion.replace(stored, _STAND_IN)
     if answer_only:
         return swapped.strip() == _STAND_IN
-    found = commitments(swapped, config)
+    found = commitments(swapped, config, whole=True)
     if len(found.answers) != 1 or found.spray:
         return False
     return re.sub(r"[\s$.]|\\[()\[\]]", "", found.answers[0]) == _STAND_IN

@@ -118,12 +118,12 @@ class Statement:
 
 
 # -- preparation ------------------------------------------------------------------------------------
-def prepare(text: str, formats: Sequence[ThinkingFormat]) -> tuple[str | None, str]:
+def prepare(text: str, formats: Sequence[ThinkingFormat], opened: str | None = None) -> tuple[str | None, str]:
     """The part of ``text`` that can commit, or (None, why) when it has no final section.
 
     The final section (`verifiers.structure.read_completion`) without trailing courtesy
     sentences and closing markup; courtesy trimming never reaches inside an ``<answer>`` tag."""
-    read = read_completion(text, formats)
+    read = read_completion(text, formats, opened=opened)
     if read.final is None:
         return None, read.note
     text = _MARKER_IN_MATH.sub(r"#### \1", read.final)

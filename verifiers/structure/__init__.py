@@ -12,6 +12,10 @@ with a ``<|begin_of_solution|>`` section, gpt-oss's Harmony channels, ``◁think
   closing delimiter alone is a thinking section the chat template opened in the prompt;
 - a thinking section opened and never closed (cut off by the token limit) has no final section:
   a right value inside it is never an answer;
+- a chat template that opens the thought in the prompt (R1 and its distills, Qwen3-Thinking,
+  QwQ: the prompt ends with ``<think>``) is found once with `opened_thought(tokenizer)`; told so
+  (``read_completion(text, opened="think")``), a completion cut off before ``</think>``, which
+  then carries no delimiter at all, is a cut-off thought, not a plain answer;
 - the turn ends at the first end-of-turn token of the table (`END_OF_TURN`: ``<|im_end|>``,
   ``<|eot_id|>``, ``<｜end▁of▁sentence｜>``, ``<seed:eos>``, ``[|endofturn|]``, ...); a token that
   a detected format uses as a section separator (Harmony's ``<|end|>``) does not end it there;
@@ -33,5 +37,6 @@ from __future__ import annotations
 
 from verifiers.structure._families import END_OF_TURN, THINKING_FORMATS, ThinkingFormat
 from verifiers.structure._read import Completion, read_completion
+from verifiers.structure._template import opened_thought
 
-__all__ = ["END_OF_TURN", "THINKING_FORMATS", "Completion", "ThinkingFormat", "read_completion"]
+__all__ = ["END_OF_TURN", "THINKING_FORMATS", "Completion", "ThinkingFormat", "opened_thought", "read_completion"]

@@ -8,6 +8,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from verifiers.errors import VerifierInputError
 from verifiers.structure._families import END_OF_TURN, LEADING, THINKING_FORMATS, ThinkingFormat
 
 __all__ = ["Completion", "read_completion"]
@@ -194,11 +195,24 @@ def _unclosed(fmt: ThinkingFormat, body: str, k_close: int, opener: str, marks: 
     return f"the thinking section ({delim}) was never closed: there is no final answer"
 
 
+def _open(name: str, formats: tuple[ThinkingFormat, ...]) -> str:
+    """The opening delimiter of the format called ``name`` (the one a chat template opened)."""
+    for fmt in formats:
+        if fmt.name == name and fmt.start:
+            return fmt.start[0]
+    known = ", ".join(repr(f.name) for f in formats if f.start) or "none"
+    raise VerifierInputError(
+        f"opened={name!r} names no thinking format with an opening delimiter (known: {known}); "
+        "pass the name opened_thought(tokenizer) returns, or None"
+    )
+
+
 def read_completion(
     text: str,
     formats: Sequence[ThinkingFormat] = THINKING_FORMATS,
     *,
     end_of_turn: Sequence[str] = END_OF_TURN,
+    opened: str | None = None,
 ) -> Completion:
     """Split ``text`` into thinking, final section and residue under the known ``formats``.
 
@@ -209,14 +223,26 @@ def read_completion(
     separators), and a format's closing delimiter of the final section ends it too. Section
     delimiters never end a completion. ``formats=()`` switches thinking detection off.
 
+    ``opened`` names the format (in ``formats``) whose thinking section the chat template opened
+    in the prompt (`opened_thought` finds it): the completion starts inside a thought, so text
+    before the format's closing delimiter is thinking, and a completion with no closing
+    delimiter is a thought cut off (no final section). Without it, such a completion, carrying
+    no delimiter at all, reads as a plain answer.
+
     Examples:
         >>> read_completion("<|begin_of_thought|>11?<|end_of_thought|><|begin_of_solution|>12<|end_of_solution|>").final
         '12'
         >>> read_completion("◁think▷So the answer is 11. Wait").note
         'the thinking section (◁think▷) was never closed: there is no final answer'
+        >>> read_completion("So it is \\boxed{11}. Wait", opened="think").final is None
+        True
     """
     body = _strip_leading(text)
     formats, end_of_turn = tuple(formats), tuple(end_of_turn)
+    if opened is not None:
+        read = read_completion(_open(opened, formats) + body, formats, end_of_turn=end_of_turn)
+        note = read.note and f"{read.note} (the chat template opened it)"
+        return Completion(text, read.final, read.thinking, read.format, read.residue, note)
     table = _table(formats, end_of_turn)
     marks = _Marks(body, table)
     fmt = _detect(body, formats, table, marks, None)

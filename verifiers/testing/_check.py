@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, example, given, settings
@@ -26,7 +28,7 @@ from verifiers.testing import _laws
 from verifiers.testing._domain import Domain, LawResult, VerifierReport, domain_of
 from verifiers.testing._gaming import HUGE
 from verifiers.testing._runner import STOP_AFTER, Abandon, Guard
-from verifiers.testing._thinking import every_cut_off
+from verifiers.testing._thinking import OPENED_BY_TEMPLATE, every_cut_off, opened_thinking
 
 __all__ = [
     "LAWS",
@@ -132,6 +134,7 @@ def check_verifier(
     golds: Sequence[str] = (),
     isolation: str | None = None,
     seed: int | None = None,
+    opened_thought: Callable[[str], Verify] | None = None,
 ) -> VerifierReport:
     """Run the laws on ``verify(reference, completion)``; returns a `VerifierReport`.
 
@@ -142,6 +145,11 @@ def check_verifier(
     dataset's gold answers; reflexivity then also checks each of them, stated as the answer, and
     the report lists every one that fails. The draws are the same on every run (derandomized);
     ``seed=N`` draws another sample (a test sweeping seeds finds what one sample misses).
+    ``opened_thought``: given a thinking format's name, the verifier told that the chat template
+    opened that thought in the prompt (``lambda name: partial(vm.verify,
+    config=vm.MathConfig(thought_opened=name))``); the thinking law then also draws thoughts the
+    template opened (cut off with no delimiter at all, ended inside, closed with a wrong final
+    answer) for each family of `OPENED_BY_TEMPLATE`, and judges them with it.
 
     Bounded: each call is killed at ``latency_s`` (``isolation="process"``, the math default: a
     forked worker, so a busy loop is stopped too; ``"thread"`` abandons it instead), and a slow
@@ -166,10 +174,42 @@ def check_verifier(
     try:
         for law in chosen:
             guard.law = law
-            results.append(_one_law(law, d, guard, n, latency_s, reward_range, golds, seed))
+            result = _one_law(law, d, guard, n, latency_s, reward_range, golds, seed)
+            if law == "thinking_never_counts" and opened_thought is not None and result.ok:
+                result = _opened_by_template(opened_thought, d, n, latency_s, reward_range, seed, isolation) or result
+            results.append(result)
     finally:
         guard.close()
     return VerifierReport(all(r.ok for r in results), tuple(results), _budget_note(guard, latency_s))
+
+
+def _opened_thinking(problem: Any, name: str) -> st.SearchStrategy[str]:
+    return opened_thinking(problem, name)
+
+
+def _opened_by_template(
+    opened: Callable[[str], Verify],
+    d: Domain,
+    n: int,
+    latency_s: float,
+    reward_range: tuple[float, float],
+    seed: int | None,
+    isolation: str | None,
+) -> LawResult | None:
+    """The thinking law again on thoughts a chat template opened, each family's verifier told so
+    (``opened(name)``): the first failing result (its detail naming the family), else None."""
+    for name in OPENED_BY_TEMPLATE:
+        told = Guard(opened(name), top=reward_range[1], isolation=isolation or d.isolation)
+        told.law = "thinking_never_counts"
+        try:
+            drawn = replace(d, thinking=partial(_opened_thinking, name=name))
+            result = _one_law("thinking_never_counts", drawn, told, n, latency_s, reward_range, (), seed)
+        finally:
+            told.close()
+        if not result.ok:
+            why = f"the chat template opened the thought ({name!r}): {result.detail}".rstrip(": ")
+            return replace(result, detail=why)
+    return None
 
 
 def _applies(law: str, d: Domain) -> bool:

@@ -12,6 +12,10 @@ opened in the prompt (R1, Qwen3-Thinking: the completion holds only ``</think>``
 and its thinking holds no end-of-turn token (``<|im_end|>`` ends Qwen's turn: what precedes it,
 with no delimiter seen, reads as a plain answer to any verifier not told about the template); a
 right answer drawn into a thought never carries a thinking delimiter of its own.
+
+A verifier that can be told the template opened the thought (`check_verifier`'s
+``opened_thought``) is judged on those too: `opened_thinking` draws them for a family of
+`OPENED_BY_TEMPLATE` (cut off with no delimiter at all, or ended by the turn's end inside it).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from hypothesis import strategies as st
 from verifiers.structure import END_OF_TURN, THINKING_FORMATS
 from verifiers.testing._problems import Problem
 
-__all__ = ["THINKING_SHAPES", "cut_off_thinking", "thinking_completions"]
+__all__ = ["OPENED_BY_TEMPLATE", "THINKING_SHAPES", "cut_off_thinking", "opened_thinking", "thinking_completions"]
 
 THINKING_SHAPES: tuple[tuple[str, str, str | None], ...] = (
     ("<think> (R1, Qwen3, GLM, Phi-4, Kimi K2, ...)", "<think>\n{t}\n</think>\n\n{f}", "<think>\n{t}"),
@@ -132,6 +136,33 @@ def cut_off_thinking(draw: st.DrawFn, problem: Problem) -> str:
     end = _turn_end(name)
     tail = draw(st.sampled_from(["", f"{end}", f"{end}\nThe answer is {problem.gold}."])) if end else ""
     return cut.replace("{t}", thinking) + tail
+
+
+OPENED_BY_TEMPLATE: dict[str, tuple[str, ...]] = {
+    "think": ("<|im_end|>", "<｜end▁of▁sentence｜>"),
+}
+"""Formats whose section known chat templates open in the prompt -> their turns' end tokens:
+``<think>`` (DeepSeek-R1 and its distills, QwQ, Qwen3-Thinking-2507: the generation prompt ends
+with ``<think>\n``)."""
+
+
+@st.composite
+def opened_thinking(draw: st.DrawFn, problem: Problem, name: str) -> str:
+    """A completion after a prompt that opened ``name``'s thought, with a right answer only in the
+    thought: cut off (no delimiter at all), ended by the turn's end inside it (a right answer
+    after), or closed, then a wrong or no final answer. No verifier told the template opened
+    the thought may judge it correct."""
+    end = next(f.end[0] for f in THINKING_FORMATS if f.name == name)
+    right = draw(problem.renderings.filter(_plain))
+    thinking = f"Let me work through it.\n{right}\nBut wait, let me check that again"
+    ending = draw(st.sampled_from(["cut", "ended", "wrong", "none"]))
+    if ending == "cut":
+        return thinking
+    if ending == "ended":
+        turn_end = draw(st.sampled_from(OPENED_BY_TEMPLATE[name]))
+        return f"{thinking}{turn_end}\n{draw(problem.renderings.filter(_plain))}"
+    final = draw(problem.near_misses) if ending == "wrong" else draw(st.sampled_from(_NO_FINAL))
+    return f"{thinking}.\n{end}\n\n{final}"
 
 
 def every_cut_off(gold: str) -> list[str]:
