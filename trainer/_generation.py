@@ -20,6 +20,7 @@ from typing import Any
 
 import torch
 
+from grpo_envs.tools import stop_ids
 from trainer._sampling import Continuation, Generator, SamplingParams, cut_at_eos
 from trainer.errors import TrainerError
 
@@ -126,11 +127,12 @@ class TransformersGenerator:
         if batch_size < 1:
             raise TrainerError(f"batch_size must be >= 1, got {batch_size}")
         self.model, self.tokenizer, self.device, self.batch_size = model, tokenizer, device, batch_size
-        eos = list(eos_token_ids) if eos_token_ids is not None else [tokenizer.eos_token_id]
-        if not eos or any(e is None for e in eos):
+        given = list(eos_token_ids) if eos_token_ids is not None else stop_ids(tokenizer)  # EOS + family's ends
+        if not given or any(e is None for e in given):
             raise TrainerError("the tokenizer has no eos_token_id: pass eos_token_ids")
-        self.eos = frozenset(int(e) for e in eos)
-        self._eos_arg: int | list[int] = eos[0] if len(eos) == 1 else [int(e) for e in eos]
+        eos = [int(e) for e in given]
+        self.eos = frozenset(eos)
+        self._eos_arg: int | list[int] = eos[0] if len(eos) == 1 else eos
         pad = tokenizer.pad_token_id
         self.pad = int(pad if pad is not None else eos[0])
         self._support = cache_support(model)

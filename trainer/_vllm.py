@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from grpo_envs.tools import stop_ids
 from trainer._sampling import Continuation, SamplingParams, cut_at_eos
 from trainer.errors import TrainerError
 
@@ -168,7 +169,7 @@ class ColocatedVLLM:
         import_vllm()  # before anything is written
         if tokenizer.eos_token_id is None:
             raise TrainerError("generator='vllm' needs a tokenizer with an eos_token_id")
-        self.eos = frozenset({int(tokenizer.eos_token_id)})
+        self.eos = frozenset(stop_ids(tokenizer))  # the EOS and the family's end-of-call tokens
         base = unwrap(model)
         plain = base.get_base_model() if is_lora(base) else base
         dtype = str(next(plain.parameters()).dtype).removeprefix("torch.")

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from grpo_envs import stable_seed
+from grpo_envs.tools import stop_ids
 from trainer._sampling import Continuation, SamplingParams
 from trainer._weights import FileWeights
 from trainer._worker import Done, Job, WorkerSpec
@@ -70,7 +71,7 @@ class VLLMWorker:
         self.tokenizer = AutoTokenizer.from_pretrained(spec.model_dir, padding_side="left")
         if self.tokenizer.eos_token_id is None:
             raise TrainerError("generator='vllm' needs a tokenizer with an eos_token_id")
-        self.eos = frozenset({int(self.tokenizer.eos_token_id)})
+        self.eos = frozenset(stop_ids(self.tokenizer))  # the EOS and the family's end-of-call tokens
         self.aliases = tied_aliases(AutoConfig.from_pretrained(spec.model_dir))
         self.weights = FileWeights(Path(spec.weights_dir))
         self.llm: Any = None  # built at the first job: the dtype is its weights file's

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from grpo_envs.tools._call import ToolCall, ToolFormat, ToolFormatError, bash_tool
 from grpo_envs.tools._fenced import FencedBash
-from grpo_envs.tools._formats import FORMATS, detect_format, tool_format
+from grpo_envs.tools._formats import FORMATS, detect_format, stop_ids, tool_format
 from grpo_envs.tools._harmony import Harmony
 from grpo_envs.tools._llama import LlamaJson
 from grpo_envs.tools._mistral import Mistral
@@ -47,5 +47,6 @@ __all__ = [
     "detect_format",
     "observation_ids",
     "reply_ids",
+    "stop_ids",
     "tool_format",
 ]

@@ -52,6 +52,7 @@ class ToolFormat:
     result_role: ClassVar[str] = "tool"
     takes_tools: ClassVar[bool] = True  # the template renders ``tools=``; False: the prompt must say it
     end_tokens: ClassVar[tuple[str, ...]] = ()  # the tokens that end a sampled turn with its calls
+    stop_tokens: ClassVar[tuple[str, ...]] = ()  # where generation stops (with the EOS): the turn is over
     markers: ClassVar[tuple[str, ...]] = ()  # special tokens the parser reads (a decode must keep them)
 
     def parse(self, text: str, tools: list[dict[str, Any]] | None = None) -> list[ToolCall]:

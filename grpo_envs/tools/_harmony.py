@@ -30,6 +30,7 @@ class Harmony(ToolFormat):
 
     name: ClassVar[str] = "harmony"
     end_tokens: ClassVar[tuple[str, ...]] = ("<|call|>", "<|return|>", "<|end|>")
+    stop_tokens: ClassVar[tuple[str, ...]] = ("<|call|>", "<|return|>")  # <|end|> ends a message, not the turn
     markers: ClassVar[tuple[str, ...]] = ("<|channel|>", "<|constrain|>", "<|message|>")
 
     def parse(self, text: str, tools: list[dict[str, Any]] | None = None) -> list[ToolCall]:

@@ -23,6 +23,7 @@ class LlamaJson(ToolFormat):
     name: ClassVar[str] = "llama"
     result_role: ClassVar[str] = "ipython"
     end_tokens: ClassVar[tuple[str, ...]] = ("<|eot_id|>", "<|eom_id|>")
+    stop_tokens: ClassVar[tuple[str, ...]] = ("<|eot_id|>", "<|eom_id|>")
     markers: ClassVar[tuple[str, ...]] = ("<|python_tag|>",)
 
     def parse(self, text: str, tools: list[dict[str, Any]] | None = None) -> list[ToolCall]:

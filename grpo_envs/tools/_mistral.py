@@ -24,6 +24,7 @@ class Mistral(ToolFormat):
 
     name: ClassVar[str] = "mistral"
     end_tokens: ClassVar[tuple[str, ...]] = ("</s>",)
+    stop_tokens: ClassVar[tuple[str, ...]] = ("</s>",)
     markers: ClassVar[tuple[str, ...]] = ("[TOOL_CALLS]", "[ARGS]")
 
     def parse(self, text: str, tools: list[dict[str, Any]] | None = None) -> list[ToolCall]:

@@ -23,6 +23,7 @@ class QwenJson(ToolFormat):
 
     name: ClassVar[str] = "qwen"
     end_tokens: ClassVar[tuple[str, ...]] = ("<|im_end|>",)
+    stop_tokens: ClassVar[tuple[str, ...]] = ("<|im_end|>",)
 
     def parse(self, text: str, tools: list[dict[str, Any]] | None = None) -> list[ToolCall]:
         calls = []

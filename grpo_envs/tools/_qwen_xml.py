@@ -69,6 +69,7 @@ class QwenXml(ToolFormat):
 
     name: ClassVar[str] = "qwen-xml"
     end_tokens: ClassVar[tuple[str, ...]] = ("<|im_end|>",)
+    stop_tokens: ClassVar[tuple[str, ...]] = ("<|im_end|>",)
 
     def parse(self, text: str, tools: list[dict[str, Any]] | None = None) -> list[ToolCall]:
         calls = []

@@ -101,13 +101,14 @@ def _transformers(model: Any, probe: Any, opts: Options) -> Backend:
 
 
 def _vllm(model: Any, opts: Options) -> Backend:
+    from grpo_envs.tools import stop_ids
     from trainer.eval._vllm import VLLMGenerator, load_vllm
 
     if not isinstance(model, str) or model == "demo":
         raise TrainerError('the vllm backend loads a saved model: pass a folder or a hub name, not "demo" or a module')
     llm = load_vllm(model, seed=opts.seed, **opts.engine_kwargs)
     tok = opts.tokenizer or llm.get_tokenizer()
-    return Backend("vllm", _seeded_run(tok, VLLMGenerator(llm), opts), "per sample")
+    return Backend("vllm", _seeded_run(tok, VLLMGenerator(llm, stop_ids(tok)), opts), "per sample")
 
 
 def _openai(model: Any, opts: Options) -> Backend:

@@ -20,10 +20,13 @@ __all__ = ["VLLMGenerator", "load_vllm"]
 
 class VLLMGenerator:
     """`Generator` over a ``vllm.LLM``: token-id prompts in, token ids out (EOS included, as
-    vLLM returns it); ``truncated`` when vLLM stopped at ``max_tokens``."""
+    vLLM returns it); ``truncated`` when vLLM stopped at ``max_tokens``. ``stop_token_ids``:
+    where a request stops besides the model's EOS (`grpo_envs.tools.stop_ids`: a family's
+    end-of-call tokens, such as gpt-oss's ``<|call|>``)."""
 
-    def __init__(self, llm: Any) -> None:
+    def __init__(self, llm: Any, stop_token_ids: Sequence[int] = ()) -> None:
         self.llm = llm
+        self.stop_token_ids = sorted({int(i) for i in stop_token_ids})
 
     def generate(self, contexts: Sequence[list[int]], params: SamplingParams) -> list[Continuation]:
         from vllm.inputs import TokensPrompt
@@ -31,7 +34,8 @@ class VLLMGenerator:
         if not contexts:
             return []
         prompts = [TokensPrompt(prompt_token_ids=list(c)) for c in contexts]
-        outputs = self.llm.generate(prompts, vllm_params(params, len(contexts)), use_tqdm=False)
+        requests = vllm_params(params, len(contexts), stop_token_ids=self.stop_token_ids)
+        outputs = self.llm.generate(prompts, requests, use_tqdm=False)
         out: list[Continuation] = []
         for request in outputs:
             first = request.outputs[0]
