@@ -3,5 +3,19 @@ at a time and keep the bugs its own tests catch (`grpo-envs tasks from-repo`).""
 
 from ._mutate import Mutation, apply, mutations, unified_diff
 from ._sites import TECHNIQUES
+from ._validate import Outcome, Verdict, judge, parse_junit
+from ._write import instruction, write_task
 
-__all__ = ["TECHNIQUES", "Mutation", "apply", "mutations", "unified_diff"]
+__all__ = [
+    "TECHNIQUES",
+    "Mutation",
+    "Outcome",
+    "Verdict",
+    "apply",
+    "instruction",
+    "judge",
+    "mutations",
+    "parse_junit",
+    "unified_diff",
+    "write_task",
+]
