@@ -4,11 +4,14 @@ with this interpreter's pytest: the fixture is our own code)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
-from grpo_envs.repotasks import Outcome, judge, mutations, parse_junit, write_task
+import pytest
+
+from grpo_envs.repotasks import Outcome, RepoTaskError, from_repo, judge, mutations, parse_junit, write_task
 
 REPORT = """<?xml version="1.0"?><testsuites><testsuite name="pytest">
 <testcase classname="tests.test_m" name="test_add"/>
@@ -89,3 +92,17 @@ def test_written_task_scores_reference_1_and_no_action_0(tmp_path: Path) -> None
     )
     assert (app / "calc" / "__init__.py").read_text() == source
     assert judge_run() == "1"
+
+
+@pytest.mark.docker
+def test_from_repo_validates_in_sessions_and_writes_only_kept_deduplicated_tasks(tmp_path: Path) -> None:
+    project = _project(tmp_path / "proj")
+    report = from_repo(project, tmp_path / "out", max_tasks=2, budget_s=60, workers=2, per_entity=2)
+    assert report.passing_tests == 2 and 1 <= len(report.tasks) <= 2 and report.kept >= len(report.tasks)
+    for task in report.tasks:
+        expected = json.loads((task / "tests" / "expected.json").read_text())
+        assert set(expected) == {"tests.test_calc::test_add", "tests.test_calc::test_neg"}
+        assert "__pycache__" not in {p.name for p in (task / "environment").rglob("*")}
+    (project / "tests" / "test_calc.py").write_text("def test_one():\n    assert False\n")
+    with pytest.raises(RepoTaskError, match="passing test"):
+        from_repo(project, tmp_path / "out2", budget_s=30)

@@ -1,6 +1,7 @@
 """Repository repair tasks from real code: break a working Python project one function or class
 at a time and keep the bugs its own tests catch (`grpo-envs tasks from-repo`)."""
 
+from ._from_repo import RepoReport, RepoTaskError, from_repo
 from ._mutate import Mutation, apply, mutations, unified_diff
 from ._sites import TECHNIQUES
 from ._validate import Outcome, Verdict, judge, parse_junit
@@ -10,8 +11,11 @@ __all__ = [
     "TECHNIQUES",
     "Mutation",
     "Outcome",
+    "RepoReport",
+    "RepoTaskError",
     "Verdict",
     "apply",
+    "from_repo",
     "instruction",
     "judge",
     "mutations",

@@ -60,7 +60,9 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 LOGS="${{LOGS:-/logs/verifier}}"
 mkdir -p "$LOGS"
 cp -r "$HERE/project_tests/." "$APP/"
-cd "$APP" && {runner} > "$LOGS/run.log" 2>&1
+# no bytecode from before judging: a stale or planted .pyc would stand in for the source
+find "$APP" -name __pycache__ -prune -exec rm -rf {{}} +
+cd "$APP" && PYTHONDONTWRITEBYTECODE=1 {runner} > "$LOGS/run.log" 2>&1
 python3 - "$LOGS/report.xml" "$HERE/expected.json" > "$LOGS/reward.txt" <<'EOF'
 import json, sys, xml.etree.ElementTree as ET
 try:
