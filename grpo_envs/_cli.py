@@ -32,6 +32,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "re-judge stored samples with a second opinion; where verdicts disagree, grouped by pattern",
     ),
     "serve": ("grpo_envs._commands:serve_main", "an HTTP reward server for OpenRLHF and other trainers"),
+    "tasks": (
+        "grpo_envs.repotasks._cli:tasks_main",
+        "repair tasks from a project: `tasks from-repo PATH --out DIR` (break its code, keep what its tests catch)",
+    ),
     "check-verifier": (
         "verifiers._cli:check_verifier_main",
         "run the verifier laws (verifiers.testing) on MODULE:FUNCTION; exit 1 if one fails",

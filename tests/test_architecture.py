@@ -172,6 +172,7 @@ def test_the_cli_names_each_packages_commands_without_importing_them() -> None:
         "doctor": "grpo_envs",
         "envs": "grpo_envs",
         "serve": "grpo_envs",
+        "tasks": "grpo_envs",
         "sandbox": "verifiers",
         "check-verifier": "verifiers",
         "train": "trainer",

@@ -110,6 +110,8 @@ def from_repo(
         def open_session() -> Any:
             return Session(image=image, timeout_s=budget_s)
 
+    if not root.is_dir():
+        raise RepoTaskError(f"{root}: no such folder; give the root of a Python project with tests")
     sources, tests = _files(root)
     clean = _clean_run(root, open_session, budget_s)
     report = RepoReport(passing_tests=sum(o.status == PASSED for o in clean.values()))
