@@ -33,8 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "serve": ("grpo_envs._commands:serve_main", "an HTTP reward server for OpenRLHF and other trainers"),
     "tasks": (
-        "verifiers.agentic._cli:tasks_main",
-        "agentic tasks in the Harbor format: `tasks check DIR...` (oracle 1, nop 0), `tasks init NAME`",
+        "grpo_envs._cli:tasks_main",
+        "tasks: `tasks check DIR...` and `tasks init NAME` (Harbor folders), `tasks from-repo PATH --out DIR`",
     ),
     "check-verifier": (
         "verifiers._cli:check_verifier_main",
@@ -55,6 +55,35 @@ def _resolve(target: str) -> Callable[[list[str]], int]:
     module, _, name = target.partition(":")
     function: Callable[[list[str]], int] = getattr(importlib.import_module(module), name)
     return function
+
+
+TASKS = {
+    "check": "verifiers.agentic._cli:tasks_main",
+    "init": "verifiers.agentic._cli:tasks_main",
+    "from-repo": "grpo_envs.repotasks._cli:tasks_main",
+}
+"""``grpo-envs tasks`` subcommand -> the ``module:function`` that parses it (Harbor folders live in
+`verifiers.agentic`, tasks made from a repository in `grpo_envs.repotasks`)."""
+
+
+def tasks_main(argv: list[str]) -> int:
+    """``grpo-envs tasks check|init|from-repo ...``: hands the arguments to the subcommand's owner."""
+    if argv and argv[0] in TASKS:
+        return _resolve(TASKS[argv[0]])(argv)
+    if argv and argv[0] not in ("-h", "--help"):
+        print(
+            f"grpo-envs tasks: error: unknown subcommand {argv[0]!r}: choose from {', '.join(TASKS)}", file=sys.stderr
+        )
+        return 2
+    print(
+        "usage: grpo-envs tasks {check,init,from-repo} ...\n\n"
+        "  check DIR...          a task's reference solution must score 1 and no action 0\n"
+        "  init NAME             write a small working Harbor task folder to edit\n"
+        "  from-repo PATH --out DIR\n"
+        "                        break a project's code, keep the bugs its tests catch, write task folders",
+        file=sys.stderr if argv[:1] != ["--help"] and argv[:1] != ["-h"] else sys.stdout,
+    )
+    return 0 if argv else 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:

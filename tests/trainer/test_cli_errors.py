@@ -168,6 +168,7 @@ WRONG_USAGES = [  # (command line, environment, the cause the one line names)
     (["train", "--stepz", "3"], {}, "unrecognized arguments: --stepz 3 (did you mean --steps?)"),
     (["eval", *DIGITS, "--max-new-token", "3"], {}, "unrecognized arguments: --max-new-token 3"),
     (["check-verifier", "mine:one_argument"], {}, "cannot be called as verify(reference, completion)"),
+    (["tasks", "from-repo", "no/such/project", "--out", "tasks"], {}, "no such folder; give the root of a Python"),
     (["check-verifier", "mine:verify", "--domain", "chem"], {}, "the built-in domains are math and code"),
     (["eval", *DIGITS, "-k", "1,x"], {}, "-k takes comma-separated whole numbers, e.g. -k 1,4,8; got '1,x'"),
     (["eval", *DIGITS, "--samples", "0"], {}, "-n and --samples must be >= 1, got -n 100 and --samples 0"),
