@@ -26,7 +26,7 @@ from typing import Any
 
 import tomllib
 
-from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
+from verifiers.agentic._task import AgenticTask, Environment, Limits, NetworkMode, Verifier
 from verifiers.errors import TaskFormatError
 
 __all__ = ["load_tasks", "read_task", "split_tasks", "write_task"]
@@ -35,6 +35,8 @@ SCHEMA_MAJOR = "1"
 FOLDER_CAP = 64 * 2**20  # bytes read from one of a task's folders
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*$", re.IGNORECASE)
 _MB = {"": 1 / 2**20, "K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+# Harbor's network modes (its NetworkMode enum); "none" is read too (what this module wrote before).
+_NETWORK: dict[str, NetworkMode] = {"public": "public", "allowlist": "public", "no-network": "none", "none": "none"}
 _COMPOSE = ("docker-compose.yaml", "docker-compose.yml", "compose.yaml", "compose.yml")
 
 
@@ -77,8 +79,10 @@ def _limits(config: Mapping[str, Any], task: str) -> Limits:
     network = env.get("network_mode")
     if network is None:
         network = "public" if env.get("allow_internet", True) else "none"
-    if network not in ("public", "none"):
-        raise TaskFormatError(f"task {task}: [environment] network_mode = {network!r}: read 'public' or 'none'")
+    if network not in _NETWORK:
+        raise TaskFormatError(
+            f"task {task}: [environment] network_mode = {network!r}: read 'public', 'allowlist' or 'no-network'"
+        )
     if env.get("gpus"):
         raise TaskFormatError(f"task {task}: [environment] gpus is not supported (containers here have no GPU)")
     return Limits(
@@ -88,7 +92,7 @@ def _limits(config: Mapping[str, Any], task: str) -> Limits:
         cpus=float(env.get("cpus", defaults.cpus)),
         memory_mb=_megabytes(memory, "memory", task),
         storage_mb=_megabytes(storage, "storage", task),
-        network_mode=network,
+        network_mode=_NETWORK[network],
     )
 
 
@@ -206,7 +210,7 @@ def _task_toml(task: AgenticTask) -> str:
             "cpus": lim.cpus,
             "memory_mb": lim.memory_mb,
             "storage_mb": lim.storage_mb,
-            "network_mode": lim.network_mode,
+            "network_mode": "no-network" if lim.network_mode == "none" else lim.network_mode,
             **({"docker_image": task.environment.docker_image} if task.environment.docker_image else {}),
         },
     }
