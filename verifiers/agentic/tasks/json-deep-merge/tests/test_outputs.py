@@ -5,8 +5,6 @@ import json
 import random
 import subprocess
 
-DELETE = object()
-
 
 def merge(base, over):
     out = copy.deepcopy(base)
