@@ -1,5 +1,26 @@
 """Hidden tests of /work/cleanup.sh (run with bash on folders made here) and of /work/crontab."""
 
+import os as _os
+import pathlib as _pathlib
+import subprocess as _subprocess
+import tempfile as _tempfile
+
+AS_AGENT = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+AGENT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+
+
+def agent_run(cmd, **kwargs):
+    """Run the agent's code as nobody (the artifacts' owner, no capability), never as the tests' root."""
+    return _subprocess.run(AS_AGENT + [str(c) for c in cmd], env=AGENT_ENV, **kwargs)
+
+
+def shared_dir():
+    """A fresh folder under /tmp that nobody may read (inputs for the agent's code)."""
+    path = _tempfile.mkdtemp(prefix="inputs-", dir="/tmp")
+    _os.chmod(path, 0o755)
+    return _pathlib.Path(path)
+
+
 import os
 import random
 import subprocess
@@ -24,13 +45,14 @@ def make_tree(root, rng, now):
 
 
 def run(root, days):
-    proc = subprocess.run(["bash", "/work/cleanup.sh", root, str(days)], capture_output=True, text=True,
+    proc = agent_run(["bash", "/work/cleanup.sh", root, str(days)], capture_output=True, text=True,
                           timeout=30, cwd="/tmp")
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
 
-def test_deletes_exactly_the_old_files(tmp_path):
+def test_deletes_exactly_the_old_files():
+    tmp_path = shared_dir()
     rng = random.Random()
     now = time.time()
     for trial in range(4):
@@ -41,6 +63,9 @@ def test_deletes_exactly_the_old_files(tmp_path):
         os.utime(outside, (now - 100 * DAY, now - 100 * DAY))
         os.symlink(outside, root / "link-to-outside")
         old, young = make_tree(str(root), rng, now)
+        for d, _, _ in os.walk(root):
+            os.chmod(d, 0o777)  # the script runs as nobody
+        os.chmod(tmp_path, 0o777)  # so that a script that followed the link could delete the outside file
         out = run(str(root), 3)
         assert out.strip() == str(len(old)), out
         for p in old:

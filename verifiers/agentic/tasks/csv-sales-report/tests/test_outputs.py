@@ -1,5 +1,26 @@
 """Hidden tests of /work/report.py: run as a program (never imported) on CSV files written here."""
 
+import os as _os
+import pathlib as _pathlib
+import subprocess as _subprocess
+import tempfile as _tempfile
+
+AS_AGENT = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+AGENT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+
+
+def agent_run(cmd, **kwargs):
+    """Run the agent's code as nobody (the artifacts' owner, no capability), never as the tests' root."""
+    return _subprocess.run(AS_AGENT + [str(c) for c in cmd], env=AGENT_ENV, **kwargs)
+
+
+def shared_dir():
+    """A fresh folder under /tmp that nobody may read (inputs for the agent's code)."""
+    path = _tempfile.mkdtemp(prefix="inputs-", dir="/tmp")
+    _os.chmod(path, 0o755)
+    return _pathlib.Path(path)
+
+
 import csv
 import io
 import json
@@ -32,7 +53,7 @@ def sales_csv(rng, rows):
 
 
 def run(path):
-    proc = subprocess.run(["python3", "/work/report.py", path], capture_output=True, text=True, timeout=20, cwd="/tmp")
+    proc = agent_run(["python3", "/work/report.py", path], capture_output=True, text=True, timeout=20, cwd="/tmp")
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
@@ -51,7 +72,8 @@ def test_report_json_of_the_sample():
         same(json.load(f), want)
 
 
-def test_random_files(tmp_path):
+def test_random_files():
+    tmp_path = shared_dir()
     rng = random.Random()
     for i in range(5):
         text = sales_csv(rng, rng.randint(1, 200))
@@ -62,7 +84,8 @@ def test_random_files(tmp_path):
         assert out == json.dumps(json.loads(out), indent=2, sort_keys=True) + "\n", "not the asked layout"
 
 
-def test_header_only(tmp_path):
+def test_header_only():
+    tmp_path = shared_dir()
     path = tmp_path / "empty.csv"
     path.write_text("date,region,product,units,unit_price\n")
     assert json.loads(run(str(path))) == {}

@@ -1,6 +1,27 @@
 """Hidden tests of /work/stats/stats.py: each call runs in a subprocess (the module is never
 imported into this process), on inputs drawn at random here."""
 
+import os as _os
+import pathlib as _pathlib
+import subprocess as _subprocess
+import tempfile as _tempfile
+
+AS_AGENT = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+AGENT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+
+
+def agent_run(cmd, **kwargs):
+    """Run the agent's code as nobody (the artifacts' owner, no capability), never as the tests' root."""
+    return _subprocess.run(AS_AGENT + [str(c) for c in cmd], env=AGENT_ENV, **kwargs)
+
+
+def shared_dir():
+    """A fresh folder under /tmp that nobody may read (inputs for the agent's code)."""
+    path = _tempfile.mkdtemp(prefix="inputs-", dir="/tmp")
+    _os.chmod(path, 0o755)
+    return _pathlib.Path(path)
+
+
 import json
 import random
 import statistics
@@ -21,7 +42,7 @@ except Exception as exc:
 
 
 def call(name, *args):
-    proc = subprocess.run(
+    proc = agent_run(
         [sys.executable, "-I", "-c", PROBE, name, json.dumps(args)],
         capture_output=True, text=True, timeout=20, cwd="/tmp",
     )

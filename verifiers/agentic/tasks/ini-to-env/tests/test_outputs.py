@@ -1,5 +1,26 @@
 """Hidden tests of /work/ini2env.py: run as a program on INI files written here."""
 
+import os as _os
+import pathlib as _pathlib
+import subprocess as _subprocess
+import tempfile as _tempfile
+
+AS_AGENT = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+AGENT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+
+
+def agent_run(cmd, **kwargs):
+    """Run the agent's code as nobody (the artifacts' owner, no capability), never as the tests' root."""
+    return _subprocess.run(AS_AGENT + [str(c) for c in cmd], env=AGENT_ENV, **kwargs)
+
+
+def shared_dir():
+    """A fresh folder under /tmp that nobody may read (inputs for the agent's code)."""
+    path = _tempfile.mkdtemp(prefix="inputs-", dir="/tmp")
+    _os.chmod(path, 0o755)
+    return _pathlib.Path(path)
+
+
 import configparser
 import random
 import re
@@ -21,7 +42,7 @@ def expected(path):
 def sourced(env_text, names):
     """What bash makes of the lines: each variable's value."""
     script = env_text + "".join(f'printf "%s\\0" "${n}"\n' for n in names)
-    proc = subprocess.run(["bash", "-c", script], capture_output=True, timeout=20, cwd="/tmp")
+    proc = agent_run(["bash", "-c", script], capture_output=True, timeout=20, cwd="/tmp")
     return proc.stdout.decode().split("\0")[:-1]
 
 
@@ -37,7 +58,7 @@ def random_ini(rng):
 
 
 def run(path):
-    proc = subprocess.run(["python3", "/work/ini2env.py", str(path)], capture_output=True, text=True, timeout=20, cwd="/tmp")
+    proc = agent_run(["python3", "/work/ini2env.py", str(path)], capture_output=True, text=True, timeout=20, cwd="/tmp")
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
@@ -46,7 +67,8 @@ def test_app_env():
     assert open("/work/app.env").read() == expected("/work/app.ini")
 
 
-def test_random_files(tmp_path):
+def test_random_files():
+    tmp_path = shared_dir()
     rng = random.Random()
     for i in range(10):
         path = tmp_path / f"{i}.ini"

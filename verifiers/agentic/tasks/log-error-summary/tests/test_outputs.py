@@ -1,5 +1,26 @@
 """Hidden tests of /work/errsum.sh: run with bash (never sourced here) on logs written here."""
 
+import os as _os
+import pathlib as _pathlib
+import subprocess as _subprocess
+import tempfile as _tempfile
+
+AS_AGENT = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+AGENT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+
+
+def agent_run(cmd, **kwargs):
+    """Run the agent's code as nobody (the artifacts' owner, no capability), never as the tests' root."""
+    return _subprocess.run(AS_AGENT + [str(c) for c in cmd], env=AGENT_ENV, **kwargs)
+
+
+def shared_dir():
+    """A fresh folder under /tmp that nobody may read (inputs for the agent's code)."""
+    path = _tempfile.mkdtemp(prefix="inputs-", dir="/tmp")
+    _os.chmod(path, 0o755)
+    return _pathlib.Path(path)
+
+
 import collections
 import random
 import subprocess
@@ -26,7 +47,7 @@ def log_text(rng, n):
 
 
 def run(path):
-    proc = subprocess.run(["bash", "/work/errsum.sh", str(path)], capture_output=True, text=True, timeout=20, cwd="/tmp")
+    proc = agent_run(["bash", "/work/errsum.sh", str(path)], capture_output=True, text=True, timeout=20, cwd="/tmp")
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
@@ -35,7 +56,8 @@ def test_errors_txt_of_the_sample():
     assert open("/work/errors.txt").read() == expected(open("/work/logs/app.log").read())
 
 
-def test_random_logs(tmp_path):
+def test_random_logs():
+    tmp_path = shared_dir()
     rng = random.Random()
     for i in range(6):
         text = log_text(rng, rng.randint(1, 400))
@@ -44,7 +66,8 @@ def test_random_logs(tmp_path):
         assert run(path) == expected(text), text
 
 
-def test_no_errors_prints_nothing(tmp_path):
+def test_no_errors_prints_nothing():
+    tmp_path = shared_dir()
     path = tmp_path / "quiet.log"
     path.write_text("2025-01-01T00:00:00Z INFO [auth] ERROR free\n")
     assert run(path) == ""

@@ -1,6 +1,27 @@
 """Hidden tests of the refactor: the package (the agent's files over the image's) is used in
 subprocesses only; the old name is looked for as a whole word."""
 
+import os as _os
+import pathlib as _pathlib
+import subprocess as _subprocess
+import tempfile as _tempfile
+
+AS_AGENT = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+AGENT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+
+
+def agent_run(cmd, **kwargs):
+    """Run the agent's code as nobody (the artifacts' owner, no capability), never as the tests' root."""
+    return _subprocess.run(AS_AGENT + [str(c) for c in cmd], env=AGENT_ENV, **kwargs)
+
+
+def shared_dir():
+    """A fresh folder under /tmp that nobody may read (inputs for the agent's code)."""
+    path = _tempfile.mkdtemp(prefix="inputs-", dir="/tmp")
+    _os.chmod(path, 0o755)
+    return _pathlib.Path(path)
+
+
 import json
 import random
 import re
@@ -43,7 +64,7 @@ def test_no_old_name_left():
 def test_behaviour_kept():
     rng = random.Random()
     items = [[rng.randint(1, 9999) / 100, rng.randint(1, 5)] for _ in range(rng.randint(1, 6))]
-    proc = subprocess.run([sys.executable, "-I", "-c", PROBE, json.dumps(items)],
+    proc = agent_run([sys.executable, "-I", "-c", PROBE, json.dumps(items)],
                           capture_output=True, text=True, timeout=20, cwd="/tmp")
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])

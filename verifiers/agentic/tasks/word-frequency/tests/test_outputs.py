@@ -1,5 +1,26 @@
 """Hidden tests of /work/wordfreq: run as a program (never imported) on texts drawn here."""
 
+import os as _os
+import pathlib as _pathlib
+import subprocess as _subprocess
+import tempfile as _tempfile
+
+AS_AGENT = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+AGENT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+
+
+def agent_run(cmd, **kwargs):
+    """Run the agent's code as nobody (the artifacts' owner, no capability), never as the tests' root."""
+    return _subprocess.run(AS_AGENT + [str(c) for c in cmd], env=AGENT_ENV, **kwargs)
+
+
+def shared_dir():
+    """A fresh folder under /tmp that nobody may read (inputs for the agent's code)."""
+    path = _tempfile.mkdtemp(prefix="inputs-", dir="/tmp")
+    _os.chmod(path, 0o755)
+    return _pathlib.Path(path)
+
+
 import collections
 import os
 import random
@@ -16,7 +37,7 @@ def expected(text, n):
 
 
 def run(text, *args):
-    proc = subprocess.run([PROGRAM, *args], input=text.encode(), capture_output=True, timeout=20, cwd="/tmp")
+    proc = agent_run([PROGRAM, *args], input=text.encode(), capture_output=True, timeout=20, cwd="/tmp")
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout.decode()
 
