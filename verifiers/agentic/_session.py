@@ -73,8 +73,9 @@ def _image_tree(client: Any, image: str, folder: str) -> bytes:
 
 def task_session(task: AgenticTask, image: str, *, client: Any = None, **session_kwargs: Any) -> Session:
     """A `Session` of ``image`` (the task's, from `build_task_image`) with the task's memory and
-    per-command time limit, its ``WORKDIR`` writable and holding the image's files there, and the
-    shell started in it. ``session_kwargs`` go to `Session` (``root``, ``cpus``, ...).
+    per-command time limit, its working folder (``[environment] workdir``, else the image's
+    ``WORKDIR``) writable and holding the image's files there, and the shell started in it.
+    ``session_kwargs`` go to `Session` (``root``, ``cpus``, ...).
 
     Raises:
         SandboxError: the session could not start or the working folder could not be filled.
@@ -85,7 +86,7 @@ def task_session(task: AgenticTask, image: str, *, client: Any = None, **session
         '/app\\nmain.py\\n'
     """
     client = client or engine_client()
-    workdir = image_workdir(image, client=client)
+    workdir = task.environment.workdir or image_workdir(image, client=client)
     tree = _image_tree(client, image, workdir)
     kwargs: dict[str, Any] = {"timeout_s": task.limits.agent_timeout_s, "memory_mb": task.limits.memory_mb}
     if workdir not in SESSION_DIRS:
