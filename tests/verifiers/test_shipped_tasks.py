@@ -2,7 +2,8 @@
 each a well-formed offline task judged in separate mode whose required tests name every test of
 its ``test_outputs.py``, listed in the folder's README; and (docker, slow) every one passes
 ``tasks check``: its reference solution scores 1 and no action scores 0, four tasks at a time
-(~70-140 s warm on 2 busy cores; the task base image is built once, 1-3 min, then cached)."""
+(55 s warm on 2 cores, ~110 s when other jobs load them; the task base image is built once,
+1-3 min, then cached); and three attacks through the programs the tests run score 0 (~25 s)."""
 
 from __future__ import annotations
 
