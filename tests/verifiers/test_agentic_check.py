@@ -25,7 +25,7 @@ def test_init_then_check(tmp_path: Path, capsys: pytest.CaptureFixture[str], mon
     (tmp_path / "tasks/wrong-solution/solution/solve.sh").write_text("echo goodbye > /work/hello.txt\n")
     (tmp_path / "tasks/passes-on-nothing/tests/test.sh").write_text("echo 1 > /logs/verifier/reward.txt\n")
     toml = tmp_path / "tasks/needs-net/task.toml"
-    toml.write_text(toml.read_text().replace('network_mode = "none"', 'network_mode = "public"'))
+    toml.write_text(toml.read_text().replace('network_mode = "no-network"', 'network_mode = "public"'))
     (tmp_path / "tasks/broken").mkdir()
     (tmp_path / "tasks/broken/instruction.md").write_text("x")
     assert read_task(tmp_path / "tasks/good").verifier.artifacts == ("/work/hello.txt",)

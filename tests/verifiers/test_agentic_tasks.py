@@ -143,6 +143,15 @@ def test_a_python_task_writes_a_folder_that_reads_back_equal(tmp_path: Path) -> 
         ({}, "[environment]\nnetwork_mode = 'bridge'\n", "network_mode = 'bridge'"),
         ({}, "[verifier]\nenvironment_mode = 'both'\n", "environment_mode = 'both'"),
         ({}, "version = [\n", "not valid TOML"),
+        ({}, "[environment]\nos = 'windows'\n", "only linux is run"),
+        ({}, "[environment]\ntpu = { type = 'v6e', topology = '2x2' }\n", "tpu is not supported"),
+        ({}, "[[environment.mcp_servers]]\nname = 'm'\nurl = 'http://x'\n", "mcp_servers is not supported"),
+        ({}, "[verifier.environment]\ncpus = 2\n", "[verifier] environment is not supported"),
+        ({}, "[[verifier.collect]]\ncommand = 'true'\n", "[verifier] collect is not supported"),
+        ({}, "[verifier.continuous]\nenabled = true\n", "[verifier.continuous]"),
+        ({}, "artifacts = [{ source = '/app/a', exclude = ['*.o'] }]\n", "exclude and service are not supported"),
+        ({}, "artifacts = ['app/count.txt']\n", "artifact 'app/count.txt': name an absolute path"),
+        ({}, "[agent]\nnetwork_mode = 'open'\n", "[agent] network_mode = 'open'"),
     ],
 )
 def test_what_is_not_supported_is_one_line_naming_the_task(
@@ -260,3 +269,43 @@ def test_named_tests_must_be_reported_passing_and_win_over_reward_1(
     # A reward below 1 stays the verdict when every named test passed.
     low = verdict_from_files(b"0.5", None, junit_xml=JUNIT, required_tests=("test_a",))
     assert (low.status, low.reward) == ("incorrect", 0.5)
+
+
+HARBOR_TOML = """schema_version = "1.4"
+artifacts = ["/app/count.txt", { source = "/app/log.txt", destination = "logs/log.txt" }]
+
+[task]
+name = "grpo/count-lines"
+
+[verifier]
+timeout_sec = 30.0
+environment_mode = "separate"
+
+[environment]
+workdir = "/app"
+network_mode = "no-network"
+healthcheck = { command = "true" }
+"""
+
+
+def test_harbors_current_keys(tmp_path: Path) -> None:
+    """Harbor's TaskConfig (schema 1.4): top-level artifacts (a path or a table's source),
+    network_mode 'no-network' / 'allowlist' and the [agent] / [verifier] overrides, workdir."""
+    task = read_task(_folder(tmp_path, toml=HARBOR_TOML))
+    assert task.verifier.artifacts == ("/app/count.txt", "/app/log.txt")
+    assert (task.limits.network_mode, task.needs_network, task.environment.workdir) == ("none", False, "/app")
+    override = HARBOR_TOML.replace("[verifier]\n", "[verifier]\nnetwork_mode = 'public'\n")
+    assert read_task(_folder(tmp_path, "override", toml=override)).needs_network
+    allowlist = HARBOR_TOML.replace('"no-network"', '"allowlist"\nallowed_hosts = ["pypi.org"]')
+    assert read_task(_folder(tmp_path, "allowlist", toml=allowlist)).needs_network
+    legacy = HARBOR_TOML.replace('network_mode = "no-network"', "allow_internet = true\nnetwork_mode = 'no-network'")
+    assert not read_task(_folder(tmp_path, "legacy", toml=legacy)).needs_network  # network_mode wins
+
+
+def test_a_written_task_toml_uses_harbors_spelling(tmp_path: Path) -> None:
+    task = read_task(_folder(tmp_path, toml=HARBOR_TOML))
+    folder = write_task(task, tmp_path / "out")
+    text = (folder / "task.toml").read_text()
+    assert text.startswith('schema_version = "1.1"\nartifacts = ["/app/count.txt", "/app/log.txt"]\n')
+    assert 'network_mode = "no-network"' in text and 'workdir = "/app"' in text
+    assert read_task(folder) == task

@@ -10,7 +10,9 @@ digest of its build context, base images mapped to local ones, no network).
 missing or malformed reward is a masked error with its reason. `judge_separate` judges the state
 an agent left in a `verifiers.sandbox.Session`: its declared artifacts, in a fresh verifier
 container (the call a terminal env makes after the agent's turn). `check_task` (``grpo-envs
-tasks check``) requires the reference solution to score 1 and no action to score 0.
+tasks check``) requires the reference solution to score 1 and no action to score 0;
+`task_session` starts an agent's session with the image's working folder writable and filled.
+`shipped_tasks_dir` is the folder of the tasks shipped with the package (`shipped_tasks` reads them).
 
 Examples:
     >>> from verifiers.agentic import verdict_from_files
@@ -25,6 +27,8 @@ from verifiers.agentic._check import TaskCheck, check_task
 from verifiers.agentic._harbor import load_tasks, read_task, split_tasks, write_task
 from verifiers.agentic._image import TASK_IMAGE_REPOSITORY, build_task_image
 from verifiers.agentic._judge import judge_separate
+from verifiers.agentic._session import image_workdir, task_session
+from verifiers.agentic._shipped import shipped_tasks, shipped_tasks_dir
 from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
 from verifiers.agentic._verdict import junit_outcomes, verdict_from_files
 
@@ -38,11 +42,15 @@ __all__ = [
     "build_task_base_image",
     "build_task_image",
     "check_task",
+    "image_workdir",
     "judge_separate",
     "junit_outcomes",
     "load_tasks",
     "read_task",
+    "shipped_tasks",
+    "shipped_tasks_dir",
     "split_tasks",
+    "task_session",
     "verdict_from_files",
     "write_task",
 ]

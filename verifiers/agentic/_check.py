@@ -1,9 +1,10 @@
 """`check_task`: a task's reference solution must score 1 and doing nothing must score 0.
 
 Like Harbor's oracle and nop agents, through the same path as a model's commands: the task's
-image (built once, `build_task_image`), a `verifiers.sandbox.Session` with its user and lockdown,
-and `judge_separate`. The solution's files are written to ``/tmp/solution`` (the session's root
-file system is read-only) and ``solve.sh`` runs there as the agent would run a command.
+image (built once, `build_task_image`), a session with its user and lockdown (`task_session`: the
+image's working folder writable and filled) and `judge_separate`. The solution's files are
+written to ``/tmp/solution`` (the session's root file system is read-only) and ``solve.sh`` runs
+there as the agent would run a command.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from typing import Any
 
 from verifiers.agentic._image import build_task_image
 from verifiers.agentic._judge import judge_separate
+from verifiers.agentic._session import task_session
 from verifiers.agentic._task import AgenticTask
 from verifiers.errors import SandboxError
 from verifiers.result import VerifyResult
-from verifiers.sandbox import Session
 
 __all__ = ["TaskCheck", "check_task"]
 
@@ -53,15 +54,19 @@ class TaskCheck:
         }
 
 
-def _episode(task: AgenticTask, image: str, solve: bool) -> VerifyResult:
-    with Session(image=image, timeout_s=task.limits.agent_timeout_s, memory_mb=task.limits.memory_mb) as s:
+def _episode(task: AgenticTask, image: str, solve: bool, client: Any = None) -> VerifyResult:
+    try:
+        session = task_session(task, image, client=client)
+    except SandboxError as exc:
+        return VerifyResult.judged("error", f"the session did not start: {exc}")
+    with session as s:
         if solve:
             for path, data in task.solution.items():
                 s.write_file(f"{SOLUTION_DIR}/{path}", data)
             r = s.exec(f"cd {SOLUTION_DIR} && bash solve.sh")
             if r.error:
                 return VerifyResult.judged("error", f"solve.sh could not run: {r.error}")
-        return judge_separate(s, task, image)
+        return judge_separate(s, task, image, client=client)
 
 
 def check_task(task: AgenticTask, *, base_images: Mapping[str, str] | None = None, client: Any = None) -> TaskCheck:
@@ -77,8 +82,8 @@ def check_task(task: AgenticTask, *, base_images: Mapping[str, str] | None = Non
     except SandboxError as exc:
         return TaskCheck(task.name, False, str(exc), time.monotonic() - start)
     build_s = time.monotonic() - start
-    oracle = _episode(task, image, solve=True)
-    nop = _episode(task, image, solve=False)
+    oracle = _episode(task, image, True, client)
+    nop = _episode(task, image, False, client)
     problems = []
     if oracle.status != "correct":
         problems.append(f"the reference solution scored {oracle.reward:g} ({oracle.status}: {oracle.reason})")

@@ -9,11 +9,20 @@ The layout (Harbor, Terminal-Bench 2's successor format)::
       tests/test.sh             writes /logs/verifier/reward.txt or reward.json
       solution/solve.sh         the reference solution
 
-``task.toml`` versions read: ``schema_version`` or the legacy ``version``, "1.0" and "1.1" (any
-1.x). Legacy keys are normalised: ``[environment] memory = "2G"`` / ``storage = "10G"`` become
-``memory_mb`` / ``storage_mb``, ``allow_internet = false`` becomes ``network_mode = "none"``.
-Unsupported (one line naming it, `TaskFormatError`): docker-compose environments, multi-step
-tasks, GPUs.
+``task.toml`` as Harbor's ``TaskConfig`` (``harbor.models.task.config``; checked against the
+copies vendored in AlienKevin/sprint@49e3cd77, schema 1.4, and LegoX/harbor@73fd120e, 1.1):
+``schema_version`` or the legacy ``version``, any 1.x (1.0 to 1.4 seen). Read: top-level
+``artifacts`` (paths, or tables with a ``source``; our former ``[verifier] artifacts`` too);
+``[agent] timeout_sec, user``; ``[verifier] timeout_sec, user, env, environment_mode``;
+``[environment] build_timeout_sec, docker_image, workdir, cpus, memory_mb, storage_mb,
+network_mode`` (``public`` | ``allowlist`` | ``no-network``, and an ``[agent]`` / ``[verifier]``
+``network_mode`` override: any that is not ``no-network`` needs the network). Legacy keys are
+normalised: ``memory = "2G"`` / ``storage = "10G"`` become ``memory_mb`` / ``storage_mb``,
+``allow_internet = false`` becomes ``network_mode = "no-network"`` when no ``network_mode`` is
+set. Unsupported (one line naming it, `TaskFormatError`): docker-compose environments, multi-step
+tasks (``[[steps]]``), GPUs and TPUs, MCP servers, a non-linux ``os``, a ``[verifier.environment]``
+of its own, ``[[verifier.collect]]`` hooks, ``[verifier.continuous]``. Not read (no effect here):
+``[task]``, ``[solution] env``, ``[environment] env, healthcheck, skills_dir, allowed_hosts``.
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from typing import Any
 
 import tomllib
 
-from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
+from verifiers.agentic._task import AgenticTask, Environment, Limits, NetworkMode, Verifier
 from verifiers.errors import TaskFormatError
 
 __all__ = ["load_tasks", "read_task", "split_tasks", "write_task"]
@@ -35,6 +44,16 @@ SCHEMA_MAJOR = "1"
 FOLDER_CAP = 64 * 2**20  # bytes read from one of a task's folders
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*$", re.IGNORECASE)
 _MB = {"": 1 / 2**20, "K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+# Harbor's network modes (its NetworkMode enum); "none" is read too (what this module wrote before).
+_NETWORK: dict[str, NetworkMode] = {"public": "public", "allowlist": "public", "no-network": "none", "none": "none"}
+# Harbor keys this reader cannot honour: (section, key, why), each refused with one line.
+_UNSUPPORTED = (
+    ("environment", "gpus", "containers here have no GPU"),
+    ("environment", "tpu", "containers here have no TPU"),
+    ("environment", "mcp_servers", "no MCP server is started for the agent"),
+    ("verifier", "environment", "the verifier's container is built from the task's own environment"),
+    ("verifier", "collect", "collect hooks run in docker-compose services"),
+)
 _COMPOSE = ("docker-compose.yaml", "docker-compose.yml", "compose.yaml", "compose.yml")
 
 
@@ -74,13 +93,6 @@ def _limits(config: Mapping[str, Any], task: str) -> Limits:
     defaults = Limits()
     memory = env.get("memory_mb", env.get("memory", defaults.memory_mb))
     storage = env.get("storage_mb", env.get("storage", defaults.storage_mb))
-    network = env.get("network_mode")
-    if network is None:
-        network = "public" if env.get("allow_internet", True) else "none"
-    if network not in ("public", "none"):
-        raise TaskFormatError(f"task {task}: [environment] network_mode = {network!r}: read 'public' or 'none'")
-    if env.get("gpus"):
-        raise TaskFormatError(f"task {task}: [environment] gpus is not supported (containers here have no GPU)")
     return Limits(
         agent_timeout_s=float(agent.get("timeout_sec", defaults.agent_timeout_s)),
         verifier_timeout_s=float(verifier.get("timeout_sec", defaults.verifier_timeout_s)),
@@ -88,8 +100,51 @@ def _limits(config: Mapping[str, Any], task: str) -> Limits:
         cpus=float(env.get("cpus", defaults.cpus)),
         memory_mb=_megabytes(memory, "memory", task),
         storage_mb=_megabytes(storage, "storage", task),
-        network_mode=network,
+        network_mode=_network(config, task),
     )
+
+
+def _network(config: Mapping[str, Any], task: str) -> NetworkMode:
+    """``"none"`` when neither the environment nor an [agent] / [verifier] override asks for the
+    network (Harbor's legacy ``allow_internet`` counts only when ``network_mode`` is not set)."""
+    env = config.get("environment", {})
+    network = env.get("network_mode")
+    if network is None:
+        network = "public" if env.get("allow_internet", True) else "none"
+    modes = [("environment", network)]
+    modes += [(s, config[s]["network_mode"]) for s in ("agent", "verifier") if "network_mode" in config.get(s, {})]
+    for section, mode in modes:
+        if mode not in _NETWORK:
+            raise TaskFormatError(
+                f"task {task}: [{section}] network_mode = {mode!r}: read 'public', 'allowlist' or 'no-network'"
+            )
+    return "public" if any(_NETWORK[m] == "public" for _, m in modes) else "none"
+
+
+def _refuse_unsupported(config: Mapping[str, Any], task: str) -> None:
+    """One line for a Harbor feature this reader cannot honour (see `_UNSUPPORTED`)."""
+    for section, key, why in _UNSUPPORTED:
+        if config.get(section, {}).get(key):
+            raise TaskFormatError(f"task {task}: [{section}] {key} is not supported ({why})")
+    if str(config.get("environment", {}).get("os", "linux")).lower() != "linux":
+        raise TaskFormatError(f"task {task}: [environment] os = {config['environment']['os']!r}: only linux is run")
+    if config.get("verifier", {}).get("continuous", {}).get("enabled"):
+        raise TaskFormatError(f"task {task}: [verifier.continuous] (judging during the agent's turn) is not supported")
+
+
+def _artifacts(config: Mapping[str, Any], task: str) -> tuple[str, ...]:
+    """Harbor's top-level ``artifacts`` (paths, or tables with a ``source``), and the
+    ``[verifier] artifacts`` this module wrote before; absolute paths, in order, once each."""
+    out: list[str] = []
+    for entry in [*config.get("artifacts", ()), *config.get("verifier", {}).get("artifacts", ())]:
+        if isinstance(entry, Mapping):
+            if entry.get("exclude") or entry.get("service") not in (None, "main"):
+                raise TaskFormatError(f"task {task}: artifact {dict(entry)}: exclude and service are not supported")
+            entry = entry.get("source")
+        if not isinstance(entry, str) or not entry.startswith("/"):
+            raise TaskFormatError(f"task {task}: artifact {entry!r}: name an absolute path in the agent's container")
+        out.append(entry)
+    return tuple(dict.fromkeys(out))
 
 
 def _environment(folder: Path, config: Mapping[str, Any], task: str) -> Environment:
@@ -102,7 +157,10 @@ def _environment(folder: Path, config: Mapping[str, Any], task: str) -> Environm
     if dockerfile is None and not image:
         raise TaskFormatError(f"task {task}: no environment/Dockerfile and no [environment] docker_image")
     return Environment(
-        dockerfile=None if dockerfile is None else dockerfile.decode(), context=context, docker_image=image or None
+        dockerfile=None if dockerfile is None else dockerfile.decode(),
+        context=context,
+        docker_image=image or None,
+        workdir=config.get("environment", {}).get("workdir") or None,
     )
 
 
@@ -118,7 +176,7 @@ def _verifier(folder: Path, config: Mapping[str, Any], task: str) -> Verifier:
     return Verifier(
         tests=tests,
         mode=mode,
-        artifacts=tuple(str(a) for a in section.get("artifacts", ())),
+        artifacts=_artifacts(config, task),
         user=section.get("user"),
         env={str(k): str(v) for k, v in section.get("env", {}).items()},
     )
@@ -139,6 +197,7 @@ def read_task(folder: str | Path) -> AgenticTask:
     except tomllib.TOMLDecodeError as exc:
         raise TaskFormatError(f"task {task}: task.toml is not valid TOML ({exc})") from exc
     _check_version(config, task)
+    _refuse_unsupported(config, task)
     if "steps" in config:
         raise TaskFormatError(f"task {task}: multi-step tasks ([[steps]]) are not supported")
     solution_dir = folder / "solution"
@@ -197,7 +256,6 @@ def _task_toml(task: AgenticTask) -> str:
         "verifier": {
             "timeout_sec": lim.verifier_timeout_s,
             "environment_mode": ver.mode,
-            **({"artifacts": list(ver.artifacts)} if ver.artifacts else {}),
             **({"user": ver.user} if ver.user else {}),
             **({"env": dict(ver.env)} if ver.env else {}),
         },
@@ -206,11 +264,14 @@ def _task_toml(task: AgenticTask) -> str:
             "cpus": lim.cpus,
             "memory_mb": lim.memory_mb,
             "storage_mb": lim.storage_mb,
-            "network_mode": lim.network_mode,
+            "network_mode": "no-network" if lim.network_mode == "none" else lim.network_mode,
             **({"docker_image": task.environment.docker_image} if task.environment.docker_image else {}),
+            **({"workdir": task.environment.workdir} if task.environment.workdir else {}),
         },
     }
     lines = ['schema_version = "1.1"']
+    if ver.artifacts:  # a top-level key: before the first table
+        lines.append(f"artifacts = {_toml_value(list(ver.artifacts))}")
     for name, values in sections.items():
         lines += ["", f"[{name}]", *(f"{k} = {_toml_value(v)}" for k, v in values.items())]
     return "\n".join(lines) + "\n"

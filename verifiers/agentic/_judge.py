@@ -7,8 +7,15 @@ before anything runs, the artifacts put at their paths and the tests copied in; 
 with a fixed ``PATH`` and environment, and the verdict is read from ``/logs/verifier`` by
 `verdict_from_files`. Nothing of the agent's container but the artifacts' bytes reaches it: no
 process, no shim on ``PATH``, no planted reward file. The verifier container has no network, no
-capability, ``no-new-privileges``, and the task's memory and a pids cap; the tests run the
-agent's artifacts (a module they import), so it is locked down as a session is.
+capability but four (below), ``no-new-privileges``, and the task's memory and a pids cap; the tests
+run the agent's artifacts (a module they import), so it is locked down as a session is.
+
+The artifacts are owned by ``nobody`` (`ARTIFACT_UID`), and the tests' root holds
+``DAC_OVERRIDE`` (it reads them whatever their modes), ``SETUID``/``SETGID`` and ``KILL``, so that
+tests can run the agent's code as ``nobody`` (``setpriv --reuid=65534 --regid=65534
+--clear-groups``: no capability left) and kill what it left running. Run as root, the agent's
+code could rewrite ``test.sh`` while it runs, kill it after writing a reward of 1, or patch the
+runner: as ``nobody`` it can do none of that. The shipped tasks run it so.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ __all__ = ["judge_separate"]
 log = logging.getLogger("verifiers.agentic")
 
 VERIFIER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+ARTIFACT_UID = 65534  # nobody: who owns the artifacts in the verifier container, and who should run them
+VERIFIER_CAPS = ["DAC_OVERRIDE", "SETUID", "SETGID", "KILL"]  # what the tests' root keeps (see above)
 ARTIFACT_CAP = 3 * 2**20  # bytes of artifacts (as tar) carried over
 
 
@@ -50,13 +59,14 @@ def _artifacts(session: Session, paths: tuple[str, ...]) -> bytes | str:
 def _plain(data: bytes) -> bytes:
     """The tar ``data`` with only regular files and folders, under relative names without
     ``..``: a symlink (``answer.txt -> /tests/expected.txt``), hard link or device the agent left
-    is dropped, so what it points at is never what the tests read; the rest is owned by root."""
+    is dropped, so what it points at is never what the tests read; the rest is owned by nobody
+    (`ARTIFACT_UID`), modes kept, so tests may run the agent's code as nobody."""
     out = io.BytesIO()
     with tarfile.open(fileobj=io.BytesIO(data)) as src, tarfile.open(fileobj=out, mode="w") as dst:
         for m in src.getmembers():
             if (m.isfile() or m.isdir()) and not m.name.startswith("/") and ".." not in m.name.split("/"):
-                m.uid = m.gid = 0  # the verifier (root without capabilities) owns what it judges
-                m.uname = m.gname = "root"
+                m.uid = m.gid = ARTIFACT_UID
+                m.uname = m.gname = "nobody"
                 dst.addfile(m, src.extractfile(m) if m.isfile() else None)
     return out.getvalue()
 
@@ -103,6 +113,7 @@ def _run_tests(client: Any, task: AgenticTask, image: str, artifacts: bytes) -> 
         entrypoint=[],
         network_mode="none",
         cap_drop=["ALL"],
+        cap_add=VERIFIER_CAPS,
         security_opt=["no-new-privileges"],
         mem_limit=f"{task.limits.memory_mb}m",
         memswap_limit=f"{task.limits.memory_mb}m",

@@ -18,7 +18,6 @@ from typing import Literal
 __all__ = ["AgenticTask", "Environment", "Limits", "Verifier"]
 
 REQUIRED_TESTS_FILE = "required_tests.txt"
-REQUIRED_TESTS_FILE = "required_tests.txt"
 NetworkMode = Literal["public", "none"]
 VerifierMode = Literal["separate", "shared"]
 
@@ -48,11 +47,14 @@ class Limits:
 @dataclass(frozen=True)
 class Environment:
     """Where the agent works: ``dockerfile`` with its build ``context`` (files relative to the
-    task's ``environment/`` folder, the Dockerfile among them), or a prebuilt ``docker_image``."""
+    task's ``environment/`` folder, the Dockerfile among them), or a prebuilt ``docker_image``;
+    ``workdir`` (Harbor's ``[environment] workdir``) is where commands start, instead of the
+    image's ``WORKDIR``."""
 
     dockerfile: str | None = None
     context: Mapping[str, bytes] = field(default_factory=dict)
     docker_image: str | None = None
+    workdir: str | None = None
 
     def __post_init__(self) -> None:
         context = dict(self.context)

@@ -30,20 +30,41 @@ FILE_CAP = 16 * 2**20
 COMMAND_CAP = 100 * 2**10  # one argument of bash: the kernel caps it at 128 KiB
 
 
+_NOT_WRITABLE = ("/proc", "/sys", "/dev", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/judge")
+
+
+def _writable_dir(path: str) -> str:
+    """``path`` normalised, or `SandboxError` when it cannot be a writable folder of a session."""
+    norm = "/" + "/".join(p for p in path.split("/") if p)
+    if not path.startswith("/") or ".." in path.split("/") or norm in ("/", "/work", "/tmp"):
+        raise SandboxError(f"writable={path!r}: name an absolute folder other than /, /work and /tmp")
+    if any(norm == d or norm.startswith(d + "/") for d in _NOT_WRITABLE):
+        raise SandboxError(f"writable={path!r}: a system folder cannot be made writable")
+    return norm
+
+
 class SessionLockdown(Lockdown):
     """A job container's lockdown (see `Lockdown`) with the session user's ``/work`` (uid 0 when
-    ``root``) as its home, and no judge directory."""
+    ``root``) as its home, and no judge directory. ``writable`` names more folders (a task's
+    ``/app``) that are, as ``/work``, a tmpfs of ``work_mb`` owned by the session user and
+    counted in the memory limit; the root file system stays read-only. Programs written to them
+    may be run (they are mounted ``exec``; ``/tmp`` is not)."""
 
-    def __init__(self, *, root: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *, root: bool = False, writable: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.root = root
+        self.writable = tuple(dict.fromkeys(_writable_dir(p) for p in writable))
 
     def create_kwargs(self, job_uid: int, judge_uid: int) -> dict[str, Any]:
         kwargs = super().create_kwargs(job_uid, judge_uid)
         uid = 0 if self.root else job_uid
+        # exec: the agent runs what it writes there (``./script``, ``pip install --user`` entry points);
+        # Docker mounts a tmpfs noexec unless told. nosuid and nodev stay.
+        owned = f"size={self.work_mb}m,uid={uid},gid={uid},mode=0755,exec"
         kwargs["tmpfs"] = {
-            "/work": f"size={self.work_mb}m,uid={uid},gid={uid},mode=0755",
+            "/work": owned,
             "/tmp": f"size={self.tmp_mb}m,mode=1777",
+            **{path: owned for path in self.writable},
         }
         return kwargs
 
@@ -67,6 +88,8 @@ class Session:
         cpus: the container's CPU quota.
         pids_limit: processes and threads the container may hold at once.
         work_mb: size of the writable ``/work`` (home and start directory), a tmpfs.
+        writable: more folders made writable for the session user (such as a task's ``/app``),
+            each an empty tmpfs of ``work_mb`` counted in the memory limit.
         tmp_mb: size of the writable ``/tmp``, a tmpfs.
         out_cap: bytes kept of each of a command's stdout and stderr (past it: ``truncated``).
         file_cap: the largest file `write_file` sends or `read_bytes` returns.
@@ -92,6 +115,7 @@ class Session:
         timeout_s: float = 30.0,
         work_mb: int = 256,
         tmp_mb: int = 64,
+        writable: tuple[str, ...] = (),
         out_cap: int = OUT_CAP,
         file_cap: int = FILE_CAP,
         client: Any = None,
@@ -112,7 +136,13 @@ class Session:
                 client or engine_client(),
                 image or image_tag(),
                 SessionLockdown(
-                    root=root, memory_mb=memory_mb, cpus=cpus, pids_limit=pids_limit, work_mb=work_mb, tmp_mb=tmp_mb
+                    root=root,
+                    memory_mb=memory_mb,
+                    cpus=cpus,
+                    pids_limit=pids_limit,
+                    work_mb=work_mb,
+                    tmp_mb=tmp_mb,
+                    writable=writable,
                 ),
                 f"session-{uuid.uuid4().hex[:12]}",
             )

@@ -1,0 +1,2 @@
+from lib import helpers
+print(helpers.greet())

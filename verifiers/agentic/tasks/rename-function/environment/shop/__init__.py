@@ -1,0 +1,5 @@
+"""A tiny shop."""
+
+from shop.pricing import calc_total
+
+__all__ = ["calc_total"]
