@@ -7,6 +7,7 @@ are one task; a folder is written only once its bug is validated."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import time
@@ -18,10 +19,11 @@ from typing import Any
 
 from grpo_envs.errors import GrpoEnvsError
 
+from ._deps import diagnose, download_wheels, project_image, project_requirements
 from ._mutate import Mutation, mutations
 from ._runner import bundle, run_suite, validate
 from ._validate import PASSED, Outcome, Verdict
-from ._write import write_task
+from ._write import BASE_IMAGE, write_task
 
 log = logging.getLogger(__name__)
 
@@ -82,9 +84,24 @@ def _clean_run(root: Path, open_session: Callable[[], Any], budget_s: float) -> 
     if timed_out or passing < 2:
         why = "did not finish in the budget" if timed_out else f"has {passing} passing test(s)"
         raise RepoTaskError(
-            f"{root}: the test suite {why}; a task needs at least 2 passing tests (raise --budget-s or fix the suite)"
+            f"{root}: the test suite {why}{diagnose(clean)}; a task needs at least 2 passing tests"
+            " (raise --budget-s or fix the suite)"
         )
     return clean
+
+
+def _wheels(root: Path, folder: str | Path | None) -> list[Path]:
+    """The project's test dependencies as wheels: those in ``folder``, else downloaded (once, into
+    a cache folder named by the requirements) when the project names any."""
+    if folder is not None:
+        return download_wheels([], folder)
+    requirements = project_requirements(root)
+    if not requirements:
+        return []
+    key = hashlib.sha256("\n".join(requirements).encode()).hexdigest()[:16]
+    cache = Path.home() / ".cache" / "grpo-envs" / "wheels" / key
+    log.info("downloading the test dependencies %s", ", ".join(requirements))
+    return download_wheels(requirements, cache)
 
 
 def from_repo(
@@ -99,19 +116,26 @@ def from_repo(
     per_entity: int = 3,
     image: str | None = None,
     open_session: Callable[[], Any] | None = None,
+    wheels: str | Path | None = None,
 ) -> RepoReport:
     """Write up to ``max_tasks`` validated repair tasks from ``project`` into ``out`` within about
     ``budget_s`` seconds (see the module docstring); raises `RepoTaskError` with one line when
-    the clean suite has no passing test."""
+    the clean suite has no passing test. The project's test dependencies (`project_requirements`)
+    are downloaded as wheels on the host (or taken from the folder ``wheels``), installed offline
+    into the image candidates run in (``image``, default the project's image) and shipped in each
+    task's environment."""
     start, root, out = time.monotonic(), Path(project).resolve(), Path(out)
+    if not root.is_dir():
+        raise RepoTaskError(f"{root}: no such folder; give the root of a Python project with tests")
+    deps = _wheels(root, wheels)
+    if deps and image is None and open_session is None:
+        image = project_image(deps)
     if open_session is None:
         from verifiers.sandbox import Session
 
         def open_session() -> Any:
             return Session(image=image, timeout_s=budget_s)
 
-    if not root.is_dir():
-        raise RepoTaskError(f"{root}: no such folder; give the root of a Python project with tests")
     sources, tests = _files(root)
     clean = _clean_run(root, open_session, budget_s)
     report = RepoReport(passing_tests=sum(o.status == PASSED for o in clean.values()))
@@ -138,7 +162,8 @@ def from_repo(
                     mutation,
                     verdict,
                     test_files=[t.as_posix() for t in tests],
-                    image=image or "python:3.11",
+                    image=BASE_IMAGE,
+                    wheels=deps,
                 )
             )
     report.seconds = time.monotonic() - start
