@@ -45,13 +45,15 @@ def sdist(requirement: str, dest: Path) -> Path:
     return next(p for p in dest.iterdir() if p.is_dir())
 
 
-def build(name: str, max_tasks: int, budget_s: float, workers: int) -> dict[str, object]:
+def build(name: str, max_tasks: int, budget_s: float, workers: int, per_entity: int) -> dict[str, object]:
     requirement, licence, tests = PROJECTS[name]
     base = {"grpo-envs-task-base": build_task_base_image()}
     with tempfile.TemporaryDirectory(prefix=f"repotasks-{name}-") as tmp:
         project = sdist(requirement, Path(tmp) / "sdist")
         start = time.monotonic()
-        report = from_repo(project, Path(tmp) / "out", max_tasks=max_tasks, budget_s=budget_s, workers=workers)
+        report = from_repo(
+            project, Path(tmp) / "out", max_tasks=max_tasks, budget_s=budget_s, workers=workers, per_entity=per_entity
+        )
         generate_s = time.monotonic() - start
         checks = [check_task(task, base_images=base) for task in load_tasks(Path(tmp) / "out")]
         check_s = time.monotonic() - start - generate_s
@@ -71,6 +73,7 @@ def build(name: str, max_tasks: int, budget_s: float, workers: int) -> dict[str,
         "passing_tests": report.passing_tests,
         "candidates": report.tried,
         "kept": report.kept,
+        "per_entity": per_entity,
         "kept_rate": round(report.kept / report.tried, 3) if report.tried else 0.0,
         "duplicates": report.duplicates,
         "tasks_written": len(report.tasks),
@@ -86,13 +89,14 @@ def main() -> None:
     parser.add_argument("--max-tasks", type=int, default=6)
     parser.add_argument("--budget-s", type=float, default=240.0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--per-entity", type=int, default=1, help="mutation sites per function or class")
     parser.add_argument("--only", action="append", choices=sorted(PROJECTS))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     stats_path = DATA / "stats.json"
     stats = json.loads(stats_path.read_text()) if stats_path.exists() else {}
     for name in args.only or sorted(PROJECTS):
-        stats[name] = build(name, args.max_tasks, args.budget_s, args.workers)
+        stats[name] = build(name, args.max_tasks, args.budget_s, args.workers, args.per_entity)
         print(json.dumps(stats[name]), flush=True)
         stats_path.write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n")
 

@@ -67,8 +67,18 @@ def _files(project: Path) -> tuple[list[Path], list[Path]]:
 
 
 def _candidates(project: Path, sources: list[Path], seed: int, per_entity: int) -> Iterator[Mutation]:
-    for rel in sources:
-        yield from mutations((project / rel).read_text(), rel.as_posix(), seed=seed, per_entity=per_entity)
+    """Candidates from every source file in turn (one from each file, round robin), so the first
+    tasks come from many files rather than the first file's first entities."""
+    files = [
+        mutations((project / rel).read_text(), rel.as_posix(), seed=seed, per_entity=per_entity) for rel in sources
+    ]
+    while files:
+        for each in list(files):
+            bug = next(each, None)
+            if bug is None:
+                files.remove(each)
+            else:
+                yield bug
 
 
 def _signature(verdict: Verdict) -> tuple[tuple[str, ...], tuple[str, ...]]:
