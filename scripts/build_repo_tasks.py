@@ -84,6 +84,37 @@ def build(name: str, max_tasks: int, budget_s: float, workers: int, per_entity: 
     }
 
 
+def readme(stats: dict[str, dict[str, object]]) -> str:
+    """The data folder's README: what the tasks are, licence per project, and the build's numbers."""
+    rows = "\n".join(
+        f"| {s['project']} | {str(s['sdist']).split('==')[1]} | {s['licence']} | {s['tasks_checked_ok']} | "
+        f"{s['passing_tests']} | {s['candidates']} | {s['kept']} ({float(s['kept_rate']):.0%}) | {s['duplicates']} | "
+        f"{s['generate_s']} | {s['check_s']} | {int(s['archive_bytes']) // 1024} |"  # type: ignore[call-overload]
+        for s in (stats[k] for k in sorted(stats))
+    )
+    head = "| project | version | licence | tasks | passing tests | candidates | kept (rate) | duplicates "
+    head += "| generate s | check s | archive KiB |\n" + "|---" * 11 + "|"
+    return """# Repair tasks from real projects
+
+Harbor task folders made by `grpo-envs tasks from-repo` from the PyPI source distributions of
+the projects below, by `scripts/build_repo_tasks.py` (which rebuilds these files). Each task is a
+procedural bug in one function or class that the project's own tests catch (1 to 5 tests fail,
+others still pass), validated in sandbox sessions, and each passed `grpo-envs tasks check` (the
+reverse patch scores 1, no action 0) offline before it was packed. One `.tar.xz` per project;
+`grpo_envs.repotasks.repo_tasks_dir()` unpacks them once. The projects' code is theirs, under
+their licences (below, from each sdist's metadata and LICENSE file, which the tasks keep); the
+task scaffolding (instructions, tests/test.sh, solution/) is ours, Apache-2.0.
+
+{{head}}
+{{rows}}
+
+Measured on the shared 2-core build machine under other jobs' load (load average 9-16), one
+candidate at a time per worker, 2 workers, the whole suite per candidate; "generate s" is the
+`from_repo` run (clean run, candidates, writing), "check s" the `check_task` runs of every
+written task (image build, reference and no-action episodes). Kept rate = kept / candidates.
+""".replace("{{head}}", head).replace("{{rows}}", rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-tasks", type=int, default=6)
@@ -99,6 +130,7 @@ def main() -> None:
         stats[name] = build(name, args.max_tasks, args.budget_s, args.workers, args.per_entity)
         print(json.dumps(stats[name]), flush=True)
         stats_path.write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n")
+        (DATA / "README.md").write_text(readme(stats))
 
 
 if __name__ == "__main__":
