@@ -23,7 +23,7 @@ from ._deps import diagnose, download_wheels, project_image, project_requirement
 from ._mutate import Mutation, mutations
 from ._runner import bundle, run_suite, validate
 from ._validate import PASSED, Outcome, Verdict
-from ._write import BASE_IMAGE, write_task
+from ._write import write_task
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +114,20 @@ def _wheels(root: Path, folder: str | Path | None) -> list[Path]:
     return download_wheels(requirements, cache)
 
 
+def _image(
+    deps: list[Path], image: str | None, open_session: Callable[[], Any] | None, budget_s: float
+) -> Callable[[], Any]:
+    """The session factory candidates run in: ``open_session``, else sessions of ``image``
+    (default: the project's image when it has test dependencies, else the sandbox image)."""
+    if open_session is not None:
+        return open_session
+    if deps and image is None:
+        image = project_image(deps)
+    from verifiers.sandbox import Session
+
+    return lambda: Session(image=image, timeout_s=budget_s)
+
+
 def from_repo(
     project: str | Path,
     out: str | Path,
@@ -130,22 +144,14 @@ def from_repo(
 ) -> RepoReport:
     """Write up to ``max_tasks`` validated repair tasks from ``project`` into ``out`` within about
     ``budget_s`` seconds (see the module docstring); raises `RepoTaskError` with one line when
-    the clean suite has no passing test. The project's test dependencies (`project_requirements`)
-    are downloaded as wheels on the host (or taken from the folder ``wheels``), installed offline
-    into the image candidates run in (``image``, default the project's image) and shipped in each
-    task's environment."""
+    the clean suite has no passing test. The project's test dependencies are wheels from the folder
+    ``wheels``, or downloaded on the host (`project_requirements`), installed offline into the
+    image candidates run in and into each task's."""
     start, root, out = time.monotonic(), Path(project).resolve(), Path(out)
     if not root.is_dir():
         raise RepoTaskError(f"{root}: no such folder; give the root of a Python project with tests")
     deps = _wheels(root, wheels)
-    if deps and image is None and open_session is None:
-        image = project_image(deps)
-    if open_session is None:
-        from verifiers.sandbox import Session
-
-        def open_session() -> Any:
-            return Session(image=image, timeout_s=budget_s)
-
+    open_session = _image(deps, image, open_session, budget_s)
     sources, tests = _files(root)
     clean = _clean_run(root, open_session, budget_s)
     report = RepoReport(passing_tests=sum(o.status == PASSED for o in clean.values()))
@@ -165,17 +171,8 @@ def from_repo(
                 continue
             seen.add(_signature(verdict))
             name = f"{mutation.path.replace('/', '.').removesuffix('.py')}.{mutation.entity}.{len(report.tasks):03d}"
-            report.tasks.append(
-                write_task(
-                    out / name,
-                    root,
-                    mutation,
-                    verdict,
-                    test_files=[t.as_posix() for t in tests],
-                    image=BASE_IMAGE,
-                    wheels=deps,
-                )
-            )
+            files = [t.as_posix() for t in tests]
+            report.tasks.append(write_task(out / name, root, mutation, verdict, test_files=files, wheels=deps))
     report.seconds = time.monotonic() - start
     log.info(
         "%d tasks from %d candidates (%d kept) in %.0f s", len(report.tasks), report.tried, report.kept, report.seconds
