@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import subprocess
 import sys
 import tarfile
@@ -81,6 +82,7 @@ def build(name: str, max_tasks: int, budget_s: float, workers: int, per_entity: 
         "generate_s": round(generate_s, 1),
         "check_s": round(check_s, 1),
         "archive_bytes": (DATA / f"{name}.tar.xz").stat().st_size,
+        "load_avg_1m": round(os.getloadavg()[0], 1),  # the shared machine's load when done
     }
 
 
@@ -94,7 +96,7 @@ def readme(stats: dict[str, dict[str, object]]) -> str:
     )
     head = "| project | version | licence | tasks | passing tests | candidates | kept (rate) | duplicates "
     head += "| generate s | check s | archive KiB |\n" + "|---" * 11 + "|"
-    return """# Repair tasks from real projects
+    text = """# Repair tasks from real projects
 
 Harbor task folders made by `grpo-envs tasks from-repo` from the PyPI source distributions of
 the projects below, by `scripts/build_repo_tasks.py` (which rebuilds these files). Each task is a
@@ -108,11 +110,14 @@ task scaffolding (instructions, tests/test.sh, solution/) is ours, Apache-2.0.
 {{head}}
 {{rows}}
 
-Measured on the shared 2-core build machine under other jobs' load (load average 9-16), one
-candidate at a time per worker, 2 workers, the whole suite per candidate; "generate s" is the
-`from_repo` run (clean run, candidates, writing), "check s" the `check_task` runs of every
-written task (image build, reference and no-action episodes). Kept rate = kept / candidates.
-""".replace("{{head}}", head).replace("{{rows}}", rows)
+Measured on the shared 2-core build machine under other jobs' load (its 1-minute load average
+when each project was done: {{load}}), one candidate at a time per worker, 2 workers, the
+whole suite per candidate; "generate s" is the `from_repo` run (clean run, candidates,
+writing), "check s" the `check_task` runs of every written task (image build, reference and
+no-action episodes). Kept rate = kept / candidates.
+"""
+    load = ", ".join(f"{k} {stats[k].get('load_avg_1m', '?')}" for k in sorted(stats))
+    return text.replace("{{head}}", head).replace("{{load}}", load).replace("{{rows}}", rows)
 
 
 def main() -> None:
