@@ -151,3 +151,12 @@ def test_a_suite_that_cannot_import_its_dependency_is_one_line(tmp_path: Path) -
     with pytest.raises(RepoTaskError, match="cannot import 'missingdep'") as err:
         from_repo(project, tmp_path / "out", budget_s=60, wheels=tmp_path / "nowheels")
     assert "\n" not in str(err.value) and not (tmp_path / "out").exists()
+
+
+def test_candidates_come_round_robin_over_the_source_files(tmp_path: Path) -> None:
+    from grpo_envs.repotasks._from_repo import _candidates
+
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.py").write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(3)))
+    first = [m.path for m in _candidates(tmp_path, [Path("a.py"), Path("b.py"), Path("c.py")], 0, 1)]
+    assert first[:3] == ["a.py", "b.py", "c.py"] and sorted(first) == sorted(first[:3] * (len(first) // 3))
