@@ -1,25 +1,35 @@
 """Repository repair tasks from real code: break a working Python project one function or class
 at a time and keep the bugs its own tests catch (`grpo-envs tasks from-repo`)."""
 
+from ._data import repo_tasks_dir
+from ._deps import DependencyError, diagnose, download_wheels, project_image, project_requirements
 from ._from_repo import RepoReport, RepoTaskError, from_repo
 from ._mutate import Mutation, apply, mutations, unified_diff
 from ._sites import TECHNIQUES
 from ._validate import Outcome, Verdict, judge, parse_junit
-from ._write import instruction, write_task
+from ._write import BASE_IMAGE, instruction, repair_task, write_task
 
 __all__ = [
+    "BASE_IMAGE",
     "TECHNIQUES",
+    "DependencyError",
     "Mutation",
     "Outcome",
     "RepoReport",
     "RepoTaskError",
     "Verdict",
     "apply",
+    "diagnose",
+    "download_wheels",
     "from_repo",
     "instruction",
     "judge",
     "mutations",
     "parse_junit",
+    "project_image",
+    "project_requirements",
+    "repair_task",
+    "repo_tasks_dir",
     "unified_diff",
     "write_task",
 ]

@@ -23,6 +23,9 @@ def tasks_main(argv: Sequence[str]) -> int:
     make.add_argument("--budget-s", type=float, default=300.0, help="time budget in seconds (default 300)")
     make.add_argument("--workers", type=int, default=2, help="candidates validated at once (default 2)")
     make.add_argument("--seed", type=int, default=0, help="which mutation sites are chosen (default 0)")
+    make.add_argument(
+        "--wheels", metavar="DIR", help="the project's test dependencies as wheels (default: downloaded on the host)"
+    )
     add_no_progress(make, "no progress output (this command logs its summary only)")
     args = parser.parse_args(argv)
     if args.tasks_command != "from-repo":
@@ -31,7 +34,13 @@ def tasks_main(argv: Sequence[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="grpo-envs: %(message)s", stream=sys.stderr)
     try:
         report = from_repo(
-            args.path, args.out, max_tasks=args.max_tasks, budget_s=args.budget_s, workers=args.workers, seed=args.seed
+            args.path,
+            args.out,
+            max_tasks=args.max_tasks,
+            budget_s=args.budget_s,
+            workers=args.workers,
+            seed=args.seed,
+            wheels=args.wheels,
         )
     except GrpoEnvsError as exc:
         print(f"grpo-envs tasks: error: {exc}", file=sys.stderr)

@@ -7,6 +7,7 @@ are one task; a folder is written only once its bug is validated."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import time
@@ -18,6 +19,7 @@ from typing import Any
 
 from grpo_envs.errors import GrpoEnvsError
 
+from ._deps import diagnose, download_wheels, project_image, project_requirements
 from ._mutate import Mutation, mutations
 from ._runner import bundle, run_suite, validate
 from ._validate import PASSED, Outcome, Verdict
@@ -65,8 +67,18 @@ def _files(project: Path) -> tuple[list[Path], list[Path]]:
 
 
 def _candidates(project: Path, sources: list[Path], seed: int, per_entity: int) -> Iterator[Mutation]:
-    for rel in sources:
-        yield from mutations((project / rel).read_text(), rel.as_posix(), seed=seed, per_entity=per_entity)
+    """Candidates from every source file in turn (one from each file, round robin), so the first
+    tasks come from many files rather than the first file's first entities."""
+    files = [
+        mutations((project / rel).read_text(), rel.as_posix(), seed=seed, per_entity=per_entity) for rel in sources
+    ]
+    while files:
+        for each in list(files):
+            bug = next(each, None)
+            if bug is None:
+                files.remove(each)
+            else:
+                yield bug
 
 
 def _signature(verdict: Verdict) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -82,9 +94,38 @@ def _clean_run(root: Path, open_session: Callable[[], Any], budget_s: float) -> 
     if timed_out or passing < 2:
         why = "did not finish in the budget" if timed_out else f"has {passing} passing test(s)"
         raise RepoTaskError(
-            f"{root}: the test suite {why}; a task needs at least 2 passing tests (raise --budget-s or fix the suite)"
+            f"{root}: the test suite {why}{diagnose(clean)}; a task needs at least 2 passing tests"
+            " (raise --budget-s or fix the suite)"
         )
     return clean
+
+
+def _wheels(root: Path, folder: str | Path | None) -> list[Path]:
+    """The project's test dependencies as wheels: those in ``folder``, else downloaded (once, into
+    a cache folder named by the requirements) when the project names any."""
+    if folder is not None:
+        return download_wheels([], folder)
+    requirements = project_requirements(root)
+    if not requirements:
+        return []
+    key = hashlib.sha256("\n".join(requirements).encode()).hexdigest()[:16]
+    cache = Path.home() / ".cache" / "grpo-envs" / "wheels" / key
+    log.info("downloading the test dependencies %s", ", ".join(requirements))
+    return download_wheels(requirements, cache)
+
+
+def _image(
+    deps: list[Path], image: str | None, open_session: Callable[[], Any] | None, budget_s: float
+) -> Callable[[], Any]:
+    """The session factory candidates run in: ``open_session``, else sessions of ``image``
+    (default: the project's image when it has test dependencies, else the sandbox image)."""
+    if open_session is not None:
+        return open_session
+    if deps and image is None:
+        image = project_image(deps)
+    from verifiers.sandbox import Session
+
+    return lambda: Session(image=image, timeout_s=budget_s)
 
 
 def from_repo(
@@ -99,19 +140,18 @@ def from_repo(
     per_entity: int = 3,
     image: str | None = None,
     open_session: Callable[[], Any] | None = None,
+    wheels: str | Path | None = None,
 ) -> RepoReport:
     """Write up to ``max_tasks`` validated repair tasks from ``project`` into ``out`` within about
     ``budget_s`` seconds (see the module docstring); raises `RepoTaskError` with one line when
-    the clean suite has no passing test."""
+    the clean suite has no passing test. The project's test dependencies are wheels from the folder
+    ``wheels``, or downloaded on the host (`project_requirements`), installed offline into the
+    image candidates run in and into each task's."""
     start, root, out = time.monotonic(), Path(project).resolve(), Path(out)
-    if open_session is None:
-        from verifiers.sandbox import Session
-
-        def open_session() -> Any:
-            return Session(image=image, timeout_s=budget_s)
-
     if not root.is_dir():
         raise RepoTaskError(f"{root}: no such folder; give the root of a Python project with tests")
+    deps = _wheels(root, wheels)
+    open_session = _image(deps, image, open_session, budget_s)
     sources, tests = _files(root)
     clean = _clean_run(root, open_session, budget_s)
     report = RepoReport(passing_tests=sum(o.status == PASSED for o in clean.values()))
@@ -131,16 +171,8 @@ def from_repo(
                 continue
             seen.add(_signature(verdict))
             name = f"{mutation.path.replace('/', '.').removesuffix('.py')}.{mutation.entity}.{len(report.tasks):03d}"
-            report.tasks.append(
-                write_task(
-                    out / name,
-                    root,
-                    mutation,
-                    verdict,
-                    test_files=[t.as_posix() for t in tests],
-                    image=image or "python:3.11",
-                )
-            )
+            files = [t.as_posix() for t in tests]
+            report.tasks.append(write_task(out / name, root, mutation, verdict, test_files=files, wheels=deps))
     report.seconds = time.monotonic() - start
     log.info(
         "%d tasks from %d candidates (%d kept) in %.0f s", len(report.tasks), report.tried, report.kept, report.seconds

@@ -43,6 +43,9 @@ def parse_junit(xml: str) -> dict[str, Outcome]:
         problem = problem if problem is not None else case.find("error")
         if problem is not None:
             text = problem.get("message") or (problem.text or "")
+            if text == "collection failure":  # the module's import error is the text's last "E" line
+                errors = [row[1:].strip() for row in (problem.text or "").splitlines() if row.startswith("E ")]
+                text = errors[-1] if errors else text
             found[key] = Outcome(FAILED, (text.strip().splitlines() or [""])[0][:200])
         elif case.find("skipped") is not None:
             found[key] = Outcome(SKIPPED)

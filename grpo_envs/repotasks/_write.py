@@ -1,26 +1,42 @@
-"""A validated bug as a Harbor-style task folder (a plain writer; the lead can later point it at
-the Harbor task format of issue 53)::
+"""A validated bug as a Harbor task folder, written through `verifiers.agentic` (an `AgenticTask`
+and its `write_task`), so ``grpo-envs tasks check`` and `verifiers.agentic.load_tasks` read it::
 
     instruction.md          the symptom by rule: failing tests and their first message lines
-    task.toml               metadata: difficulty signal and the split key (the mutated file)
-    environment/Dockerfile  FROM the project's image, the broken project copied to /app
+    task.toml               [metadata]: difficulty signal and the split key (the mutated file);
+                            [verifier] separate mode, artifact /app; [environment] no network
+    environment/Dockerfile  FROM the task base; the project's test dependencies (wheels, if any)
+                            installed offline; then the broken project copied to /app
+    environment/wheels/     the project's test dependencies as wheels (only when it has some)
     environment/project/    the broken project: no .git, no bytecode caches, no original copy
-    tests/test.sh           restores the project's test files, runs the suite with JUnit XML and
-                            counts each named test by name (a test missing from the report fails)
+    tests/test.sh           restores the project's test files and configs, runs the suite with
+                            JUnit XML and counts each named test by name
+    tests/required_tests.txt  the fail-to-pass and pass-to-pass tests (named-test rule of #53)
     solution/solve.sh       applies the reverse patch (``patch -p1``, or a small Python applier)
 
-The project's own test files stay visible to the agent (SWE-style: they are how a developer would
-reproduce the bug) and are restored from ``tests/project_tests/`` before judging, so editing them
-gains nothing."""
+One image per project, one thin layer per task: the wheel layers come first and are the same
+bytes for every task of a project, so Docker's build cache shares them; only ``COPY project/``
+differs. The project's own test files stay visible to the agent (SWE-style: they are how a
+developer would reproduce the bug) and are restored from ``tests/project_tests/`` before judging,
+with the project's pytest configuration, and any other ``conftest.py`` is removed, so editing or
+adding test code gains nothing."""
 
 from __future__ import annotations
 
 import json
-import shutil
+from collections.abc import Sequence
 from pathlib import Path
+
+from verifiers.agentic import AgenticTask, Environment, Limits, Verifier
+from verifiers.agentic import write_task as write_agentic_task
 
 from ._mutate import Mutation
 from ._validate import Verdict
+
+BASE_IMAGE = "grpo-envs-task-base"
+"""The ``FROM`` name of written tasks: map it to ``build_task_base_image()`` (``--base-image``)."""
+APP = "/app"
+CONFIGS = ("pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml", "conftest.py")
+"""Files that steer pytest: restored with the test files before judging."""
 
 _SKIP = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".venv", ".coverage"}
 
@@ -53,17 +69,31 @@ out += lines[at:]
 open(path, "w").write("".join(out))
 """
 
+# One { } block: bash parses it whole before running it, so code the tests import cannot
+# rewrite what runs next. APP and LOGS may be set to judge a folder on the host (tests do).
 _TEST_SH = """#!/bin/bash
-# Judge: restore the project's test files, run the suite, count each named test by name.
-APP="${{APP:-/app}}"
+{{
+APP="${{APP:-{app}}}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 LOGS="${{LOGS:-/logs/verifier}}"
 mkdir -p "$LOGS"
+rm -f "$LOGS/reward.txt" "$LOGS/reward.json" "$LOGS/junit.xml"
+# stray pytest plugins and start-up hooks the agent may have added never run
+find "$APP" \\( -name conftest.py -o -name sitecustomize.py -o -name usercustomize.py -o -name '*.pth' \\) -delete
 cp -r "$HERE/project_tests/." "$APP/"
 # no bytecode from before judging: a stale or planted .pyc would stand in for the source
 find "$APP" -name __pycache__ -prune -exec rm -rf {{}} +
-cd "$APP" && PYTHONDONTWRITEBYTECODE=1 {runner} > "$LOGS/run.log" 2>&1
-python3 - "$LOGS/report.xml" "$HERE/expected.json" > "$LOGS/reward.txt" <<'EOF'
+REPORT="$(mktemp -d)"
+# the project's code runs as nobody where the verifier may switch to it: it can then neither
+# rewrite this script nor kill it, nor write the verdict's files
+AS=""
+if setpriv --reuid=65534 --regid=65534 --clear-groups ls "$APP" >/dev/null 2>&1; then
+  AS="setpriv --reuid=65534 --regid=65534 --clear-groups"; chmod 777 "$REPORT"
+fi
+cd "$APP" && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$APP:$APP/src" HOME=/tmp $AS {runner} \\
+  --junitxml="$REPORT/junit.xml" > "$LOGS/run.log" 2>&1
+cp "$REPORT/junit.xml" "$LOGS/junit.xml" 2>/dev/null
+python3 - "$REPORT/junit.xml" "$HERE/expected.json" > "$LOGS/reward.txt" <<'EOF'
 import json, sys, xml.etree.ElementTree as ET
 try:
     cases = list(ET.parse(sys.argv[1]).getroot().iter("testcase"))
@@ -78,18 +108,44 @@ names = json.load(open(sys.argv[2]))
 print(1 if names and all(seen.get(n) is True for n in names) else 0)
 EOF
 cat "$LOGS/reward.txt"
+exit 0
+}}
 """
 
-PYTEST = 'python3 -m pytest -p no:cacheprovider -q --junitxml="$LOGS/report.xml"'
+PYTEST = "python3 -m pytest -p no:cacheprovider -q -o junit_family=xunit1"
+
+_SOLVE = """#!/bin/bash
+HERE="$(cd "$(dirname "$0")" && pwd)"
+cd "${{APP:-{app}}}"
+if command -v patch >/dev/null; then patch -p1 < "$HERE/fix.patch";
+else python3 "$HERE/apply.py" "$HERE/fix.patch"; fi
+"""
 
 
-def _copy_project(root: Path, dest: Path) -> None:
-    """The project tree without version control, caches or bytecode."""
+def _tree(root: Path, prefix: str) -> dict[str, bytes]:
+    """The project tree's files without version control, caches or bytecode, under ``prefix``."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if any(part in _SKIP or part.endswith(".egg-info") for part in rel.parts) or not path.is_file():
+            continue
+        if path.suffix in (".pyc", ".pyo") or path.is_symlink():
+            continue
+        out[f"{prefix}{rel.as_posix()}"] = path.read_bytes()
+    return out
 
-    def ignore(folder: str, names: list[str]) -> set[str]:
-        return {n for n in names if n in _SKIP or n.endswith((".pyc", ".pyo", ".egg-info"))}
 
-    shutil.copytree(root, dest, ignore=ignore)
+def dockerfile(wheels: Sequence[str] = (), *, image: str = BASE_IMAGE) -> str:
+    """The task's Dockerfile: the base, the wheels named (files under ``environment/wheels/``)
+    installed offline, then the project. Every task of a project shares all but the last layer."""
+    lines = [f"FROM {image}"]
+    if wheels:
+        lines += [
+            "COPY wheels/ /tmp/wheels/",
+            "RUN python3 -m pip install --no-index --no-deps --break-system-packages /tmp/wheels/*.whl"
+            " && rm -rf /tmp/wheels",
+        ]
+    return "\n".join([*lines, f"WORKDIR {APP}", "COPY project/ /app/", ""])
 
 
 def instruction(verdict: Verdict) -> str:
@@ -100,11 +156,57 @@ def instruction(verdict: Verdict) -> str:
         for name, msg in zip(verdict.fail_to_pass, verdict.messages, strict=True)
     ]
     return (
-        "# Some tests of this project fail\n\nThe project is in `/app`. These tests used to pass and now fail:\n\n"
+        f"# Some tests of this project fail\n\nThe project is in `{APP}`. These tests used to pass and now fail:\n\n"
         + "\n".join(rows)
         + "\n\nFind the bug in the project's code and fix it so that they pass again, without breaking"
         " the tests that pass now. Changing the test files does not help: they are restored before"
         " judging.\n"
+    )
+
+
+def repair_task(
+    name: str,
+    project: Path,
+    mutation: Mutation,
+    verdict: Verdict,
+    *,
+    test_files: Sequence[str],
+    image: str = BASE_IMAGE,
+    runner: str = PYTEST,
+    wheels: Sequence[Path] = (),
+    metadata: dict[str, object] | None = None,
+) -> AgenticTask:
+    """The validated bug ``mutation`` of ``project`` as an `AgenticTask` named ``name``;
+    ``test_files`` (relative paths) and the project's pytest configs are restored before judging,
+    ``wheels`` are the project's test dependencies, installed offline into its image."""
+    context = _tree(project, "project/")
+    context[f"project/{mutation.path}"] = mutation.source.encode()
+    context |= {f"wheels/{w.name}": w.read_bytes() for w in wheels}
+    restored = sorted({*test_files, *(c for c in CONFIGS if (project / c).is_file())})
+    tests = {f"project_tests/{t}": (project / t).read_bytes() for t in restored}
+    tests["expected.json"] = json.dumps([*verdict.fail_to_pass, *verdict.pass_to_pass], indent=1).encode()
+    tests["test.sh"] = _TEST_SH.format(app=APP, runner=runner).encode()
+    return AgenticTask(
+        name=name,
+        instruction=instruction(verdict),
+        environment=Environment(dockerfile=dockerfile(sorted(w.name for w in wheels), image=image), context=context),
+        verifier=Verifier(tests=tests, artifacts=(APP,), required_tests=(*verdict.fail_to_pass, *verdict.pass_to_pass)),
+        solution={
+            "solve.sh": _SOLVE.format(app=APP).encode(),
+            "fix.patch": mutation.reverse.encode(),
+            "apply.py": _APPLY.lstrip().encode(),
+        },
+        limits=Limits(agent_timeout_s=1800.0, verifier_timeout_s=600.0, memory_mb=2048, network_mode="none"),
+        metadata={
+            "source": "grpo-envs tasks from-repo",
+            "split_key": mutation.path,
+            "technique": mutation.technique,
+            "entity": mutation.entity,
+            "tests_failing": len(verdict.fail_to_pass),
+            "lines_changed": mutation.lines_changed,
+            "entities_touched": 1 + mutation.entity.count("+"),
+            **(metadata or {}),
+        },
     )
 
 
@@ -114,44 +216,17 @@ def write_task(
     mutation: Mutation,
     verdict: Verdict,
     *,
-    test_files: list[str],
-    image: str,
+    test_files: Sequence[str],
+    image: str = BASE_IMAGE,
     runner: str = PYTEST,
+    wheels: Sequence[Path] = (),
+    metadata: dict[str, object] | None = None,
 ) -> Path:
-    """Write one validated task to folder ``out`` (which must not exist yet); ``test_files`` are the
-    project's test files (relative paths) restored before judging. Returns ``out``."""
-    env = out / "environment"
-    _copy_project(project, env / "project")
-    (env / "project" / mutation.path).write_text(mutation.source)
-    (env / "Dockerfile").write_text(f"FROM {image}\nCOPY project/ /app/\nWORKDIR /app\n")
-    tests = out / "tests"
-    for name in test_files:
-        (tests / "project_tests" / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(project / name, tests / "project_tests" / name)
-    (tests / "expected.json").write_text(json.dumps([*verdict.fail_to_pass, *verdict.pass_to_pass], indent=1))
-    (tests / "test.sh").write_text(_TEST_SH.format(runner=runner))
-    solution = out / "solution"
-    solution.mkdir()
-    (solution / "fix.patch").write_text(mutation.reverse)
-    (solution / "apply.py").write_text(_APPLY.lstrip())
-    (solution / "solve.sh").write_text(
-        '#!/bin/bash\nHERE="$(cd "$(dirname "$0")" && pwd)"\ncd "${APP:-/app}"\n'
-        'if command -v patch >/dev/null; then patch -p1 < "$HERE/fix.patch";\n'
-        'else python3 "$HERE/apply.py" "$HERE/fix.patch"; fi\n'
-    )
-    for script in (tests / "test.sh", solution / "solve.sh"):
-        script.chmod(0o755)
-    (out / "instruction.md").write_text(instruction(verdict))
-    (out / "task.toml").write_text(_toml(mutation, verdict))
-    return out
-
-
-def _toml(mutation: Mutation, verdict: Verdict) -> str:
-    """``task.toml``: the difficulty signal and the split key (the file, so near-duplicates of one
-    file never straddle train and eval)."""
-    return (
-        'version = "1.0"\n\n[metadata]\nsource = "grpo-envs tasks from-repo"\n'
-        f"split_key = {json.dumps(mutation.path)}\ntests_failing = {len(verdict.fail_to_pass)}\n"
-        f"lines_changed = {mutation.lines_changed}\nentities_touched = 1\n\n"
-        "[verifier]\ntimeout_sec = 600.0\n\n[agent]\ntimeout_sec = 1800.0\n"
-    )
+    """Write one validated task to the Harbor folder ``out`` (which must not exist yet); see
+    `repair_task`. Returns ``out``."""
+    out = Path(out)
+    task = repair_task(
+        out.name, project, mutation, verdict,
+        test_files=test_files, image=image, runner=runner, wheels=wheels, metadata=metadata,
+    )  # fmt: skip
+    return write_agentic_task(task, out.parent)
