@@ -9,8 +9,12 @@ digest of its build context, base images mapped to local ones, no network).
 ``reward.json``, the runner's ``junit.xml``) into a `VerifyResult`: a
 missing or malformed reward is a masked error with its reason. `judge_separate` judges the state
 an agent left in a `verifiers.sandbox.Session`: its declared artifacts, in a fresh verifier
-container (the call a terminal env makes after the agent's turn). `check_task` (``grpo-envs
-tasks check``) requires the reference solution to score 1 and no action to score 0.
+container (the call a terminal env makes after the agent's turn); `judge_shared` judges a
+shared-mode task in the agent's own container once its processes are stopped, and `judge_task`
+picks the task's mode. `task_session` opens the session an agent works in for a task.
+`check_task` (``grpo-envs tasks check``) requires the reference solution to score 1 and no action
+to score 0. `EpisodeLog` keeps the commands of one episode (command, exit code, seconds, output
+size), `write_jsonl` writes them as JSON lines.
 
 Examples:
     >>> from verifiers.agentic import verdict_from_files
@@ -24,13 +28,18 @@ from verifiers.agentic._base import build_task_base_image
 from verifiers.agentic._check import TaskCheck, check_task
 from verifiers.agentic._harbor import load_tasks, read_task, split_tasks, write_task
 from verifiers.agentic._image import TASK_IMAGE_REPOSITORY, build_task_image
-from verifiers.agentic._judge import judge_separate
+from verifiers.agentic._judge import judge_separate, judge_task
+from verifiers.agentic._log import CommandRecord, EpisodeLog, write_jsonl
+from verifiers.agentic._session import task_session
+from verifiers.agentic._shared import judge_shared
 from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
 from verifiers.agentic._verdict import junit_outcomes, verdict_from_files
 
 __all__ = [
     "TASK_IMAGE_REPOSITORY",
     "AgenticTask",
+    "CommandRecord",
+    "EpisodeLog",
     "TaskCheck",
     "Environment",
     "Limits",
@@ -39,10 +48,14 @@ __all__ = [
     "build_task_image",
     "check_task",
     "judge_separate",
+    "judge_shared",
+    "judge_task",
     "junit_outcomes",
     "load_tasks",
     "read_task",
     "split_tasks",
+    "task_session",
     "verdict_from_files",
+    "write_jsonl",
     "write_task",
 ]

@@ -1,4 +1,5 @@
-"""Judging an agentic task after the agent's turn, in separate mode (our default).
+"""Judging an agentic task after the agent's turn: `judge_task` picks the task's mode (the one place
+it is read); separate mode (our default) is here, shared mode in `verifiers.agentic._shared`.
 
 `judge_separate(session, task, image)`: the declared ``artifacts`` are copied out of the agent's
 session (as data, a tar), the session's container may then go; a fresh verifier container is made
@@ -15,32 +16,32 @@ from __future__ import annotations
 
 import base64
 import io
-import logging
 import tarfile
+import time
 import uuid
 from typing import Any
 
+from verifiers.agentic._log import EpisodeLog
+from verifiers.agentic._shared import judge_shared
 from verifiers.agentic._task import AgenticTask
 from verifiers.agentic._verdict import verdict_from_files
 from verifiers.result import VerifyResult
 from verifiers.sandbox import Session, engine_client
 
-__all__ = ["judge_separate"]
-
-log = logging.getLogger("verifiers.agentic")
+__all__ = ["judge_separate", "judge_task"]
 
 VERIFIER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 ARTIFACT_CAP = 3 * 2**20  # bytes of artifacts (as tar) carried over
 
 
-def _artifacts(session: Session, paths: tuple[str, ...]) -> bytes | str:
+def _artifacts(session: Session, paths: tuple[str, ...], log: EpisodeLog) -> bytes | str:
     """A tar of ``paths`` from the session (absolute binaries: the agent's PATH is not used), or
     why there is none. A missing artifact is left out (the tests then see it missing)."""
     if not paths:
         return b""
     quoted = " ".join("'" + p.replace("'", "'\\''").lstrip("/") + "'" for p in paths)
     cmd = f"cd / && /usr/bin/env -i /bin/tar --ignore-failed-read -cf - {quoted} 2>/dev/null | /usr/bin/base64 -w0"
-    r = session.exec(cmd, timeout_s=60)
+    r = log.run(session, cmd, timeout_s=60, phase="judge")
     if r.error or r.truncated:
         return f"the artifacts could not be copied out of the session ({r.error or 'over the output cap'})"
     data = base64.b64decode(r.stdout)
@@ -92,7 +93,9 @@ def _read_logs(container: Any) -> dict[str, bytes]:
         return out
 
 
-def _run_tests(client: Any, task: AgenticTask, image: str, artifacts: bytes) -> tuple[int | None, dict[str, bytes]]:
+def _run_tests(
+    client: Any, task: AgenticTask, image: str, artifacts: bytes, log: EpisodeLog
+) -> tuple[int | None, dict[str, bytes]]:
     env = {"PATH": VERIFIER_PATH, "HOME": "/root", "LANG": "C.UTF-8", **task.verifier.env}
     container = client.containers.create(
         image,
@@ -114,18 +117,35 @@ def _run_tests(client: Any, task: AgenticTask, image: str, artifacts: bytes) -> 
         if artifacts:
             container.put_archive("/", artifacts)
         container.put_archive("/", _tests_tar(task))
+        start = time.monotonic()
         container.start()
         try:
             code: int | None = container.wait(timeout=task.limits.verifier_timeout_s)["StatusCode"]
         except Exception:  # the wait timed out (requests' ReadTimeout / ConnectionError)
             container.kill()
             code = None
-        return code, _read_logs(container)
+        logs = _read_logs(container)
+        output = len(logs.get("test-output.txt", b""))
+        log.add("bash /tests/test.sh", code, time.monotonic() - start, output, "judge")
+        return code, logs
     finally:
         container.remove(force=True)
 
 
-def judge_separate(session: Session, task: AgenticTask, image: str, *, client: Any = None) -> VerifyResult:
+def judge_task(
+    session: Session, task: AgenticTask, image: str, *, client: Any = None, log: EpisodeLog | None = None
+) -> VerifyResult:
+    """The verdict of ``task`` on what the agent left in ``session`` (a `task_session`), in the
+    task's ``[verifier] environment_mode``: `judge_separate` or `judge_shared`. The judging steps
+    are added to ``log`` (phase ``"judge"``)."""
+    if task.verifier.mode == "shared":
+        return judge_shared(session, task, log=log)
+    return judge_separate(session, task, image, client=client, log=log)
+
+
+def judge_separate(
+    session: Session, task: AgenticTask, image: str, *, client: Any = None, log: EpisodeLog | None = None
+) -> VerifyResult:
     """The verdict of ``task`` on the state the agent left in ``session``: its artifacts judged
     in a fresh verifier container of ``image`` (see the module's docstring). Never raises for
     the agent's doing; what could not be judged is a masked error with its reason.
@@ -134,10 +154,11 @@ def judge_separate(session: Session, task: AgenticTask, image: str, *, client: A
         >>> judge_separate(session, task, build_task_image(task))  # doctest: +SKIP
         VerifyResult(reward=1.0, correct=True, status='correct', ...)
     """
-    artifacts = _artifacts(session, task.verifier.artifacts)
+    log = log if log is not None else EpisodeLog(task.name)
+    artifacts = _artifacts(session, task.verifier.artifacts, log)
     if isinstance(artifacts, str):
         return VerifyResult.judged("error", artifacts)
-    code, logs = _run_tests(client or engine_client(), task, image, artifacts)
+    code, logs = _run_tests(client or engine_client(), task, image, artifacts, log)
     if code is None:
         return VerifyResult.judged("timeout", f"the tests ran past {task.limits.verifier_timeout_s:g} s")
     return verdict_from_files(
