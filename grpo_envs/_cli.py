@@ -34,7 +34,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("grpo_envs._commands:serve_main", "an HTTP reward server for OpenRLHF and other trainers"),
     "tasks": (
         "grpo_envs._cli:tasks_main",
-        "tasks: `tasks check DIR...` and `tasks init NAME` (Harbor folders), `tasks from-repo PATH --out DIR`",
+        "tasks: `tasks check DIR...`, `tasks attack DIR...` and `tasks init NAME` (Harbor folders), "
+        "`tasks from-repo PATH --out DIR`",
     ),
     "check-verifier": (
         "verifiers._cli:check_verifier_main",
@@ -60,6 +61,7 @@ def _resolve(target: str) -> Callable[[list[str]], int]:
 TASKS = {
     "check": "verifiers.agentic._cli:tasks_main",
     "init": "verifiers.agentic._cli:tasks_main",
+    "attack": "verifiers.agentic._cli:tasks_main",
     "from-repo": "grpo_envs.repotasks._cli:tasks_main",
 }
 """``grpo-envs tasks`` subcommand -> the ``module:function`` that parses it (Harbor folders live in

@@ -55,10 +55,12 @@ class EpisodeLog:
         """Record one command."""
         self.records.append(CommandRecord(command, exit_code, round(seconds, 3), output_chars, phase))
 
-    def run(self, session: Any, command: str, *, timeout_s: float | None = None, phase: Phase = "agent") -> Any:
-        """``session.exec(command)``, recorded; returns its `verifiers.sandbox.ExecResult`."""
+    def run(
+        self, session: Any, command: str, *, timeout_s: float | None = None, phase: Phase = "agent", **kwargs: Any
+    ) -> Any:
+        """``session.exec(command, ...)``, recorded; returns its `verifiers.sandbox.ExecResult`."""
         start = time.monotonic()
-        result = session.exec(command, timeout_s=timeout_s)
+        result = session.exec(command, timeout_s=timeout_s, **kwargs)
         self.add(command, result.exit_code, time.monotonic() - start, len(result.stdout) + len(result.stderr), phase)
         return result
 
