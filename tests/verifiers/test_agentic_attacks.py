@@ -2,14 +2,17 @@
 judging, on tasks written here: an honest task holds against every attack in separate mode and
 against the attacks aimed at the judge in shared mode with a root agent; a weak task (its tests
 only check that a file exists) is flagged, naming the task and the attack; a judge that keeps a
-planted reward file, or leaves the agent's processes running, is caught; the bystander session and a host canary stay intact; each episode's
+planted reward file, or leaves the agent's processes running, and a separate-mode judge that copies
+the outputs through the agent's own shell, are caught; the bystander session and a host canary stay intact; each episode's
 commands are logged. Unit tests (no engine) check every attack's script parses and the paths it
-fills. The docker tests take ~70 s on 2 busy cores (the honest task's 13 attacks are most of it)."""
+fills. The docker tests take ~80 s on 2 busy cores (the honest task's 14 attacks are most of it)."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -28,7 +31,7 @@ from verifiers.agentic import (
     write_jsonl,
     write_task,
 )
-from verifiers.sandbox import image_tag
+from verifiers.sandbox import Session, image_tag
 from verifiers.testing import ATTACKS, attack_tasks, output_paths
 from verifiers.testing._attacks import script_preamble
 
@@ -81,7 +84,7 @@ def test_every_attack_script_parses_with_its_preamble() -> None:
         for command in attack.commands:
             proc = subprocess.run(["bash", "-n", "-c", preamble + command], capture_output=True, text=True)
             assert proc.returncode == 0, (attack.name, proc.stderr)
-    assert len({a.name for a in ATTACKS}) == len(ATTACKS) == 13
+    assert len({a.name for a in ATTACKS}) == len(ATTACKS) == 14
 
 
 def test_output_paths_are_the_artifacts_then_the_instructions_paths() -> None:
@@ -160,6 +163,24 @@ def test_the_suite_catches_a_weakened_shared_judge(
     monkeypatch.setattr(_shared, step, weakened)
     report = attack_tasks([SHARED_ROOT], attacks=_pick(attack), base_images=BASES)
     assert [(r.task, r.attack) for r in report.paid] == [("honest-shared", attack)]
+
+
+def _artifacts_through_the_shell(session: Session, paths: tuple[str, ...], log: EpisodeLog) -> bytes:
+    """How a judge might copy the outputs: a command in the agent's own shell, its tar taken whole."""
+    names = " ".join(shlex.quote(p.lstrip("/")) for p in paths)
+    r = session.exec(f"cd / && /usr/bin/env -i /bin/tar --ignore-failed-read -cf - {names} | /usr/bin/base64 -w0")
+    return base64.b64decode(r.stdout)
+
+
+@pytest.mark.docker
+def test_the_suite_catches_a_separate_judge_that_copies_through_the_agents_shell(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from verifiers.agentic import _judge
+
+    monkeypatch.setattr(_judge, "_artifacts", _artifacts_through_the_shell)
+    report = attack_tasks([HONEST], attacks=_pick("shell-hijack", "placeholder"), base_images=BASES)
+    assert [(r.task, r.attack) for r in report.paid] == [("honest", "shell-hijack")]
 
 
 @pytest.mark.docker

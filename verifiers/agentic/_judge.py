@@ -14,7 +14,6 @@ agent's artifacts (a module they import), so it is locked down as a session is.
 
 from __future__ import annotations
 
-import base64
 import io
 import tarfile
 import time
@@ -35,27 +34,45 @@ ARTIFACT_CAP = 3 * 2**20  # bytes of artifacts (as tar) carried over
 
 
 def _artifacts(session: Session, paths: tuple[str, ...], log: EpisodeLog) -> bytes | str:
-    """A tar of ``paths`` from the session (absolute binaries: the agent's PATH is not used), or
-    why there is none. A missing artifact is left out (the tests then see it missing)."""
+    """A tar of ``paths`` from the session, or why there is none. A missing artifact is left out
+    (the tests then see it missing). ``/bin/tar`` runs through ``docker exec`` as the session's
+    user with an empty environment: never through the session's shell, whose saved state (its
+    functions, aliases, ``PATH``) the agent writes, so the agent cannot stand in for the copy."""
     if not paths:
         return b""
-    quoted = " ".join("'" + p.replace("'", "'\\''").lstrip("/") + "'" for p in paths)
-    cmd = f"cd / && /usr/bin/env -i /bin/tar --ignore-failed-read -cf - {quoted} 2>/dev/null | /usr/bin/base64 -w0"
-    r = log.run(session, cmd, timeout_s=60, phase="judge")
-    if r.error or r.truncated:
-        return f"the artifacts could not be copied out of the session ({r.error or 'over the output cap'})"
-    data = base64.b64decode(r.stdout)
-    return _plain(data) if len(data) <= ARTIFACT_CAP else f"the artifacts are over {ARTIFACT_CAP >> 20} MiB"
+    names = [p.strip("/") for p in paths]
+    uid = 0 if session.root else session.container.job_uid
+    script = f'/bin/tar --ignore-failed-read -C / -cf - -- "$@" | /usr/bin/head -c {ARTIFACT_CAP + 1}'
+    cmd = ["/usr/bin/env", "-i", "/bin/sh", "-c", script, "sh", *names]
+    api, start, data, code = session.container.client.api, time.monotonic(), b"", None
+    try:
+        exec_id = api.exec_create(session.id, cmd, user=f"{uid}:{uid}", stdout=True, stderr=False)
+        data = api.exec_start(exec_id)
+        code = api.exec_inspect(exec_id).get("ExitCode")
+    except Exception as exc:  # the engine refused (a container at its pids limit, or gone)
+        return f"the artifacts could not be copied out of the session ({exc})"
+    finally:
+        took = time.monotonic() - start
+        log.add(f"tar -cf - {' '.join(names)} (docker exec as the session user)", code, took, len(data), "judge")
+    if len(data) > ARTIFACT_CAP:
+        return f"the artifacts are over {ARTIFACT_CAP >> 20} MiB"
+    try:
+        return _plain(data, names)
+    except tarfile.TarError as exc:
+        return f"the artifacts could not be read ({exc})"
 
 
-def _plain(data: bytes) -> bytes:
-    """The tar ``data`` with only regular files and folders, under relative names without
-    ``..``: a symlink (``answer.txt -> /tests/expected.txt``), hard link or device the agent left
-    is dropped, so what it points at is never what the tests read; the rest is owned by root."""
+def _plain(data: bytes, names: list[str]) -> bytes:
+    """The tar ``data`` with only regular files and folders at or under the artifacts' ``names``:
+    a symlink (``answer.txt -> /tests/expected.txt``), hard link or device the agent left is
+    dropped, so what it points at is never what the tests read; anything else (``..``, another
+    path) is dropped; the rest is owned by root."""
     out = io.BytesIO()
     with tarfile.open(fileobj=io.BytesIO(data)) as src, tarfile.open(fileobj=out, mode="w") as dst:
         for m in src.getmembers():
-            if (m.isfile() or m.isdir()) and not m.name.startswith("/") and ".." not in m.name.split("/"):
+            name = m.name.rstrip("/")
+            declared = any(name == n or name.startswith(n + "/") for n in names)
+            if declared and (m.isfile() or m.isdir()) and ".." not in name.split("/"):
                 m.uid = m.gid = 0  # the verifier (root without capabilities) owns what it judges
                 m.uname = m.gname = "root"
                 dst.addfile(m, src.extractfile(m) if m.isfile() else None)
