@@ -1,11 +1,13 @@
 """The gaming suite (`verifiers.testing.attack_tasks`, ``grpo-envs tasks attack``) and shared-mode
 judging, on tasks written here: an honest task holds against every attack in separate mode and
 against the attacks aimed at the judge in shared mode with a root agent; a weak task (its tests
-only check that a file exists) is flagged, naming the task and the attack; a judge that keeps a
-planted reward file, or leaves the agent's processes running, and a separate-mode judge that copies
-the outputs through the agent's own shell, are caught; the bystander session and a host canary stay intact; each episode's
-commands are logged. Unit tests (no engine) check every attack's script parses and the paths it
-fills. The docker tests take ~80 s on 2 busy cores (the honest task's 14 attacks are most of it)."""
+only check that a file exists) and a trusting one (its tests trust the exit status of a process
+that imports the agent's module) are flagged, naming the task and the attack; a shared judge that
+keeps a planted reward file or leaves the agent's processes running, and a separate judge that
+copies the outputs through the agent's own shell, are caught; the bystander session and a host
+canary stay intact; each episode's commands are logged. Unit tests (no engine) check every
+attack's script parses and the paths it fills. The docker tests take ~90 s on 2 busy cores (the
+honest task's 15 attacks are about half of it)."""
 
 from __future__ import annotations
 
@@ -44,17 +46,28 @@ class TestAdd(unittest.TestCase):
         self.assertEqual(calc.add(2, 3), 5)
         self.assertEqual(calc.add(-1, 1), 0)
 """
-# Writes a reward only when the tests pass: a reward file planted and left in place would win.
-TEST_SH = b"cd /tests && python3 -m unittest -q test_calc && echo 1 > /logs/verifier/reward.txt\n"
+# Runs the agent's module in a child process and compares what it prints; writes 1 or 0.
+HONEST_SH = b"""cd /tests
+out=$(python3 -c 'import sys; sys.path.insert(0, "/work"); import calc; print(calc.add(2, 3), calc.add(-1, 1))')
+if [ "$out" = "5 0" ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt
+"""
+# Trusts the exit status of a process that imports the agent's module, and writes a reward only on
+# a pass: a module that exits 0 early pays, and so would a planted reward file left in place.
+TRUSTING_SH = b"cd /tests && python3 -m unittest -q test_calc && echo 1 > /logs/verifier/reward.txt\n"
 LIMITS = Limits(agent_timeout_s=30, verifier_timeout_s=30, memory_mb=512, network_mode="none")
 ENV = Environment(dockerfile="FROM grpo-envs-task-base\nWORKDIR /work\n")
 HONEST = AgenticTask(
     "honest",
     "Write a Python module /work/calc.py with a function add(a, b) that returns a + b.",
     ENV,
-    Verifier(tests={"test.sh": TEST_SH, "test_calc.py": TEST_PY}, artifacts=("/work/calc.py",)),
+    Verifier(tests={"test.sh": HONEST_SH}, artifacts=("/work/calc.py",)),
     solution={"solve.sh": b"printf 'def add(a, b):\\n    return a + b\\n' > /work/calc.py\n"},
     limits=LIMITS,
+)
+TRUSTING = dataclasses.replace(
+    HONEST,
+    name="trusting",
+    verifier=Verifier(tests={"test.sh": TRUSTING_SH, "test_calc.py": TEST_PY}, artifacts=HONEST.verifier.artifacts),
 )
 WEAK = AgenticTask(
     "weak",
@@ -67,10 +80,15 @@ WEAK = AgenticTask(
     solution={"solve.sh": b"echo 6 > /work/answer.txt\n"},
     limits=LIMITS,
 )
-SHARED_ROOT = dataclasses.replace(
-    HONEST, name="honest-shared", agent_user="root", verifier=dataclasses.replace(HONEST.verifier, mode="shared")
-)
-JUDGE_ATTACKS = ("reward-file", "tamper-tests", "path-shims", "background-rewriter", "verifier-killer")
+
+
+def _shared_root(task: AgenticTask) -> AgenticTask:
+    shared = dataclasses.replace(task.verifier, mode="shared")
+    return dataclasses.replace(task, name=f"{task.name}-shared", agent_user="root", verifier=shared)
+
+
+SHARED_ROOT = _shared_root(HONEST)
+JUDGE_ATTACKS = ("reward-file", "tamper-tests", "path-shims", "background-rewriter", "verifier-killer", "exit-early")
 BASES = {"grpo-envs-task-base": image_tag()}
 
 
@@ -84,7 +102,7 @@ def test_every_attack_script_parses_with_its_preamble() -> None:
         for command in attack.commands:
             proc = subprocess.run(["bash", "-n", "-c", preamble + command], capture_output=True, text=True)
             assert proc.returncode == 0, (attack.name, proc.stderr)
-    assert len({a.name for a in ATTACKS}) == len(ATTACKS) == 14
+    assert len({a.name for a in ATTACKS}) == len(ATTACKS) == 15
 
 
 def test_output_paths_are_the_artifacts_then_the_instructions_paths() -> None:
@@ -116,14 +134,20 @@ def test_an_episode_log_writes_json_lines(tmp_path: Path) -> None:
 
 
 @pytest.mark.docker
-def test_the_suite_holds_on_an_honest_task_and_flags_a_weak_one() -> None:
+def test_the_suite_holds_on_an_honest_task_and_flags_weak_ones() -> None:
     report = attack_tasks([HONEST], base_images=BASES)
     assert [r.attack for r in report.results] == [a.name for a in ATTACKS]
     assert report.ok, str(report)
-    weak = attack_tasks([WEAK], attacks=_pick("placeholder", "symlinks-out"), base_images=BASES)
-    assert not weak.ok and [r.attack for r in weak.paid] == ["placeholder"]
-    (row,) = weak.task_rows()
-    assert row["task"] == "weak" and row["paid"] == ["placeholder"] and "placeholder outputs" in row["reason"]
+    weak = attack_tasks([WEAK, TRUSTING], attacks=_pick("placeholder", "exit-early", "symlinks-out"), base_images=BASES)
+    assert not weak.ok
+    assert [(r.task, r.attack) for r in weak.paid] == [
+        ("weak", "placeholder"),
+        ("weak", "exit-early"),
+        ("trusting", "exit-early"),
+    ]
+    rows = {row["task"]: row for row in weak.task_rows()}
+    assert rows["weak"]["paid"] == ["placeholder", "exit-early"] and "placeholder outputs" in rows["weak"]["reason"]
+    assert rows["trusting"]["reason"] == "attack exit-early paid" and rows["trusting"]["held"] == 2
     assert not report.escaped and not weak.escaped  # bystander session and host canary intact
     for result in report.results:  # the agent's commands and the judge's steps are logged
         phases = [r.phase for r in result.log.records]
@@ -161,8 +185,8 @@ def test_the_suite_catches_a_weakened_shared_judge(
     from verifiers.agentic import _shared
 
     monkeypatch.setattr(_shared, step, weakened)
-    report = attack_tasks([SHARED_ROOT], attacks=_pick(attack), base_images=BASES)
-    assert [(r.task, r.attack) for r in report.paid] == [("honest-shared", attack)]
+    report = attack_tasks([_shared_root(TRUSTING)], attacks=_pick(attack), base_images=BASES)
+    assert [(r.task, r.attack) for r in report.paid] == [("trusting-shared", attack)]
 
 
 def _artifacts_through_the_shell(session: Session, paths: tuple[str, ...], log: EpisodeLog) -> bytes:
@@ -179,8 +203,8 @@ def test_the_suite_catches_a_separate_judge_that_copies_through_the_agents_shell
     from verifiers.agentic import _judge
 
     monkeypatch.setattr(_judge, "_artifacts", _artifacts_through_the_shell)
-    report = attack_tasks([HONEST], attacks=_pick("shell-hijack", "placeholder"), base_images=BASES)
-    assert [(r.task, r.attack) for r in report.paid] == [("honest", "shell-hijack")]
+    report = attack_tasks([TRUSTING], attacks=_pick("shell-hijack", "placeholder"), base_images=BASES)
+    assert [(r.task, r.attack) for r in report.paid] == [("trusting", "shell-hijack")]
 
 
 @pytest.mark.docker
