@@ -6,8 +6,8 @@ that imports the agent's module) are flagged, naming the task and the attack; a 
 keeps a planted reward file or leaves the agent's processes running, and a separate judge that
 copies the outputs through the agent's own shell, are caught; the bystander session and a host
 canary stay intact; each episode's commands are logged. Unit tests (no engine) check every
-attack's script parses and the paths it fills. The docker tests take ~90 s on 2 busy cores (the
-honest task's 15 attacks are about half of it)."""
+attack's script parses and the paths it fills. The docker tests take 90-150 s on 2 cores under a load average of 15
+(the honest task's 15 attacks, four at a time, are about half of it)."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_an_episode_log_writes_json_lines(tmp_path: Path) -> None:
 
 @pytest.mark.docker
 def test_the_suite_holds_on_an_honest_task_and_flags_weak_ones() -> None:
-    report = attack_tasks([HONEST], base_images=BASES)
+    report = attack_tasks([HONEST], base_images=BASES, workers=4)
     assert [r.attack for r in report.results] == [a.name for a in ATTACKS]
     assert report.ok, str(report)
     weak = attack_tasks([WEAK, TRUSTING], attacks=_pick("placeholder", "exit-early", "symlinks-out"), base_images=BASES)
