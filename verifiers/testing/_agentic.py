@@ -170,6 +170,8 @@ def _attack(task: AgenticTask, image: str, attack: Attack, watch: _Watch) -> Att
             verdict = judge_task(session, task, image, log=episode)
     except SandboxError as exc:
         verdict = VerifyResult.judged("error", f"the attack's session failed: {exc}")
+    except Exception as exc:  # the engine failed under the attack (an API error): reported, the suite goes on
+        verdict = VerifyResult.judged("error", f"judging failed: {type(exc).__name__}: {exc}")
     escaped = watch.escaped("".join(output))
     log.info(
         "task %s, attack %s: %s%s", task.name, attack.name, verdict.status, f" (ESCAPED: {escaped})" if escaped else ""
