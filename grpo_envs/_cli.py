@@ -69,7 +69,7 @@ TASKS = {
 
 
 def tasks_main(argv: list[str]) -> int:
-    """``grpo-envs tasks check|init|from-repo ...``: hands the arguments to the subcommand's owner."""
+    """``grpo-envs tasks check|attack|init|from-repo ...``: hands the arguments to the subcommand's owner."""
     if argv and argv[0] in TASKS:
         return _resolve(TASKS[argv[0]])(argv)
     if argv and argv[0] not in ("-h", "--help"):
@@ -78,8 +78,9 @@ def tasks_main(argv: list[str]) -> int:
         )
         return 2
     print(
-        "usage: grpo-envs tasks {check,init,from-repo} ...\n\n"
+        "usage: grpo-envs tasks {check,attack,init,from-repo} ...\n\n"
         "  check DIR...          a task's reference solution must score 1 and no action 0\n"
+        "  attack DIR...         the gaming suite: no scripted attack may be judged correct\n"
         "  init NAME             write a small working Harbor task folder to edit\n"
         "  from-repo PATH --out DIR\n"
         "                        break a project's code, keep the bugs its tests catch, write task folders",
