@@ -34,7 +34,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("grpo_envs._commands:serve_main", "an HTTP reward server for OpenRLHF and other trainers"),
     "tasks": (
         "grpo_envs._cli:tasks_main",
-        "tasks: `tasks check DIR...` and `tasks init NAME` (Harbor folders), `tasks from-repo PATH --out DIR`",
+        "tasks: `tasks check DIR...`, `tasks attack DIR...` and `tasks init NAME` (Harbor folders), "
+        "`tasks from-repo PATH --out DIR`",
     ),
     "check-verifier": (
         "verifiers._cli:check_verifier_main",
@@ -60,6 +61,7 @@ def _resolve(target: str) -> Callable[[list[str]], int]:
 TASKS = {
     "check": "verifiers.agentic._cli:tasks_main",
     "init": "verifiers.agentic._cli:tasks_main",
+    "attack": "verifiers.agentic._cli:tasks_main",
     "from-repo": "grpo_envs.repotasks._cli:tasks_main",
 }
 """``grpo-envs tasks`` subcommand -> the ``module:function`` that parses it (Harbor folders live in
@@ -67,7 +69,7 @@ TASKS = {
 
 
 def tasks_main(argv: list[str]) -> int:
-    """``grpo-envs tasks check|init|from-repo ...``: hands the arguments to the subcommand's owner."""
+    """``grpo-envs tasks check|attack|init|from-repo ...``: hands the arguments to the subcommand's owner."""
     if argv and argv[0] in TASKS:
         return _resolve(TASKS[argv[0]])(argv)
     if argv and argv[0] not in ("-h", "--help"):
@@ -76,8 +78,9 @@ def tasks_main(argv: list[str]) -> int:
         )
         return 2
     print(
-        "usage: grpo-envs tasks {check,init,from-repo} ...\n\n"
+        "usage: grpo-envs tasks {check,attack,init,from-repo} ...\n\n"
         "  check DIR...          a task's reference solution must score 1 and no action 0\n"
+        "  attack DIR...         the gaming suite: no scripted attack may be judged correct\n"
         "  init NAME             write a small working Harbor task folder to edit\n"
         "  from-repo PATH --out DIR\n"
         "                        break a project's code, keep the bugs its tests catch, write task folders",

@@ -9,9 +9,12 @@ digest of its build context, base images mapped to local ones, no network).
 ``reward.json``, the runner's ``junit.xml``) into a `VerifyResult`: a
 missing or malformed reward is a masked error with its reason. `judge_separate` judges the state
 an agent left in a `verifiers.sandbox.Session`: its declared artifacts, in a fresh verifier
-container (the call a terminal env makes after the agent's turn). `check_task` (``grpo-envs
-tasks check``) requires the reference solution to score 1 and no action to score 0;
-`task_session` starts an agent's session with the image's working folder writable and filled.
+container (the call a terminal env makes after the agent's turn); `judge_shared` judges a
+shared-mode task in the agent's own container once its processes are stopped, and `judge_task`
+picks the task's mode. `task_session` opens the session an agent works in for a task (the image's
+working folder writable and filled). `check_task` (``grpo-envs tasks check``) requires the
+reference solution to score 1 and no action to score 0. `EpisodeLog` keeps the commands of one
+episode (command, exit code, seconds, output size), `write_jsonl` writes them as JSON lines.
 `shipped_tasks_dir` is the folder of the tasks shipped with the package (`shipped_tasks` reads them).
 
 Examples:
@@ -26,8 +29,10 @@ from verifiers.agentic._base import build_task_base_image
 from verifiers.agentic._check import TaskCheck, check_task
 from verifiers.agentic._harbor import load_tasks, read_task, split_tasks, write_task
 from verifiers.agentic._image import TASK_IMAGE_REPOSITORY, build_task_image
-from verifiers.agentic._judge import judge_separate
+from verifiers.agentic._judge import judge_separate, judge_task
+from verifiers.agentic._log import CommandRecord, EpisodeLog, write_jsonl
 from verifiers.agentic._session import image_workdir, task_session
+from verifiers.agentic._shared import judge_shared
 from verifiers.agentic._shipped import shipped_tasks, shipped_tasks_dir
 from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
 from verifiers.agentic._verdict import junit_outcomes, verdict_from_files
@@ -35,6 +40,8 @@ from verifiers.agentic._verdict import junit_outcomes, verdict_from_files
 __all__ = [
     "TASK_IMAGE_REPOSITORY",
     "AgenticTask",
+    "CommandRecord",
+    "EpisodeLog",
     "TaskCheck",
     "Environment",
     "Limits",
@@ -44,6 +51,8 @@ __all__ = [
     "check_task",
     "image_workdir",
     "judge_separate",
+    "judge_shared",
+    "judge_task",
     "junit_outcomes",
     "load_tasks",
     "read_task",
@@ -52,5 +61,6 @@ __all__ = [
     "split_tasks",
     "task_session",
     "verdict_from_files",
+    "write_jsonl",
     "write_task",
 ]

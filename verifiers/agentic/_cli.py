@@ -1,4 +1,4 @@
-"""``grpo-envs tasks check DIR...`` and ``grpo-envs tasks init NAME``."""
+"""``grpo-envs tasks check DIR...``, ``grpo-envs tasks attack DIR...`` and ``grpo-envs tasks init NAME``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from verifiers.agentic._check import check_task
 from verifiers.agentic._harbor import read_task, write_task
+from verifiers.agentic._log import EpisodeLog, write_jsonl
 from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
 from verifiers.commandline import CommandParser
 from verifiers.errors import TaskFormatError
@@ -42,20 +44,31 @@ def scaffold(name: str) -> AgenticTask:
     )
 
 
-def tasks_main(argv: Sequence[str]) -> int:
-    """``grpo-envs tasks check DIR... [--json] [--base-image NAME=IMAGE]``, ``grpo-envs tasks init NAME``."""
-    parser = CommandParser(prog="grpo-envs tasks", description="agentic tasks in the Harbor format")
-    commands = parser.add_subparsers(dest="tasks_command", metavar="TASKS_COMMAND")
-    check = commands.add_parser("check", help="the reference solution must score 1 and no action 0")
-    check.add_argument("dirs", nargs="+", metavar="DIR", help="a task folder, or a folder of task folders")
-    check.add_argument("--json", action="store_true", help="print one JSON line per task")
-    check.add_argument(
+def _common(sub: Any) -> None:
+    sub.add_argument("dirs", nargs="+", metavar="DIR", help="a task folder, or a folder of task folders")
+    sub.add_argument("--json", action="store_true", help="print one JSON line per task")
+    sub.add_argument(
         "--base-image",
         action="append",
         default=[],
         metavar="NAME=IMAGE",
         help="build FROM NAME on the local IMAGE (repeatable); nothing is pulled",
     )
+    sub.add_argument("--log", metavar="FILE", help="append each episode's commands to FILE as JSON lines")
+
+
+def tasks_main(argv: Sequence[str]) -> int:
+    """``grpo-envs tasks check|attack DIR... [--json] [--base-image NAME=IMAGE] [--log FILE]``,
+    ``grpo-envs tasks init NAME``."""
+    parser = CommandParser(prog="grpo-envs tasks", description="agentic tasks in the Harbor format")
+    commands = parser.add_subparsers(dest="tasks_command", metavar="TASKS_COMMAND")
+    _common(commands.add_parser("check", help="the reference solution must score 1 and no action 0"))
+    attack = commands.add_parser("attack", help="the gaming suite: no scripted attack may be judged correct")
+    _common(attack)
+    attack.add_argument(
+        "--attack", action="append", default=[], metavar="NAME", help="run only this attack (repeatable)"
+    )
+    attack.add_argument("--workers", type=int, default=2, help="attacks run at a time (default 2)")
     init = commands.add_parser("init", help="write a small working task folder to edit")
     init.add_argument("name", help="the task's folder (made under the current folder)")
     args = parser.parse_args(argv)
@@ -68,10 +81,16 @@ def tasks_main(argv: Sequence[str]) -> int:
             return 2
         print(f"wrote {folder}; check it with: grpo-envs tasks check {folder} --base-image {TASK_BASE}=IMAGE")
         return 0
+    bases = dict(b.split("=", 1) for b in args.base_image if "=" in b)
+    if len(bases) != len(args.base_image):
+        print(f"grpo-envs tasks {args.tasks_command}: --base-image takes NAME=IMAGE", file=sys.stderr)
+        return 2
+    if args.tasks_command == "attack":
+        return _attack(args.dirs, bases, args)
     if args.tasks_command != "check":
         parser.print_help(sys.stderr)
         return 2
-    return _check(args.dirs, args.base_image, args.json)
+    return _check(args.dirs, bases, args.json, args.log)
 
 
 def _folders(dirs: Sequence[str]) -> list[Path]:
@@ -85,18 +104,18 @@ def _folders(dirs: Sequence[str]) -> list[Path]:
     return out
 
 
-def _check(dirs: Sequence[str], base_image: Sequence[str], as_json: bool) -> int:
-    bases = dict(b.split("=", 1) for b in base_image if "=" in b)
-    if len(bases) != len(base_image):
-        print("grpo-envs tasks check: --base-image takes NAME=IMAGE", file=sys.stderr)
-        return 2
+def _check(dirs: Sequence[str], bases: dict[str, str], as_json: bool, log: str | None) -> int:
     failed = 0
     for folder in _folders(dirs):
         try:
             result = check_task(read_task(folder), base_images=bases)
             row = result.as_json()
+            logs: Sequence[EpisodeLog] = result.logs
         except TaskFormatError as exc:
             row = {"task": folder.name, "ok": False, "reason": str(exc), "build_s": 0.0, "oracle": None, "nop": None}
+            logs = ()
+        if log:
+            write_jsonl(logs, log)
         failed += not row["ok"]
         if as_json:
             print(json.dumps(row), flush=True)
@@ -106,3 +125,29 @@ def _check(dirs: Sequence[str], base_image: Sequence[str], as_json: bool) -> int
                 flush=True,
             )
     return 1 if failed else 0
+
+
+def _attack(dirs: Sequence[str], bases: dict[str, str], args: Any) -> int:
+    from verifiers.testing import ATTACKS, attack_tasks
+
+    chosen = [a for a in ATTACKS if a.name in args.attack] if args.attack else list(ATTACKS)
+    unknown = set(args.attack) - {a.name for a in ATTACKS}
+    if unknown:
+        print(f"grpo-envs tasks attack: no attack {sorted(unknown)[0]!r}; known: {', '.join(a.name for a in ATTACKS)}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        tasks = [read_task(folder) for folder in _folders(dirs)]
+    except TaskFormatError as exc:
+        print(f"grpo-envs tasks attack: {exc}", file=sys.stderr)
+        return 2
+    report = attack_tasks(tasks, attacks=chosen, base_images=bases, workers=args.workers)
+    if args.log:
+        write_jsonl([r.log for r in report.results], args.log)
+    for row in report.task_rows():
+        if args.json:
+            print(json.dumps(row), flush=True)
+        else:
+            verdict = "ok  " if row["ok"] else "FAIL"
+            print(f"{verdict} {row['task']}  {row['seconds']:.1f} s  {row['reason']}", flush=True)
+    return 0 if report.ok else 1

@@ -1,4 +1,5 @@
-"""Judging an agentic task after the agent's turn, in separate mode (our default).
+"""Judging an agentic task after the agent's turn: `judge_task` picks the task's mode (the one place
+it is read); separate mode (our default) is here, shared mode in `verifiers.agentic._shared`.
 
 `judge_separate(session, task, image)`: the declared ``artifacts`` are copied out of the agent's
 session (as data, a tar), the session's container may then go; a fresh verifier container is made
@@ -20,21 +21,20 @@ runner: as ``nobody`` it can do none of that. The shipped tasks run it so.
 
 from __future__ import annotations
 
-import base64
 import io
-import logging
 import tarfile
+import time
 import uuid
 from typing import Any
 
+from verifiers.agentic._log import EpisodeLog
+from verifiers.agentic._shared import judge_shared
 from verifiers.agentic._task import AgenticTask
 from verifiers.agentic._verdict import verdict_from_files
 from verifiers.result import VerifyResult
 from verifiers.sandbox import Session, engine_client
 
-__all__ = ["judge_separate"]
-
-log = logging.getLogger("verifiers.agentic")
+__all__ = ["judge_separate", "judge_task"]
 
 VERIFIER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 ARTIFACT_UID = 65534  # nobody: who owns the artifacts in the verifier container, and who should run them
@@ -42,29 +42,47 @@ VERIFIER_CAPS = ["DAC_OVERRIDE", "SETUID", "SETGID", "KILL"]  # what the tests' 
 ARTIFACT_CAP = 3 * 2**20  # bytes of artifacts (as tar) carried over
 
 
-def _artifacts(session: Session, paths: tuple[str, ...]) -> bytes | str:
-    """A tar of ``paths`` from the session (absolute binaries: the agent's PATH is not used), or
-    why there is none. A missing artifact is left out (the tests then see it missing)."""
+def _artifacts(session: Session, paths: tuple[str, ...], log: EpisodeLog) -> bytes | str:
+    """A tar of ``paths`` from the session, or why there is none. A missing artifact is left out
+    (the tests then see it missing). ``/bin/tar`` runs through ``docker exec`` as the session's
+    user with an empty environment: never through the session's shell, whose saved state (its
+    functions, aliases, ``PATH``) the agent writes, so the agent cannot stand in for the copy."""
     if not paths:
         return b""
-    quoted = " ".join("'" + p.replace("'", "'\\''").lstrip("/") + "'" for p in paths)
-    cmd = f"cd / && /usr/bin/env -i /bin/tar --ignore-failed-read -cf - {quoted} 2>/dev/null | /usr/bin/base64 -w0"
-    r = session.exec(cmd, timeout_s=60)
-    if r.error or r.truncated:
-        return f"the artifacts could not be copied out of the session ({r.error or 'over the output cap'})"
-    data = base64.b64decode(r.stdout)
-    return _plain(data) if len(data) <= ARTIFACT_CAP else f"the artifacts are over {ARTIFACT_CAP >> 20} MiB"
+    names = [p.strip("/") for p in paths]
+    uid = 0 if session.root else session.container.job_uid
+    script = f'/bin/tar --ignore-failed-read -C / -cf - -- "$@" | /usr/bin/head -c {ARTIFACT_CAP + 1}'
+    cmd = ["/usr/bin/env", "-i", "/bin/sh", "-c", script, "sh", *names]
+    api, start, data, code = session.container.client.api, time.monotonic(), b"", None
+    try:
+        exec_id = api.exec_create(session.id, cmd, user=f"{uid}:{uid}", stdout=True, stderr=False)
+        data = api.exec_start(exec_id)
+        code = api.exec_inspect(exec_id).get("ExitCode")
+    except Exception as exc:  # the engine refused (a container at its pids limit, or gone)
+        return f"the artifacts could not be copied out of the session ({exc})"
+    finally:
+        took = time.monotonic() - start
+        log.add(f"tar -cf - {' '.join(names)} (docker exec as the session user)", code, took, len(data), "judge")
+    if len(data) > ARTIFACT_CAP:
+        return f"the artifacts are over {ARTIFACT_CAP >> 20} MiB"
+    try:
+        return _plain(data, names)
+    except tarfile.TarError as exc:
+        return f"the artifacts could not be read ({exc})"
 
 
-def _plain(data: bytes) -> bytes:
-    """The tar ``data`` with only regular files and folders, under relative names without
-    ``..``: a symlink (``answer.txt -> /tests/expected.txt``), hard link or device the agent left
-    is dropped, so what it points at is never what the tests read; the rest is owned by nobody
-    (`ARTIFACT_UID`), modes kept, so tests may run the agent's code as nobody."""
+def _plain(data: bytes, names: list[str]) -> bytes:
+    """The tar ``data`` with only regular files and folders at or under the artifacts' ``names``:
+    a symlink (``answer.txt -> /tests/expected.txt``), hard link or device the agent left is
+    dropped, so what it points at is never what the tests read; anything else (``..``, another
+    path) is dropped; the rest is owned by nobody (`ARTIFACT_UID`), modes kept, so tests may run
+    the agent's code as nobody."""
     out = io.BytesIO()
     with tarfile.open(fileobj=io.BytesIO(data)) as src, tarfile.open(fileobj=out, mode="w") as dst:
         for m in src.getmembers():
-            if (m.isfile() or m.isdir()) and not m.name.startswith("/") and ".." not in m.name.split("/"):
+            name = m.name.rstrip("/")
+            declared = any(name == n or name.startswith(n + "/") for n in names)
+            if declared and (m.isfile() or m.isdir()) and ".." not in name.split("/"):
                 m.uid = m.gid = ARTIFACT_UID
                 m.uname = m.gname = "nobody"
                 dst.addfile(m, src.extractfile(m) if m.isfile() else None)
@@ -102,7 +120,9 @@ def _read_logs(container: Any) -> dict[str, bytes]:
         return out
 
 
-def _run_tests(client: Any, task: AgenticTask, image: str, artifacts: bytes) -> tuple[int | None, dict[str, bytes]]:
+def _run_tests(
+    client: Any, task: AgenticTask, image: str, artifacts: bytes, log: EpisodeLog
+) -> tuple[int | None, dict[str, bytes]]:
     env = {"PATH": VERIFIER_PATH, "HOME": "/root", "LANG": "C.UTF-8", **task.verifier.env}
     container = client.containers.create(
         image,
@@ -125,18 +145,35 @@ def _run_tests(client: Any, task: AgenticTask, image: str, artifacts: bytes) -> 
         if artifacts:
             container.put_archive("/", artifacts)
         container.put_archive("/", _tests_tar(task))
+        start = time.monotonic()
         container.start()
         try:
             code: int | None = container.wait(timeout=task.limits.verifier_timeout_s)["StatusCode"]
         except Exception:  # the wait timed out (requests' ReadTimeout / ConnectionError)
             container.kill()
             code = None
-        return code, _read_logs(container)
+        logs = _read_logs(container)
+        output = len(logs.get("test-output.txt", b""))
+        log.add("bash /tests/test.sh", code, time.monotonic() - start, output, "judge")
+        return code, logs
     finally:
         container.remove(force=True)
 
 
-def judge_separate(session: Session, task: AgenticTask, image: str, *, client: Any = None) -> VerifyResult:
+def judge_task(
+    session: Session, task: AgenticTask, image: str, *, client: Any = None, log: EpisodeLog | None = None
+) -> VerifyResult:
+    """The verdict of ``task`` on what the agent left in ``session`` (a `task_session`), in the
+    task's ``[verifier] environment_mode``: `judge_separate` or `judge_shared`. The judging steps
+    are added to ``log`` (phase ``"judge"``)."""
+    if task.verifier.mode == "shared":
+        return judge_shared(session, task, log=log)
+    return judge_separate(session, task, image, client=client, log=log)
+
+
+def judge_separate(
+    session: Session, task: AgenticTask, image: str, *, client: Any = None, log: EpisodeLog | None = None
+) -> VerifyResult:
     """The verdict of ``task`` on the state the agent left in ``session``: its artifacts judged
     in a fresh verifier container of ``image`` (see the module's docstring). Never raises for
     the agent's doing; what could not be judged is a masked error with its reason.
@@ -145,10 +182,11 @@ def judge_separate(session: Session, task: AgenticTask, image: str, *, client: A
         >>> judge_separate(session, task, build_task_image(task))  # doctest: +SKIP
         VerifyResult(reward=1.0, correct=True, status='correct', ...)
     """
-    artifacts = _artifacts(session, task.verifier.artifacts)
+    log = log if log is not None else EpisodeLog(task.name)
+    artifacts = _artifacts(session, task.verifier.artifacts, log)
     if isinstance(artifacts, str):
         return VerifyResult.judged("error", artifacts)
-    code, logs = _run_tests(client or engine_client(), task, image, artifacts)
+    code, logs = _run_tests(client or engine_client(), task, image, artifacts, log)
     if code is None:
         return VerifyResult.judged("timeout", f"the tests ran past {task.limits.verifier_timeout_s:g} s")
     return verdict_from_files(

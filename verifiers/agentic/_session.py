@@ -1,11 +1,18 @@
-"""`task_session`: the agent's session for a task, its working folder holding what the image put there.
+"""`task_session`: the session an agent works in for one task (what check, attack and envs open).
 
-A session's root file system is read-only and its ``/work`` is an empty tmpfs, so what a task's
-Dockerfile put in its ``WORKDIR`` (Terminal-Bench's ``/app``, or ``/work``) would be hidden or
-unwritable. `task_session` starts the session with that folder writable (a tmpfs of the session
-user, counted in the memory limit: ``Session(writable=...)``), copies the image's files there
-(extracted by the session user, so the agent owns and may edit them; modes kept) and starts the
-shell in it. ``tasks check`` and a terminal env over tasks start their episodes with it.
+The task's image, its memory and agent time limit, the agent's user (``[agent] user = "root"``:
+uid 0 without capabilities; anything else: the session's unprivileged uid), and a session's
+lockdown (no network, read-only root, tmpfs ``/work`` and ``/tmp``).
+
+The task's working folder (``[environment] workdir``, else the image's ``WORKDIR``: Terminal-Bench's
+``/app``, or ``/work``) is writable (a tmpfs of the session user, counted in the memory limit:
+``Session(writable=...)``) and holds the files the image put there (extracted by the session user,
+so the agent owns and may edit them; modes kept); the shell starts in it.
+
+A shared-mode task's session also has ``/tests`` and ``/logs`` as empty root-owned tmpfs mount
+points (mode 0755): the root file system is read-only, so the tests can only be put there, after
+the agent's turn (see `judge_shared`). They are mount points, so the agent cannot replace them
+with a link.
 """
 
 from __future__ import annotations
@@ -13,18 +20,32 @@ from __future__ import annotations
 import io
 import tarfile
 import threading
+import uuid
 from typing import Any
 
 from verifiers.agentic._task import AgenticTask
 from verifiers.errors import SandboxError
 from verifiers.sandbox import Session, engine_client
+from verifiers.sandbox._host.session import SessionLockdown, start_container
 
-__all__ = ["image_workdir", "task_session"]
+__all__ = ["SHARED_MOUNTS", "image_workdir", "task_session"]
 
+SHARED_MOUNTS = ("/tests", "/logs")
+_MOUNT_MB = 64
 SESSION_DIRS = ("/work", "/tmp")  # writable in every session
 TREE_CAP = 16 * 2**20  # bytes of a working folder copied into a session
 _trees: dict[tuple[str, str], bytes] = {}  # (image id, folder) -> its files, as a tar relative to it
 _lock = threading.Lock()
+
+
+class _SharedLockdown(SessionLockdown):
+    """A session's lockdown with `SHARED_MOUNTS` as root-owned tmpfs mount points."""
+
+    def create_kwargs(self, job_uid: int, judge_uid: int) -> dict[str, Any]:
+        kwargs = super().create_kwargs(job_uid, judge_uid)
+        for path in SHARED_MOUNTS:
+            kwargs["tmpfs"][path] = f"size={_MOUNT_MB}m,uid=0,gid=0,mode=0755"
+        return kwargs
 
 
 def image_workdir(image: str, *, client: Any = None) -> str:
@@ -71,11 +92,21 @@ def _image_tree(client: Any, image: str, folder: str) -> bytes:
     return tree
 
 
+def _start(task: AgenticTask, image: str, client: Any, options: dict[str, Any]) -> Session:
+    """The session itself: a plain one, or with `SHARED_MOUNTS` for a shared-mode task."""
+    if task.verifier.mode != "shared":
+        return Session(image=image, client=client, **options)
+    lockdown_keys = ("memory_mb", "cpus", "pids_limit", "work_mb", "tmp_mb", "writable")
+    defaults: dict[str, Any] = {"pids_limit": 128, "work_mb": 256, "tmp_mb": 64, "writable": ()}
+    lockdown = _SharedLockdown(root=options["root"], **{k: options.get(k, defaults.get(k)) for k in lockdown_keys})
+    container = start_container(client, image, lockdown, f"session-{uuid.uuid4().hex[:12]}")
+    return Session(container=container, **{k: v for k, v in options.items() if k not in lockdown_keys[2:]})
+
+
 def task_session(task: AgenticTask, image: str, *, client: Any = None, **session_kwargs: Any) -> Session:
-    """A `Session` of ``image`` (the task's, from `build_task_image`) with the task's memory and
-    per-command time limit, its working folder (``[environment] workdir``, else the image's
-    ``WORKDIR``) writable and holding the image's files there, and the shell started in it.
-    ``session_kwargs`` go to `Session` (``root``, ``cpus``, ...).
+    """A started `Session` of ``image`` (the task's, from `build_task_image`) for an agent working
+    on ``task`` (see the module's docstring); ``session_kwargs`` go to `Session` (``pids_limit``,
+    ``work_mb``, ...).
 
     Raises:
         SandboxError: the session could not start or the working folder could not be filled.
@@ -88,10 +119,15 @@ def task_session(task: AgenticTask, image: str, *, client: Any = None, **session
     client = client or engine_client()
     workdir = task.environment.workdir or image_workdir(image, client=client)
     tree = _image_tree(client, image, workdir)
-    kwargs: dict[str, Any] = {"timeout_s": task.limits.agent_timeout_s, "memory_mb": task.limits.memory_mb}
+    options: dict[str, Any] = {
+        "root": task.agent_user == "root",
+        "memory_mb": task.limits.memory_mb,
+        "timeout_s": task.limits.agent_timeout_s,
+        "cpus": task.limits.cpus,
+    }
     if workdir not in SESSION_DIRS:
-        kwargs["writable"] = (workdir,)
-    session = Session(image=image, client=client, **{**kwargs, **session_kwargs})
+        options["writable"] = (workdir,)
+    session = _start(task, image, client, {**options, **session_kwargs})
     try:
         quoted = "'" + workdir.replace("'", "'\\''") + "'"
         if tree:

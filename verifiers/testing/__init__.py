@@ -35,12 +35,21 @@ with ``renderings`` and ``near_misses`` strategies); ``numbers()``, ``expression
 ``gaming_completions(gold)``, ``judge_injections(gold)``, ``thinking_completions(problem)``, ``garbage()`` and
 ``unbalanced_latex()`` draw hostile completions; ``programs_with_known_output()``,
 ``wrong_programs(n, k)``, ``test_suites(n, k)`` and ``code_problems()`` are the code counterparts.
+
+Agentic tasks have a gaming suite: ``attack_tasks(tasks)`` runs scripted attack agents
+(`ATTACKS`: planted reward files, tampered tests, ``PATH`` and workspace shims, ``sitecustomize``
+and ``conftest.py`` hijacks, a background rewriter, a verifier killer, broken collection, links
+out of the workspace, ``/proc`` snooping, a fork bomb, a full disk) against each task and reports
+every attack judged correct and anything that reached the host or another session
+(``grpo-envs tasks attack DIR...``).
 """
 
 from __future__ import annotations
 
 from verifiers.testing import laws
+from verifiers.testing._agentic import AttackReport, AttackResult, attack_tasks
 from verifiers.testing._answers import answer_statements, as_the_answer
+from verifiers.testing._attacks import ATTACKS, Attack, output_paths
 from verifiers.testing._check import (
     LAWS,
     Domain,
@@ -67,6 +76,7 @@ from verifiers.testing._problems import (
 from verifiers.testing._thinking import thinking_completions
 
 __all__ = [
+    "ATTACKS",
     "LAWS",
     "MASTER_KEYS",
     "Domain",
@@ -74,10 +84,14 @@ __all__ = [
     "LawResult",
     "Problem",
     "VerifierReport",
+    "Attack",
+    "AttackReport",
+    "AttackResult",
     "answer_sets",
     "answer_statements",
     "as_the_answer",
     "assert_verifier_laws",
+    "attack_tasks",
     "check_verifier",
     "code_problems",
     "expression_problems",
@@ -92,6 +106,7 @@ __all__ = [
     "matrices",
     "near_misses",
     "numbers",
+    "output_paths",
     "pairs",
     "programs_with_known_output",
     "renderings",
