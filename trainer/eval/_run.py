@@ -2,9 +2,10 @@
 
 Tasks are the env's seeded stream (``-n`` tasks from ``--seed``: the same arguments give the same
 tasks; an env over a list of tasks runs them in order from ``--seed``), run in fixed chunks of
-8. On transformers each chunk samples from one torch stream seeded from ``seed`` and the chunk; vLLM and servers get a seed per (task, sample, turn). Multi-turn
-envs run their turns through the same backend. Every judged task is appended to
-``samples.jsonl`` at once, so ``resume=True`` after a crash or Ctrl-C redoes none of them.
+8. On transformers each chunk samples from one torch stream seeded from ``seed`` and the chunk;
+vLLM and servers get a seed per (task, sample, turn). Multi-turn envs run their turns through
+the same backend. Every judged task is appended to ``samples.jsonl`` at once, so
+``resume=True`` after a crash or Ctrl-C redoes none of them.
 ``verifier_executor="ray"`` judges single-turn groups on a `RayExecutor` (each chunk's groups
 at once); multi-turn envs judge each turn in their ``step``, here.
 """
