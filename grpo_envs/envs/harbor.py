@@ -175,6 +175,7 @@ class HarborTerminal(Terminal):
             raise EnvConfigError("Terminal", "split", why, split)
         self.agentic_tasks = chosen
         self.base_images = dict(base_images or {})
+        self.needs_engine = session is None or judge is None  # default sessions and judges are containers
         opener, judging = session or _open_session, judge or _judge
         super().__init__([self._terminal_task(t, opener, judging) for t in chosen], **terminal)
 

@@ -168,3 +168,10 @@ def test_the_reference_solution_becomes_commands() -> None:
     assert "mkdir -p /tmp/solution/lib && echo /wA= | base64 -d > /tmp/solution/lib/run.sh" in commands
     assert any(c.endswith("base64 -d > /tmp/solution/notes.txt") for c in commands)  # no final newline: base64
     assert harbor.reference_commands(AgenticTask("n", "x", task.environment, task.verifier)) == ()
+
+
+def test_the_commands_check_for_an_engine_when_the_sessions_are_containers(tasks_dir: Path) -> None:
+    from trainer._envs import needs_engine
+
+    assert needs_engine(gymnasium.make("grpo_envs/Terminal-v0", tasks_dir=str(tasks_dir)))
+    assert not needs_engine(_make(tasks_dir))  # scripted sessions and judge
