@@ -4,7 +4,9 @@ the trainer's rollout, its batch and its loss; a few GRPO steps of the tiny mode
 tasks; eval reports pass@k on them; a task whose tests write no reward is a masked error.
 
 The tasks folder is a parameter (``GRPO_ENVS_TASKS_DIR``, default: three tiny tasks written
-here). Their images build ``FROM grpo-envs-task-base``, mapped to the sandbox image."""
+here). Their images build ``FROM grpo-envs-task-base``, mapped to ``GRPO_ENVS_TASK_BASE_IMAGE``
+(default: the sandbox image, enough for the tiny tasks; shipped tasks want
+`verifiers.agentic.build_task_base_image`'s)."""
 
 from __future__ import annotations
 
@@ -84,7 +86,8 @@ def tasks_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _kwargs(tasks_dir: Path) -> dict[str, Any]:
-    return {"tasks_dir": str(tasks_dir), "split": "all", "base_images": {"grpo-envs-task-base": image_tag()}}
+    base = os.environ.get("GRPO_ENVS_TASK_BASE_IMAGE") or image_tag()
+    return {"tasks_dir": str(tasks_dir), "split": "all", "base_images": {"grpo-envs-task-base": base}}
 
 
 def _call(command: str) -> str:
