@@ -28,6 +28,7 @@ BUILTINS: dict[str, tuple[str, str]] = {
     "CodeRepair-v0": ("grpo_envs.envs.code_repair:CodeRepair", "Multi-turn: fix buggy code from failing test output."),
     "Digits-v0": ("grpo_envs.envs.digits:Digits", "One-digit tasks for tiny models (the CPU demo)."),
     "PythonTool-v0": ("grpo_envs.envs.python_tool:PythonTool", "Multi-turn: run Python in the sandbox, then answer."),
+    "Terminal-v0": ("grpo_envs.envs.harbor:HarborTerminal", "Multi-turn shell work on a folder of Harbor tasks."),
 }
 OPTIONAL: dict[str, tuple[str, str, str]] = {
     "ReasoningGym-v0": (

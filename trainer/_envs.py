@@ -115,11 +115,13 @@ def _factory(env: Any, env_kwargs: dict[str, Any]) -> Callable[..., gymnasium.En
 
 
 def needs_engine(env: Any) -> bool:
-    """Whether ``env`` runs code in the default Docker sandbox: a code verifier, or a sandbox tool
-    (an env with a ``sandbox`` of None: the process-wide pool)."""
+    """Whether ``env`` runs code in the default Docker sandbox: a code verifier, a sandbox tool
+    (an env with a ``sandbox`` of None: the process-wide pool), or an env that says so
+    (``needs_engine`` True: the terminal env over task folders, whose sessions are containers)."""
     base = getattr(env, "unwrapped", env)
     name = str(getattr(getattr(base, "verifier", None), "name", ""))
-    return name.partition("+")[0] == "code" or (hasattr(base, "sandbox") and base.sandbox is None)
+    own = getattr(base, "needs_engine", False) is True
+    return own or name.partition("+")[0] == "code" or (hasattr(base, "sandbox") and base.sandbox is None)
 
 
 def check_engine(env: Any) -> None:

@@ -3,19 +3,24 @@ judges the end state."""
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import gymnasium
 
+from grpo_envs._judgement import Judgement
+from grpo_envs._spaces import TextSpace
 from grpo_envs.errors import EnvConfigError, SetupError
 from grpo_envs.tools import FORMATS, ToolCall, bash_tool
+from verifiers import VerifyResult
 
 __all__ = ["Terminal", "TerminalTask"]
 
 MARKER = "\n[... {cut} characters cut ...]\n"
+log = logging.getLogger("grpo_envs")
 
 
 class _Shell(Protocol):
@@ -29,13 +34,20 @@ class _Shell(Protocol):
 @dataclass(frozen=True)
 class TerminalTask:
     """One task: the ``instruction`` the model reads, ``setup`` commands run before the first
-    turn, ``verify(session) -> float`` judging the end state (1.0 solved), and ``reference``
-    commands that solve it (what a scripted replay runs)."""
+    turn, ``verify(session)`` judging the end state (a float, 1.0 solved, or a `VerifyResult`:
+    one with status "error" or "timeout" is masked, never trained as a 0), and ``reference``
+    commands that solve it (what a scripted replay runs). ``session`` makes this task's sessions
+    (its own image; default: the env's factory); ``task_id`` and ``metadata`` name it in eval;
+    ``time_budget_s`` is the agent's time, its commands' seconds summed (None: no budget)."""
 
     instruction: str
-    verify: Callable[[Any], float]
+    verify: Callable[[Any], float | VerifyResult]
     setup: tuple[str, ...] = ()
     reference: tuple[str, ...] = ()
+    session: Callable[[], Any] | None = None
+    task_id: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    time_budget_s: float | None = None
 
 
 @dataclass
@@ -49,9 +61,10 @@ class _Step:
 @dataclass
 class _Episode:
     task: TerminalTask
-    session: Any
+    session: Any = None  # opened at the first command (or setup, or judging): a reset costs nothing
     turns: int = 0
     spent: int = 0  # characters of actions and observations so far (the context budget)
+    seconds: float = 0.0  # the commands' time so far (the agent's time budget)
     log: list[_Step] = field(default_factory=list)
 
 
@@ -62,8 +75,9 @@ class Terminal(gymnasium.Env[str, str]):
 
     ## Episode end
     Terminated on a turn without a call (the model says it is done); truncated after
-    ``max_turns`` or when the episode's ``context_chars`` are spent. Either way ``verify``
-    judges the session's end state: that is the reward.
+    ``max_turns``, when the episode's ``context_chars`` are spent, or when the task's
+    ``time_budget_s`` is. Either way ``verify`` judges the session's end state: that is the
+    reward, and ``info["judgement"]`` the verdict (an error verdict is masked by trainers).
 
     ## Arguments
     ``tasks`` (chosen by the reset seed), ``session`` (a factory of sessions, default
@@ -100,19 +114,39 @@ class Terminal(gymnasium.Env[str, str]):
         self.max_turns, self.timeout_s = max_turns, timeout_s
         self.output_chars, self.context_chars = output_chars, context_chars
         self.episode: _Episode | None = None
+        self._task: TerminalTask | None = None
+        self.observation_space = TextSpace(max(context_chars, 65_536))
+        self.action_space = TextSpace(max(context_chars, 65_536))
+
+    @property
+    def env_id(self) -> str:
+        """The registered id (the class's name when made without one)."""
+        spec = getattr(self, "spec", None)
+        return spec.id if spec is not None else type(self).__name__
+
+    @property
+    def task(self) -> TerminalTask | None:
+        """The task of the last reset (eval reads its ``task_id`` and ``metadata``)."""
+        return self._task
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
         self.close()
-        task = self.tasks[(seed or 0) % len(self.tasks)]
-        self.episode = _Episode(task, self.session_factory())
-        for command in task.setup:
-            self.episode.session.exec(command, timeout_s=self.timeout_s)
+        self._task = task = self.tasks[(seed or 0) % len(self.tasks)]
+        self.episode = _Episode(task)
         prompt = task.instruction
         if not self.format.takes_tools:
             prompt += "\n\nRun shell commands in ```bash blocks, one turn at a time; answer without one when done."
         self.episode.spent = len(prompt)
         return prompt, {"messages": [{"role": "user", "content": prompt}], "tools": self.tools}
+
+    def _session(self, episode: _Episode) -> Any:
+        """The episode's session, opened (and set up) at its first use."""
+        if episode.session is None:
+            episode.session = (episode.task.session or self.session_factory)()
+            for command in episode.task.setup:
+                episode.session.exec(command, timeout_s=self.timeout_s)
+        return episode.session
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         episode = self.episode
@@ -123,10 +157,15 @@ class Terminal(gymnasium.Env[str, str]):
         calls = self.format.parse(action, self.tools)
         if not calls:
             return "", *self._end(terminated=True)
+        try:
+            self._session(episode)
+        except Exception as exc:  # no image, no engine: nobody can judge this episode
+            log.warning("the session of task %s did not start: %s", episode.task.task_id or "?", exc)
+            return "", *self._end(terminated=True, failed=f"the session did not start: {type(exc).__name__}: {exc}")
         results = [(call, self._run(episode, call)) for call in calls]
         episode.spent += sum(len(output) for _, output in results)
         observation = "\n".join(output for _, output in results)
-        if episode.turns >= self.max_turns or episode.spent >= self.context_chars:
+        if episode.turns >= self.max_turns or episode.spent >= self.context_chars or self._left(episode) <= 0:
             return observation, *self._end(terminated=False)
         info = {"tool_format": self.format.name, "tool_results": results, "tools": self.tools}
         return observation, 0.0, False, False, info
@@ -137,22 +176,49 @@ class Terminal(gymnasium.Env[str, str]):
             output, code, seconds = f"error: no tool {call.name!r} with a string 'command'; call bash", None, 0.0
         else:
             start = time.monotonic()
-            result = episode.session.exec(command, timeout_s=self.timeout_s)
+            result = episode.session.exec(command, timeout_s=max(0.1, min(self.timeout_s, self._left(episode))))
             seconds = time.monotonic() - start
+            episode.seconds += seconds
             output, code = _shown(result), getattr(result, "exit_code", None)
         episode.log.append(_Step(str(command), output, code, seconds))
         return truncate(output, self.output_chars)
 
-    def _end(self, *, terminated: bool) -> tuple[float, bool, bool, dict[str, Any]]:
-        assert self.episode is not None
-        reward = float(self.episode.task.verify(self.episode.session))
-        info = {"commands": [vars(s) for s in self.episode.log], "turns": self.episode.turns}
+    @staticmethod
+    def _left(episode: _Episode) -> float:
+        """Seconds left of the task's agent time (inf without a budget)."""
+        budget = episode.task.time_budget_s
+        return float("inf") if budget is None else budget - episode.seconds
+
+    def _verdict(self, episode: _Episode) -> VerifyResult:
+        """The task's verdict on the session's end state; a verify that raises is an error (masked)."""
+        try:
+            verdict = episode.task.verify(self._session(episode))
+        except Exception as exc:
+            log.warning("judging task %s failed", episode.task.task_id or "?", exc_info=True)
+            return VerifyResult.judged("error", f"judging failed: {type(exc).__name__}: {exc}")
+        if isinstance(verdict, VerifyResult):
+            return verdict
+        value = float(verdict)
+        return VerifyResult.judged("correct" if value == 1.0 else "incorrect", f"verify gave {value:g}", reward=value)
+
+    def _end(self, *, terminated: bool, failed: str | None = None) -> tuple[float, bool, bool, dict[str, Any]]:
+        episode = self.episode
+        assert episode is not None
+        result = VerifyResult.judged("error", failed) if failed else self._verdict(episode)
+        judgement = Judgement(result.reward, result, {}, episode.task.task_id, self.env_id, 0, "terminal-verify")
+        info = {
+            "commands": [vars(s) for s in episode.log],
+            "turns": episode.turns,
+            "judgement": judgement,
+            **judgement.info(),
+        }
         self.close()
-        return reward, terminated, not terminated, info
+        return result.reward, terminated, not terminated, info
 
     def close(self) -> None:
         if self.episode is not None:
-            self.episode.session.close()
+            if self.episode.session is not None:
+                self.episode.session.close()
             self.episode = None
 
 
@@ -172,6 +238,8 @@ def truncate(text: str, limit: int) -> str:
 
 def _shown(result: Any) -> str:
     out = str(getattr(result, "stdout", "")) + str(getattr(result, "stderr", ""))
+    if getattr(result, "error", None):
+        out += f"\n[the session failed: {result.error}]"
     if getattr(result, "timed_out", False):
         out += "\n[the command timed out]"
     if getattr(result, "exit_code", 0) not in (0, None):

@@ -19,6 +19,7 @@ ELSEWHERE = {
     "grpo_envs/CodeRepair-v0": "Docker (tests/grpo_envs/test_envs.py runs its references)",
     "grpo_envs/ReasoningGym-v0": "every dataset, below",
     "grpo_envs/OpenEnv-v0": "a served env (tests/grpo_envs/test_adapters_openenv.py)",
+    "grpo_envs/Terminal-v0": "a folder of tasks in Docker (tests/grpo_envs/test_harbor_env_docker.py replays them)",
 }
 
 

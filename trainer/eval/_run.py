@@ -1,10 +1,11 @@
 """`evaluate`: a model on an environment, sampled and judged, written as it goes and resumable.
 
 Tasks are the env's seeded stream (``-n`` tasks from ``--seed``: the same arguments give the same
-tasks), run in fixed chunks of 8. On transformers each chunk samples from one torch stream seeded
-from ``seed`` and the chunk; vLLM and servers get a seed per (task, sample, turn). Multi-turn
-envs run their turns through the same backend. Every judged task is appended to
-``samples.jsonl`` at once, so ``resume=True`` after a crash or Ctrl-C redoes none of them.
+tasks; an env over a list of tasks runs them in order from ``--seed``), run in fixed chunks of
+8. On transformers each chunk samples from one torch stream seeded from ``seed`` and the chunk;
+vLLM and servers get a seed per (task, sample, turn). Multi-turn envs run their turns through
+the same backend. Every judged task is appended to ``samples.jsonl`` at once, so
+``resume=True`` after a crash or Ctrl-C redoes none of them.
 ``verifier_executor="ray"`` judges single-turn groups on a `RayExecutor` (each chunk's groups
 at once); multi-turn envs judge each turn in their ``step``, here.
 """
@@ -36,7 +37,13 @@ log = logging.getLogger("trainer")
 TASKS_PER_CALL = 8
 
 
-def _task_seeds(seed: int, n: int) -> list[int]:
+def _task_seeds(seed: int, n: int, probe: Any = None) -> list[int]:
+    """The ``n`` task seeds from ``seed``: the env's seeded stream, or, for an env over a list of
+    tasks (its ``tasks``, the k-th chosen by seed k modulo their number: the terminal envs),
+    consecutive seeds, so that ``-n`` as many as its tasks runs each task once."""
+    tasks = getattr(getattr(probe, "unwrapped", None), "tasks", None)
+    if isinstance(tasks, Sequence) and len(tasks) > 0:
+        return [seed + k for k in range(n)]
     return [stable_seed(seed, "eval-task", k) % (2**31) for k in range(n)]
 
 
@@ -115,7 +122,7 @@ def evaluate(
         opts = replace(opts, engine_kwargs=engine_kwargs or {}, executor=executor)
         engine = open_backend("openai" if base_url else backend, model, probe, opts)
         path.parent.mkdir(parents=True, exist_ok=True)
-        done, seeds = _resumed(path, samples) if resume else {}, _task_seeds(seed, n)
+        done, seeds = _resumed(path, samples) if resume else {}, _task_seeds(seed, n, probe)
         with open(path, "a") as sink:
             _generate(engine, make_env, probe, seeds, samples, done, sink, seed=seed, show_progress=show_progress)
     finally:
