@@ -112,7 +112,8 @@ class Terminal(gymnasium.Env[str, str]):
         if not self.format.takes_tools:
             prompt += "\n\nRun shell commands in ```bash blocks, one turn at a time; answer without one when done."
         self.episode.spent = len(prompt)
-        return prompt, {"messages": [{"role": "user", "content": prompt}], "tools": self.tools}
+        info = {"messages": [{"role": "user", "content": prompt}], "tools": self.tools, "tool_format": self.format.name}
+        return prompt, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         episode = self.episode
