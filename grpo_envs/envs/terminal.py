@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import gymnasium
 
+from grpo_envs._spaces import TextSpace
 from grpo_envs.errors import EnvConfigError, SetupError
 from grpo_envs.tools import FORMATS, ToolCall, bash_tool
 
@@ -100,6 +101,7 @@ class Terminal(gymnasium.Env[str, str]):
         self.max_turns, self.timeout_s = max_turns, timeout_s
         self.output_chars, self.context_chars = output_chars, context_chars
         self.episode: _Episode | None = None
+        self.observation_space, self.action_space = TextSpace(context_chars), TextSpace(context_chars)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
