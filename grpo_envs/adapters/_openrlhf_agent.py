@@ -19,6 +19,7 @@ import gymnasium
 
 from grpo_envs._registry import resolve_env_id
 from grpo_envs.adapters._common import task_seeds
+from grpo_envs.envs.terminal import Terminal
 from grpo_envs.errors import GrpoEnvsError
 from grpo_envs.tools import observation_ids, tool_format
 
@@ -41,13 +42,21 @@ def write_agent_dataset(env_id: str, n: int, seed: int, path: str | Path, tokeni
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w") as f:
         for task_seed in task_seeds(seed, n):
-            observation, info = env.reset(seed=task_seed)
-            messages = info.get("messages") or [{"role": "user", "content": str(observation)}]
-            extra = {"tools": info["tools"]} if info.get("tools") else {}
+            messages, tools = _opening(env, task_seed)
+            extra = {"tools": tools} if tools else {}
             prompt = tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False, **extra)
             f.write(json.dumps({"prompt": prompt, "label": json.dumps({"env_id": env_id, "seed": task_seed})}) + "\n")
     env.close()
     return out
+
+
+def _opening(env: Any, seed: int) -> tuple[list[dict[str, Any]], Any]:
+    """The messages and tools an episode of ``env`` opens with: a `Terminal` with a tool format
+    reads them off its task (no session is started for a prompt); any other env is reset."""
+    if isinstance(env, Terminal) and env.format.takes_tools:
+        return [{"role": "user", "content": env.tasks[seed % len(env.tasks)].instruction}], env.tools
+    observation, info = env.reset(seed=seed)
+    return info.get("messages") or [{"role": "user", "content": str(observation)}], info.get("tools")
 
 
 def feedback_text(tokenizer: Any, observation: str, info: dict[str, Any]) -> str:
@@ -73,6 +82,10 @@ def agent_executor(env_id: str, tokenizer: Any, **env_kwargs: Any) -> type:
     class Agent(AgentInstanceBase):  # type: ignore[misc]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             self.env = gymnasium.make(resolve_env_id(env_id), **env_kwargs).unwrapped
+
+        def __del__(self) -> None:  # OpenRLHF has no close hook: an episode cut by its token budget ends here
+            if hasattr(self, "env"):
+                self.env.close()
 
         async def reset(self, states: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             try:

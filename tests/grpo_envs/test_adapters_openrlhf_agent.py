@@ -17,6 +17,7 @@ from grpo_envs.adapters._openrlhf_agent import agent_executor, write_agent_datas
 from grpo_envs.tools import ToolCall, bash_tool, observation_ids, tool_format
 from tests.grpo_envs import test_adapters_openrlhf as single_turn
 from tests.grpo_envs.test_adapters_trl_terminal import SHELL, TASKS
+from tests.grpo_envs.test_terminal import FakeSession
 from tests.grpo_envs.test_tool_formats import family_tokenizer
 
 peer = single_turn.peer  # the fixture: OpenRLHF's modules from its folder beside .venv
@@ -40,6 +41,10 @@ class ScriptedEngine:
 @pytest.mark.parametrize("right", [True, False])
 def test_openrlhf_multi_turn_executor_runs_our_terminal_token_exactly(peer: Any, tmp_path: Path, right: bool) -> None:
     tokenizer = family_tokenizer("qwen")
+    started: list[FakeSession] = []
+    counted = lambda: started.append(FakeSession()) or started[-1]  # noqa: E731
+    write_agent_dataset(SHELL, 2, 0, tmp_path / "c.jsonl", tokenizer, session=counted)
+    assert started == []  # a Terminal's prompts are its tasks': no session per row
     rows = [
         json.loads(line)
         for line in write_agent_dataset(SHELL, 2, 0, tmp_path / "d.jsonl", tokenizer).read_text().splitlines()
