@@ -14,6 +14,7 @@ Each turn's verdict is a `grpo_envs.Judgement`, kept as is: our envs give theirs
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import logging
 import math
 from collections.abc import Callable, Sequence
@@ -24,8 +25,9 @@ import gymnasium
 
 from grpo_envs import Judgement, ReasoningEnv, make_group, stable_seed
 from grpo_envs.tools import reply_ids as tool_reply_ids
+from grpo_envs.tools import tool_format
 from trainer._decode import decode_completion
-from trainer._sampling import Context, Continuation, Generator, SamplingParams, check_count, takes
+from trainer._sampling import Context, Continuation, Generator, SamplingParams, Transcript, check_count, takes
 from verifiers import VerifyResult
 
 if TYPE_CHECKING:
@@ -130,7 +132,9 @@ class _TokenContexts:
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
 
-    def start(self, observation: str, messages: Sequence[dict[str, str]] | None, tools: Any = None) -> list[int]:
+    def start(
+        self, observation: str, messages: Sequence[dict[str, str]] | None, tools: Any = None, tool_format: Any = None
+    ) -> list[int]:
         if messages and getattr(self.tokenizer, "chat_template", None):
             return _template(self.tokenizer, messages, generation_prompt=True, tools=tools)
         return list(self.tokenizer(observation, add_special_tokens=False)["input_ids"])
@@ -138,7 +142,7 @@ class _TokenContexts:
     def prompt_ids(self, context: Any) -> list[int]:
         return list(context)
 
-    def text(self, c: Continuation) -> str:
+    def text(self, c: Continuation, context: Any = None) -> str:
         return decode_completion(self.tokenizer, c.ids)
 
     def after(self, context: Any, c: Continuation, observation: str, chat: bool, info: dict[str, Any]) -> Turn:
@@ -152,23 +156,75 @@ class _TokenContexts:
 class _MessageContexts:
     """Contexts as chat messages (the server applies its template): the env's messages or the
     observation as a user turn, then our text and the env's reply (its ``info["messages"]`` when
-    it keeps a transcript). No ids: the rollout counts the server's tokens."""
+    it keeps a transcript). No ids: the rollout counts the server's tokens.
+
+    A tool-using env (its reset's ``info["tools"]`` and ``info["tool_format"]``) gets a
+    `Transcript` carrying both: the generator sends ``tools=`` and returns the calls the server's
+    tool parser read as `Continuation.tool_calls`; the env's ``step`` reads them written in its own
+    format (`text`), and its results return as ``role: tool`` messages answering the assistant's
+    ``tool_calls`` by ``tool_call_id`` (`_tool_turn`). A server without a tool parser answers text,
+    which the env parses itself; its results still return as ``role: tool`` messages."""
 
     def start(
-        self, observation: str, messages: Sequence[dict[str, str]] | None, tools: Any = None
+        self, observation: str, messages: Sequence[dict[str, str]] | None, tools: Any = None, tool_format: Any = None
     ) -> list[dict[str, str]]:
-        return list(messages) if messages else [{"role": "user", "content": observation}]
+        start = list(messages) if messages else [{"role": "user", "content": observation}]
+        return Transcript(start, tools=tools, tool_format=tool_format) if tools or tool_format else start
 
     def prompt_ids(self, context: Any) -> list[int]:
         return []
 
-    def text(self, c: Continuation) -> str:
-        return c.text or ""
+    def text(self, c: Continuation, context: Any = None) -> str:
+        """The turn as the env reads it: the server's text, then its parsed calls written in the
+        env's format (`Transcript.tool_format`; Qwen's when the context names none)."""
+        if not c.tool_calls:
+            return c.text or ""
+        fmt = tool_format(getattr(context, "tool_format", None) or "qwen")
+        written = "\n".join(fmt.write(call) for call in c.tool_calls)
+        return f"{c.text}\n{written}" if c.text else written
 
     def after(self, context: Any, c: Continuation, observation: str, chat: bool, info: dict[str, Any]) -> Turn:
+        if info.get("tool_results") and info.get("tool_format"):
+            return _tool_turn(context, c, self.text(c, context), info), []
         if info.get("messages"):
             return list(info["messages"]), []
-        return [*context, {"role": "assistant", "content": self.text(c)}, {"role": "user", "content": observation}], []
+        return _grown(context, [{"role": "assistant", "content": self.text(c, context)}, _user(observation)]), []
+
+
+def _user(content: str) -> dict[str, str]:
+    return {"role": "user", "content": content}
+
+
+def _grown(context: Any, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``context`` followed by ``messages``, a `Transcript` still when it was one."""
+    if isinstance(context, Transcript):
+        return Transcript([*context, *messages], tools=context.tools, tool_format=context.tool_format)
+    return [*context, *messages]
+
+
+def _tool_turn(context: Any, c: Continuation, text: str, info: dict[str, Any]) -> list[dict[str, Any]]:
+    """The transcript after a turn whose calls the env ran (``info["tool_results"]``, (`ToolCall`,
+    output) pairs): the assistant's ``tool_calls`` (the server's, ids and all) and one ``role: tool``
+    message per result with its ``tool_call_id``. A turn the server did not parse (no tool parser)
+    stays text, its results answering ids of ours (``call00001`` on, unique in the transcript, nine
+    characters as Mistral's template insists); a format without a tool role (fenced) answers as a
+    user turn."""
+    results = list(info["tool_results"])
+    if tool_format(str(info["tool_format"])).result_role == "user":
+        return _grown(context, [{"role": "assistant", "content": text}, _user("\n".join(o for _, o in results))])
+    calls = list(c.tool_calls)
+    if calls and len(calls) == len(results):
+        functions = [{"name": k.name, "arguments": json.dumps(k.arguments, ensure_ascii=False)} for k in calls]
+        listed = [{"id": k.id, "type": "function", "function": f} for k, f in zip(calls, functions, strict=True)]
+        turn: dict[str, Any] = {"role": "assistant", "content": c.text or None, "tool_calls": listed}
+        ids = [k.id for k in calls]
+    else:
+        answered = sum(1 for m in context if m.get("role") == "tool")
+        turn = {"role": "assistant", "content": text}
+        ids = [f"call{answered + n:05d}" for n in range(1, len(results) + 1)]
+    pairs = zip(ids, results, strict=True)
+    replies = [{"role": "tool", "tool_call_id": i, "content": output} for i, (_, output) in pairs]
+    return _grown(context, [turn, *replies])
 
 
 Turn = tuple[Context, list[int]]
@@ -309,7 +365,8 @@ def _stepped(
     for k, env in enumerate(envs):
         observation, info = env.reset(seed=int(seeds[k // num_generations]))
         messages = info.get("messages") if isinstance(info, dict) else None
-        context = kind.start(str(observation), messages, info.get("tools") if isinstance(info, dict) else None)
+        offered = info if isinstance(info, dict) else {}
+        context = kind.start(str(observation), messages, offered.get("tools"), offered.get("tool_format"))
         r = Rollout(prompt_ids=kind.prompt_ids(context), reward=0.0)
         episodes.append(_Episode(env, r, context, chat=bool(messages)))
     active = list(range(len(episodes)))
@@ -324,7 +381,7 @@ def _stepped(
 
 def _turn(kind: _TokenContexts | _MessageContexts, episode: _Episode, c: Continuation, *, first: bool) -> bool:
     """Our turn ``c`` of ``episode``, the env's step and its reply; True when the episode goes on."""
-    r, text = episode.rollout, kind.text(c)
+    r, text = episode.rollout, kind.text(c, episode.context)
     r.extend(c, text, first=first)
     try:
         observation, reward, terminated, truncated_env, info = episode.env.step(text)

@@ -32,6 +32,7 @@ __all__ = [
     "Message",
     "SamplingParams",
     "Timed",
+    "Transcript",
     "check_count",
     "cut_at_eos",
     "takes",
@@ -43,6 +44,22 @@ Message = dict[str, str]
 Context = list[int] | list[Message]
 """What a generator continues: token ids, or chat messages for a backend with ``takes = "messages"``."""
 Takes = Literal["ids", "messages"]
+
+
+class Transcript(list):  # type: ignore[type-arg]
+    """Chat messages to continue (a list of them, as any message context) with what a tool-using
+    env offers: ``tools`` (its schemas, OpenAI's ``tools=``; None: none) and ``tool_format`` (the
+    name of the `grpo_envs.tools` format its ``step`` parses; None: it parses no tool calls).
+
+    Examples:
+        >>> t = Transcript([{"role": "user", "content": "hi"}], tools=[{"type": "function"}], tool_format="qwen")
+        >>> len(t), t.tool_format
+        (1, 'qwen')
+    """
+
+    def __init__(self, messages: Any = (), *, tools: Any = None, tool_format: str | None = None) -> None:
+        super().__init__(messages)
+        self.tools, self.tool_format = tools, tool_format
 
 
 @dataclass(frozen=True)
@@ -76,7 +93,9 @@ class Continuation:
     without an EOS; ``logps``: each of ``ids``' log-probability under the distribution it was
     sampled from (vLLM's, after temperature), or None where the backend does not report them;
     ``text``: the backend's own text, where it answers text (else the rollout decodes ``ids``);
-    ``num_tokens``: the backend's count of its tokens when it answers text (the server's usage).
+    ``num_tokens``: the backend's count of its tokens when it answers text (the server's usage);
+    ``tool_calls``: the `grpo_envs.tools.ToolCall` values a server's tool parser read out of the
+    turn (OpenAI's ``tool_calls``, their ids the server's), not part of ``text``.
 
     Examples:
         >>> c = Continuation((5, 1), truncated=False)
@@ -89,6 +108,7 @@ class Continuation:
     logps: tuple[float, ...] | None = None
     text: str | None = None
     num_tokens: int | None = None
+    tool_calls: tuple[Any, ...] = ()
 
     @property
     def length(self) -> int:

@@ -21,6 +21,7 @@ from grpo_envs._env import ReasoningEnv
 from grpo_envs._judgement import Judgement
 from grpo_envs._task import Task
 from grpo_envs.adapters._common import Scorer, reference_text
+from grpo_envs.adapters._trl_terminal import TerminalTools, is_terminal
 from grpo_envs.errors import GrpoEnvsError
 
 __all__ = ["CodeRepairTools", "PythonToolTools", "ToolEnvironment", "environment_factory"]
@@ -234,11 +235,12 @@ def _tool_classes() -> list[tuple[type[ReasoningEnv], type[ToolEnvironment]]]:
     return [(PythonTool, PythonToolTools), (CodeRepair, CodeRepairTools)]
 
 
-def environment_factory(env_id: str, **env_kwargs: Any) -> type[ToolEnvironment]:
+def environment_factory(env_id: str, **env_kwargs: Any) -> type[ToolEnvironment] | type[TerminalTools]:
     """A class for ``trl.GRPOTrainer(environment_factory=...)``: tools and reward of a multi-turn env.
 
-    Supported: envs built on `PythonTool` (tools ``run_python(code)``, ``submit_answer(answer)``)
-    and `CodeRepair` (tool ``run_tests(code)``). Each tool call is one ``env.step`` in our
+    Supported: envs built on `PythonTool` (tools ``run_python(code)``, ``submit_answer(answer)``),
+    `CodeRepair` (tool ``run_tests(code)``) and an id registered with `Terminal` (tool
+    ``bash(command)``; its verifier is the reward: `TerminalTools`). Each tool call is one ``env.step`` in our
     sandbox; ``get_reward()`` is the episode's summed step rewards (TRL logs it under the
     class name, ``grpo_envs_<Name>_v<N>``). ``reset(**row)`` rebuilds the row's task from
     ``task_seed`` and ``split`` (use `dataset` with ``conversational=True``) and returns a
@@ -257,6 +259,10 @@ def environment_factory(env_id: str, **env_kwargs: Any) -> type[ToolEnvironment]
     """
     if "split" in env_kwargs:
         raise GrpoEnvsError("environment_factory takes no 'split': each dataset row's 'split' column sets it")
+    name = "grpo_envs_" + env_id.split("/")[-1].replace("-", "_")
+    if is_terminal(env_id):  # one bash tool over the session; the verifier is the reward
+        shell: dict[str, Any] = {"env_id": env_id, "env_kwargs": dict(env_kwargs), "__module__": __name__}
+        return type(name, (TerminalTools,), {**shell, "__doc__": TerminalTools.__doc__})
     probe = gymnasium.make(env_id, **env_kwargs).unwrapped
     supported = _tool_classes()
     base = next((tools for env_cls, tools in supported if isinstance(probe, env_cls)), None)
@@ -268,6 +274,5 @@ def environment_factory(env_id: str, **env_kwargs: Any) -> type[ToolEnvironment]
             f"{' or '.join(env_cls.__name__ for env_cls, _ in supported)}. "
             f"Use grpo_envs.adapters.trl.reward_function({env_id!r}) with dataset({env_id!r}, n) instead."
         )
-    name = "grpo_envs_" + env_id.split("/")[-1].replace("-", "_")
     namespace = {"env_id": env_id, "env_kwargs": dict(env_kwargs), "__module__": __name__, "__doc__": base.__doc__}
     return type(name, (base,), namespace)

@@ -12,6 +12,9 @@ it is the gold answer (a JSON test suite) of the user's own dataset, and no env 
 Loopback by default, optional bearer token, bounded request size and item count, 4xx with a
 reason for malformed requests.
 
+Multi-turn tool envs (a registered `Terminal`): `agent_executor` for OpenRLHF's
+``--agent_func_path`` and `write_agent_dataset` (prompts rendered with the env's ``tools=``).
+
 Examples:
     >>> server = RewardServer("grpo_envs/Arithmetic-v0", port=0)  # doctest: +SKIP
     >>> server.start(); server.url  # doctest: +SKIP
@@ -32,11 +35,20 @@ from typing import Any, get_args
 from grpo_envs._judging import JudgeConfig
 from grpo_envs.adapters._common import Scorer, task_seeds
 from grpo_envs.adapters._judges import GOLD_VERIFIERS, BadLabel, EnvJudge, GoldJudge
+from grpo_envs.adapters._openrlhf_agent import agent_executor, write_agent_dataset
 from grpo_envs.errors import GrpoEnvsError
 from verifiers import Status
 from verifiers.executors import Executor
 
-__all__ = ["DEFAULT_SPECIAL_TOKENS", "EXTRA_LOG_KEYS", "RewardServer", "task_key", "write_dataset"]
+__all__ = [
+    "DEFAULT_SPECIAL_TOKENS",
+    "EXTRA_LOG_KEYS",
+    "RewardServer",
+    "agent_executor",
+    "task_key",
+    "write_agent_dataset",
+    "write_dataset",
+]
 
 _STATUSES: tuple[str, ...] = get_args(Status)
 EXTRA_LOG_KEYS = ("correct_rate", "masked_frac", *(f"status/{s}" for s in _STATUSES), "status/other")

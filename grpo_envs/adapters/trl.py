@@ -1,8 +1,8 @@
 """TRL: our environments as `trl.GRPOTrainer` reward functions, datasets and tool environments.
 
-Single-turn envs: `reward_function` + `dataset`. Multi-turn tool envs (PythonTool, CodeRepair):
-`environment_factory` + ``dataset(..., conversational=True)``. Judging on a Ray cluster:
-``reward_function(env_id, executor="ray")``.
+Single-turn envs: `reward_function` + `dataset`. Multi-turn tool envs (PythonTool, CodeRepair, and
+an id registered with `Terminal`): `environment_factory` + ``dataset(..., conversational=True)``.
+Judging on a Ray cluster: ``reward_function(env_id, executor="ray")``.
 
 Examples:
     >>> from grpo_envs.adapters import trl as adapter  # doctest: +SKIP
@@ -25,6 +25,7 @@ from typing import Any
 from grpo_envs._judgement import Judgement
 from grpo_envs.adapters._common import Scorer, completion_text, named_executor, reference_text, task_seeds
 from grpo_envs.adapters._trl_env import environment_factory
+from grpo_envs.adapters._trl_terminal import is_terminal, terminal_dataset
 from verifiers.errors import VerifierInputError
 from verifiers.executors import Executor
 
@@ -41,10 +42,13 @@ def dataset(
 
     Columns: ``prompt`` (text, or ``[{"role": "user", ...}]`` with ``conversational=True``),
     ``task_seed`` and ``split`` (the reward rebuilds the exact task from them), ``reference``
-    (checked against the rebuilt task), ``task_id``.
+    (checked against the rebuilt task), ``task_id``. For an id registered with `Terminal`: the
+    task's instruction, and its reference commands as ``reference`` (`terminal_dataset`).
     """
     import datasets
 
+    if is_terminal(env_id):  # the user's tasks, picked by the reset seed
+        return terminal_dataset(env_id, n, seed, split, conversational, **env_kwargs)
     scorer = Scorer(env_id, **env_kwargs)
     rows: dict[str, list[Any]] = defaultdict(list)
     env = scorer.env(split)

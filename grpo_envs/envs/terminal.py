@@ -138,7 +138,8 @@ class Terminal(gymnasium.Env[str, str]):
         if not self.format.takes_tools:
             prompt += "\n\nRun shell commands in ```bash blocks, one turn at a time; answer without one when done."
         self.episode.spent = len(prompt)
-        return prompt, {"messages": [{"role": "user", "content": prompt}], "tools": self.tools}
+        info = {"messages": [{"role": "user", "content": prompt}], "tools": self.tools, "tool_format": self.format.name}
+        return prompt, info
 
     def _session(self, episode: _Episode) -> Any:
         """The episode's session, opened (and set up) at its first use."""

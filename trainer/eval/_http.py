@@ -48,11 +48,15 @@ class Client(http.Client):
 
 
 def choice(answer: dict[str, Any], url: str, *, chat: bool) -> tuple[str, bool, int | None]:
-    """(text, truncated?, completion tokens if the server counted them) of an answer's first choice."""
+    """(text, truncated?, completion tokens if the server counted them) of an answer's first
+    choice; a chat message of tool calls only (its content null) has the text ""."""
     first = answer["choices"][0]
     text = None
     if isinstance(first, dict):
-        text = (first.get("message") or {}).get("content") if chat else first.get("text")
+        message = first.get("message") or {}
+        text = message.get("content") if chat else first.get("text")
+        if chat and text is None and message.get("tool_calls"):
+            text = ""
     if not isinstance(text, str):
         raise TrainerError(f"the server at {url} answered a choice without text: {str(first)[:200]}")
     usage = answer.get("usage") or {}
