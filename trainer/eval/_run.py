@@ -3,7 +3,10 @@
 Tasks are the env's seeded stream (``-n`` tasks from ``--seed``: the same arguments give the same
 tasks), run in fixed chunks of 8. On transformers each chunk samples from one torch stream seeded
 from ``seed`` and the chunk; vLLM and servers get a seed per (task, sample, turn). Multi-turn
-envs run their turns through the same backend. Every judged task is appended to
+envs run their turns through the same backend. With overlong shaping (the training run's
+``sampling.overlong``, or ``shaping``; `trainer.eval._shaping`) each sample's reward carries DAPO's
+soft overlong punishment as reward part ``overlong``, stored beside it and summarised as
+``reward/overlong``; ``correct`` and pass@k stay the verdict's. Every judged task is appended to
 ``samples.jsonl`` at once, so ``resume=True`` after a crash or Ctrl-C redoes none of them.
 ``verifier_executor="ray"`` judges single-turn groups on a `RayExecutor` (each chunk's groups
 at once); multi-turn envs judge each turn in their ``step``, here.
@@ -15,7 +18,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -88,6 +91,7 @@ def evaluate(
     device: str = "auto",
     verifier_executor: str = "local",
     judge: JudgeConfig | None = None,  # a sample's reason keeps the rule's and the judge's verdicts
+    shaping: Mapping[str, Any] | None = None,
     show_progress: bool = True,
 ) -> dict[str, Any]:
     """Sample ``samples`` completions for each of ``n`` tasks of ``env`` from ``model``, judge
@@ -99,6 +103,8 @@ def evaluate(
     lets the server apply its template). ``verifier_executor``: where single-turn groups are
     judged, "local" (here) or "ray" (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new local
     one, closed at the end); multi-turn envs judge here. ``judge``: a `grpo_envs.JudgeConfig`.
+    ``shaping``: overlong settings (``overlong``, ``overlong_max``, ``overlong_buffer``, as in the
+    trainer's ``[sampling]``) over those of the run ``model`` comes from, when it is a run's folder.
 
     Examples:
         >>> s = evaluate("grpo_envs/Digits-v0", "demo", n=2, samples=2, max_new_tokens=1)  # doctest: +SKIP
@@ -106,8 +112,10 @@ def evaluate(
         0.0
     """
     from trainer.eval._backends import Options, open_backend
+    from trainer.eval._shaping import overlong_lengths
 
     ks, (make_env, probe) = _ks(n, samples, ks), _envs(env, env_kwargs, split, judge)
+    lengths = overlong_lengths(model, max_new_tokens, shaping)
     path = _samples_file(env, out, resume)
     opts = Options(samples, seed, temperature, max_new_tokens, device, tokenizer, base_url, api_key, concurrency, chat)
     executor = _executor(verifier_executor, probe, env)
@@ -117,12 +125,14 @@ def evaluate(
         path.parent.mkdir(parents=True, exist_ok=True)
         done, seeds = _resumed(path, samples) if resume else {}, _task_seeds(seed, n)
         with open(path, "a") as sink:
-            _generate(engine, make_env, probe, seeds, samples, done, sink, seed=seed, show_progress=show_progress)
+            shown: dict[str, Any] = dict(seed=seed, overlong=lengths, show_progress=show_progress)
+            _generate(engine, make_env, probe, seeds, samples, done, sink, **shown)
     finally:
         if executor is not None:
             executor.close()
     rows = [row for s in seeds for row in done[s][:samples]]
     facts = dict(env=str(env), model=str(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
+    facts["overlong"] = list(lengths) if lengths else None  # (L_max, L_cache) of the shaping, None: none
     return _summary(path.parent, rows, ks, probe, {**facts, "backend": engine.name, "seeding": engine.seeding})
 
 
@@ -242,14 +252,16 @@ def _generate(
     sink: IO[str],
     *,
     seed: int,
+    overlong: tuple[int, int] | None = None,
     show_progress: bool = True,
 ) -> None:
     """Sample and judge every task not yet in ``done``, appending each task's rows to ``sink``.
     Chunks are fixed slices of ``seeds`` with seeds of their own: a resumed chunk redraws the
-    samples it drew before (on CPU, bit for bit)."""
+    samples it drew before (on CPU, bit for bit). ``overlong``: (L_max, L_cache) of the shaping."""
     from tqdm.auto import tqdm
 
     from trainer._rollout import is_single_turn
+    from trainer._shaping import shape_overlong
 
     per_task_envs = 1 if is_single_turn(probe) else samples
     started, tokens = time.perf_counter(), 0
@@ -263,6 +275,8 @@ def _generate(
                 continue
             envs = [make_env() for _ in range(len(chunk) * per_task_envs)]
             groups = engine.run(envs, chunk, make_env, stable_seed(seed, "eval-sampling", start) % (2**31))
+            if overlong is not None:  # as the trainer shapes: a reward part of each judged sample's verdict
+                shape_overlong(groups, max_len=overlong[0], buffer=overlong[1])
             for task_seed, group in zip(chunk, groups, strict=True):
                 if task_seed in missing:
                     task_id, prompt, attributes = _task_info(probe, task_seed)
@@ -292,6 +306,7 @@ def _reference(env: Any) -> Any:
 
 
 def _row(task_seed: int, task_id: str, prompt: str, attributes: dict[str, Any], j: int, r: Any) -> dict[str, Any]:
+    shaped = {"overlong": r.reward_parts["overlong"]} if "overlong" in r.reward_parts else {}
     return {
         "task_seed": task_seed,
         "task_id": task_id,
@@ -306,6 +321,7 @@ def _row(task_seed: int, task_id: str, prompt: str, attributes: dict[str, Any], 
         "tokens": r.generated,
         "truncated": r.truncated,
         "attributes": attributes,
+        **shaped,  # the overlong penalty inside ``reward`` (shaped runs only)
     }
 
 
@@ -319,6 +335,7 @@ def _sample(row: dict[str, Any]) -> Sample:
         tokens=int(row["tokens"]),
         truncated=bool(row["truncated"]),
         attributes=row.get("attributes") or {},
+        overlong=None if row.get("overlong") is None else float(row["overlong"]),
     )
 
 
