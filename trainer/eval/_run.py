@@ -25,7 +25,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 from grpo_envs import stable_seed
 from trainer.errors import TrainerError
+from trainer.eval._backends import Options, open_backend
 from trainer.eval._metrics import Sample, summarize
+from trainer.eval._shaping import overlong_lengths, shaped
 from verifiers.errors import VerifierInputError
 from verifiers.executors import executor_named
 
@@ -103,37 +105,30 @@ def evaluate(
     lets the server apply its template). ``verifier_executor``: where single-turn groups are
     judged, "local" (here) or "ray" (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new local
     one, closed at the end); multi-turn envs judge here. ``judge``: a `grpo_envs.JudgeConfig`.
-    ``shaping``: overlong settings (``overlong``, ``overlong_max``, ``overlong_buffer``, as in the
-    trainer's ``[sampling]``) over those of the run ``model`` comes from, when it is a run's folder.
+    ``shaping``: overlong settings over those of the run ``model`` comes from (`trainer.eval._shaping`).
 
     Examples:
         >>> s = evaluate("grpo_envs/Digits-v0", "demo", n=2, samples=2, max_new_tokens=1)  # doctest: +SKIP
         >>> s["pass@1"]["value"]  # doctest: +SKIP
         0.0
     """
-    from trainer.eval._backends import Options, open_backend
-    from trainer.eval._shaping import overlong_lengths
-
     ks, (make_env, probe) = _ks(n, samples, ks), _envs(env, env_kwargs, split, judge)
-    lengths = overlong_lengths(model, max_new_tokens, shaping)
-    path = _samples_file(env, out, resume)
+    path, lengths = _samples_file(env, out, resume), overlong_lengths(model, max_new_tokens, shaping)
     opts = Options(samples, seed, temperature, max_new_tokens, device, tokenizer, base_url, api_key, concurrency, chat)
     executor = _executor(verifier_executor, probe, env)
     try:
         opts = replace(opts, engine_kwargs=engine_kwargs or {}, executor=executor)
-        engine = open_backend("openai" if base_url else backend, model, probe, opts)
+        engine = shaped(open_backend("openai" if base_url else backend, model, probe, opts), lengths)
         path.parent.mkdir(parents=True, exist_ok=True)
         done, seeds = _resumed(path, samples) if resume else {}, _task_seeds(seed, n)
         with open(path, "a") as sink:
-            shown: dict[str, Any] = dict(seed=seed, overlong=lengths, show_progress=show_progress)
-            _generate(engine, make_env, probe, seeds, samples, done, sink, **shown)
+            _generate(engine, make_env, probe, seeds, samples, done, sink, seed=seed, show_progress=show_progress)
     finally:
         if executor is not None:
             executor.close()
     rows = [row for s in seeds for row in done[s][:samples]]
     facts = dict(env=str(env), model=str(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
-    facts["overlong"] = list(lengths) if lengths else None  # (L_max, L_cache) of the shaping, None: none
-    return _summary(path.parent, rows, ks, probe, {**facts, "backend": engine.name, "seeding": engine.seeding})
+    return _summary(path.parent, rows, ks, probe, {**facts, **engine.facts()})
 
 
 def _samples_file(env: Any, out: str | Path | None, resume: bool) -> Path:
@@ -252,16 +247,14 @@ def _generate(
     sink: IO[str],
     *,
     seed: int,
-    overlong: tuple[int, int] | None = None,
     show_progress: bool = True,
 ) -> None:
     """Sample and judge every task not yet in ``done``, appending each task's rows to ``sink``.
     Chunks are fixed slices of ``seeds`` with seeds of their own: a resumed chunk redraws the
-    samples it drew before (on CPU, bit for bit). ``overlong``: (L_max, L_cache) of the shaping."""
+    samples it drew before (on CPU, bit for bit)."""
     from tqdm.auto import tqdm
 
     from trainer._rollout import is_single_turn
-    from trainer._shaping import shape_overlong
 
     per_task_envs = 1 if is_single_turn(probe) else samples
     started, tokens = time.perf_counter(), 0
@@ -275,8 +268,6 @@ def _generate(
                 continue
             envs = [make_env() for _ in range(len(chunk) * per_task_envs)]
             groups = engine.run(envs, chunk, make_env, stable_seed(seed, "eval-sampling", start) % (2**31))
-            if overlong is not None:  # as the trainer shapes: a reward part of each judged sample's verdict
-                shape_overlong(groups, max_len=overlong[0], buffer=overlong[1])
             for task_seed, group in zip(chunk, groups, strict=True):
                 if task_seed in missing:
                     task_id, prompt, attributes = _task_info(probe, task_seed)
@@ -306,7 +297,7 @@ def _reference(env: Any) -> Any:
 
 
 def _row(task_seed: int, task_id: str, prompt: str, attributes: dict[str, Any], j: int, r: Any) -> dict[str, Any]:
-    shaped = {"overlong": r.reward_parts["overlong"]} if "overlong" in r.reward_parts else {}
+    part = {"overlong": r.reward_parts["overlong"]} if "overlong" in r.reward_parts else {}
     return {
         "task_seed": task_seed,
         "task_id": task_id,
@@ -321,7 +312,7 @@ def _row(task_seed: int, task_id: str, prompt: str, attributes: dict[str, Any], 
         "tokens": r.generated,
         "truncated": r.truncated,
         "attributes": attributes,
-        **shaped,  # the overlong penalty inside ``reward`` (shaped runs only)
+        **part,  # the overlong penalty inside ``reward`` (shaped runs only)
     }
 
 

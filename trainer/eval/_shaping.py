@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from trainer._config_sampling import SamplingConfig
+from trainer._shaping import shape_overlong
 from trainer.errors import TrainerError
+from trainer.eval._backends import Backend
 
-__all__ = ["OVERLONG_KEYS", "overlong_lengths", "run_config"]
+__all__ = ["OVERLONG_KEYS", "overlong_lengths", "run_config", "shaped"]
 
 OVERLONG_KEYS = ("overlong", "overlong_max", "overlong_buffer")
 """The `SamplingConfig` settings an evaluation reads (the rest choose training groups)."""
@@ -62,3 +65,17 @@ def overlong_lengths(
     if not cfg.overlong:
         return None
     return cfg.overlong_lengths(int(run.get("max_new_tokens", max_new_tokens)) if run else max_new_tokens)
+
+
+def shaped(engine: Backend, lengths: tuple[int, int] | None) -> Backend:
+    """``engine`` whose rollouts come back shaped by the overlong penalty at ``lengths`` (L_max,
+    L_cache), as the trainer shapes them: a reward part of each judged sample's last verdict."""
+    if lengths is None:
+        return engine
+
+    def run(envs: list[Any], seeds: Any, make_env: Any, seed: int) -> list[list[Any]]:
+        groups = engine.run(envs, seeds, make_env, seed)
+        shape_overlong(groups, max_len=lengths[0], buffer=lengths[1])
+        return groups
+
+    return replace(engine, run=run, overlong=lengths)
