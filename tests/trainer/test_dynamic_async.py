@@ -92,3 +92,18 @@ def test_async_resume_continues_the_curriculum_the_table_and_the_jobs_in_flight_
     plans = state["sampling"]["plans"]
     assert sorted(plans) == ["3", "4", "5"] and [plans[t][1] for t in ("3", "4", "5")] == [0, 1, 1]
     assert state["sampling"]["curriculum"]["level"] == 1
+
+
+def test_the_pass_rate_filter_reads_verdicts_before_shaping() -> None:
+    """Shaped right answers (overlong: reward 0 after the penalty) are still solved for the table."""
+    from tests.trainer.test_dynamic import judged
+    from trainer._config_sampling import SamplingConfig
+    from trainer._pass_rates import PassRates
+    from trainer._shaping import shape_overlong
+
+    groups = [[judged(1.0, length=9), judged(1.0, length=9)], [judged(0.0, length=1), judged(1.0, length=1)]]
+    shape_overlong(groups, max_len=4, buffer=2)
+    assert [r.reward for r in groups[0]] == [0.0, 0.0]
+    rates = PassRates(SamplingConfig(pass_rate_filter=True), task_of=str, seed=0)
+    rates.record([1, 2], groups, step=1)
+    assert rates.table == {"1": (1.0, 1), "2": (0.5, 1)} and rates.skip("1", step=2) and not rates.skip("2", step=2)
