@@ -94,6 +94,27 @@ def test_async_resume_continues_the_curriculum_the_table_and_the_jobs_in_flight_
     assert state["sampling"]["curriculum"]["level"] == 1
 
 
+@pytest.mark.slow
+def test_ddp_ranks_sharing_rank_0s_worker_hold_the_same_level_table_and_plans(tmp_path: Path) -> None:
+    """2 DDP ranks, k = 1: every rank plans the same steps at the same points, so after each step both
+    hold rank 0's level, table and plans, and the run logs what one process logs."""
+    from tests.trainer._dist_worker import ASYNC, EDGE
+    from tests.trainer.test_scale import WORKER, _torchrun
+    from trainer.config import GRPOConfig
+
+    _torchrun(str(WORKER), str(tmp_path), "async-edge", timeout=400)
+    ranks = [json.loads((tmp_path / f"edge-{rank}.json").read_text()) for rank in (0, 1)]
+    assert ranks[0] == ranks[1] and len(ranks[0]) == 3
+    assert [s["sampling"]["curriculum"]["level"] for s in ranks[0]] == [1, 1, 2]
+    cfg = GRPOConfig(**{**ASYNC, "save_every": 0, "env_kwargs": {"ops": "csmp"}}, sampling=EDGE,
+                     output_dir=str(tmp_path / "one"))  # fmt: skip
+    GRPOTrainer(cfg, show_progress=False).train()
+    keys = ("sampling/level", "sampling/tasks_skipped", "sampling/tasks_tracked", "correct_rate")
+    one, ddp = _rows(tmp_path / "one" / "metrics.jsonl"), _rows(tmp_path / "edge" / "metrics.jsonl")
+    assert [[r[k] for k in keys] for r in ddp] == [[r[k] for k in keys] for r in one]
+    assert [r["sampling/level"] for r in one] == [0, 0, 1]
+
+
 def test_the_pass_rate_filter_reads_verdicts_before_shaping() -> None:
     """Shaped right answers (overlong: reward 0 after the penalty) are still solved for the table."""
     from tests.trainer.test_dynamic import judged
