@@ -20,6 +20,10 @@ same: sampling is seeded by the step). A checkpoint after ``s`` updates keeps th
 versions ``max(0, s - k) .. s - 1`` (``async/`` in the checkpoint; version ``s`` is the model
 itself): on resume they are published again and the in-flight batches are sampled again from
 them, not saved.
+
+A job carries its task seeds and the env's difficulty level (``sampling.curriculum``), fixed when it
+is sent (the learner's ``seeds(t)`` and ``level(t)``, `trainer._dynamic.DynamicSampler.plan`), so
+the pass-rate filter and the curriculum keep the exact schedule; a refill takes the level of its step.
 """
 
 from __future__ import annotations
@@ -113,6 +117,7 @@ def open_workers(
     start: int,
     saved: Path | None,
     learners: int = 1,
+    level: Callable[[int], int | None] | None = None,
 ) -> AsyncRollouts | None:
     """The rollout workers of ``config.async_level > 0`` (checked first: `check_async`), or None.
     ``learners``: the learner processes on this machine (torchrun: `trainer._async_dist`)."""
@@ -131,7 +136,7 @@ def open_workers(
             """`AsyncRollouts` whose workers are Ray actors (`RayPool`'s methods)."""
 
         kind = RayRollouts
-    return kind(config, base, tokenizer, env, seeds, start=start, saved=saved, learners=learners)
+    return kind(config, base, tokenizer, env, seeds, start=start, saved=saved, learners=learners, level=level)
 
 
 @dataclass
@@ -146,7 +151,8 @@ class _Slot:
 class AsyncRollouts:
     """The learner's side: workers, the schedule, weights versions, restarts, resume.
 
-    ``seeds(t)`` gives the task seeds of step ``t``; ``start`` is the number of updates already
+    ``seeds(t)`` gives the task seeds of step ``t`` and ``level(t)`` its env's difficulty level (None:
+    as configured), both asked when its job is sent; ``start`` is the number of updates already
     made (a resumed run's step); ``saved`` a checkpoint holding the older versions."""
 
     def __init__(
@@ -160,8 +166,10 @@ class AsyncRollouts:
         start: int = 0,
         saved: Path | None = None,
         learners: int = 1,
+        level: Callable[[int], int | None] | None = None,
     ) -> None:
         self.k, self.steps, self.seeds = config.async_level, config.steps, seeds
+        self.level = level or (lambda step: None)
         self.weights = self._open_weights()
         model_dir = self.weights.folder / "model"
         model.config.save_pretrained(model_dir)
@@ -231,7 +239,7 @@ class AsyncRollouts:
         """Send the job of ``step`` (ahead of time only within ``config.steps``; ``asked``: any)."""
         if (step >= self.steps and not asked) or (step, 0) in self.jobs:
             return
-        self._send_job(Job(step, version_for(step, self.k), self.seeds(step)))
+        self._send_job(Job(step, version_for(step, self.k), self.seeds(step), level=self.level(step)))
 
     def _send_job(self, job: Job) -> None:
         self.jobs[job.key] = job
@@ -258,12 +266,12 @@ class AsyncRollouts:
                 self._deliver(self.slots[index], self.jobs[key])
 
     # -- the schedule --------------------------------------------------------------------------
-    def take(self, step: int, round_: int = 0, seeds: list[int] | None = None) -> Done:
+    def take(self, step: int, round_: int = 0, seeds: list[int] | None = None, level: int | None = None) -> Done:
         """The batch of ``step`` (from 0), waiting for it; a worker that died meanwhile is replaced.
-        ``round_`` > 0: a refill of ``seeds`` (dynamic sampling), one more job from the same weights
-        version as the step's batch (that version is kept until the step's update)."""
+        ``round_`` > 0: a refill of ``seeds`` at ``level`` (dynamic sampling), one more job from the same
+        weights version as the step's batch (that version is kept until the step's update)."""
         if round_:
-            self._send_job(Job(step, version_for(step, self.k), list(seeds or []), round_))
+            self._send_job(Job(step, version_for(step, self.k), list(seeds or []), round_, level))
         self._send(step, asked=True)  # sent already, unless stepped past config.steps by hand
         key = (step, round_)
         while key not in self.done:

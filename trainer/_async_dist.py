@@ -41,13 +41,14 @@ def open_rollouts(
     seeds: Callable[[int], list[int]],
     start: int,
     saved: Path | None,
+    level: Callable[[int], int | None] | None = None,
 ) -> AsyncRollouts | SharedRollouts | None:
     """The rollout workers of ``config.async_level > 0``: this process's own, or under torchrun
     rank 0's, shared by every rank (`SharedRollouts`). None for ``async_level = 0``."""
     if config.async_level == 0:
         return None
     if not dist.enabled:
-        return open_workers(config, env, model, tokenizer, seeds=seeds, start=start, saved=saved)
+        return open_workers(config, env, model, tokenizer, seeds=seeds, start=start, saved=saved, level=level)
     check_async(config, env, lora=is_lora(unwrap(model)))  # on every rank: all of them stop
     learners = int(os.environ.get("LOCAL_WORLD_SIZE", dist.world))
     shadow = _shadow(model, dist) if dist.fsdp else None
@@ -55,7 +56,7 @@ def open_rollouts(
     if dist.main:
         source = shadow if shadow is not None else unwrap(model)
         inner = open_workers(
-            config, env, source, tokenizer, seeds=seeds, start=start, saved=saved, learners=learners
+            config, env, source, tokenizer, seeds=seeds, start=start, saved=saved, learners=learners, level=level
         )  # fmt: skip
     return SharedRollouts(dist, inner, shadow, learners=learners, workers=config.async_workers)
 
@@ -97,15 +98,15 @@ class SharedRollouts:
         if inner is None and os.environ.get("GROUP_RANK", "0") == "0":  # a learner beside rank 0's workers
             torch.set_num_threads(thread_split(workers, learners=learners)[1])
 
-    def take(self, step: int, round_: int = 0, seeds: list[int] | None = None) -> Done:
-        """The batch of ``step`` (``round_`` > 0: a refill of ``seeds``) on every rank: rank 0 takes it
-        from its workers and sends it."""
+    def take(self, step: int, round_: int = 0, seeds: list[int] | None = None, level: int | None = None) -> Done:
+        """The batch of ``step`` (``round_`` > 0: a refill of ``seeds`` at ``level``) on every rank: rank
+        0 takes it from its workers and sends it."""
         import torch.distributed as tdist
 
         box: list[Any] = [None]
         if self.inner is not None:
             try:
-                box = [self.inner.take(step, round_, seeds)]
+                box = [self.inner.take(step, round_, seeds, level)]
             except TrainerError as exc:
                 box = [exc]
         tdist.broadcast_object_list(box, src=0, device=self.dist.device())

@@ -104,9 +104,11 @@ class SamplingConfig:
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def add_flags(cls, parser: argparse.ArgumentParser) -> None:
-        """One ``--sampling-KEY`` flag per setting (``--sampling-max-rounds 8``)."""
+    def add_flags(cls, parser: argparse.ArgumentParser, only: tuple[str, ...] = ()) -> None:
+        """One ``--sampling-KEY`` flag per setting (``--sampling-max-rounds 8``); ``only``: these settings."""
         for f in fields(cls):
+            if only and f.name not in only:
+                continue
             text = f"sampling: {f.metadata['help']} (default: {f.default!r})".replace("%", "%%")
             kind = "BOOL" if isinstance(f.default, bool) else "N" if isinstance(f.default, int) else "X"
             parser.add_argument(

@@ -9,6 +9,8 @@ trainer rolls out at the current level; after each step it adds the step's corre
 sampled group) to a window of ``level_window`` steps: a full window whose mean reaches
 ``level_up`` raises the level, one under ``level_down`` lowers it, and a change empties the window.
 The level and the window are part of a checkpoint, so a resumed run continues them exactly.
+With rollout workers (``async_level = k``) a step's level is fixed when its job is sent, so a batch
+can come back sampled at a level the curriculum has since left: its correct rate is not counted.
 """
 
 from __future__ import annotations
@@ -39,9 +41,13 @@ class Curriculum:
         self.window: list[float] = []
         self.history: list[int] = []  # the levels moved to, in order (this process)
 
-    def observe(self, correct_rate: float) -> dict[str, Any]:
-        """After a step at ``self.level``: its metric (the level the step used), then maybe a move."""
-        used = self.level
+    def observe(self, correct_rate: float, level: int | None = None) -> dict[str, Any]:
+        """After a step at ``level`` (default ``self.level``): its metric (the level the step used),
+        then maybe a move. A step sampled at another level (asynchronous rollouts: sent before the
+        last move) leaves the window as it is."""
+        used = self.level if level is None else level
+        if used != self.level:
+            return {"sampling/level": used}
         self.window = [*self.window, correct_rate][-self.cfg.level_window :]
         if len(self.window) == self.cfg.level_window:
             mean = statistics.fmean(self.window)

@@ -9,7 +9,12 @@ until it has ``prompts_per_step`` of them, or ``max_rounds`` rounds have run; th
 what it has, says so once in the log, and counts it in ``sampling/short``. Never an error.
 
 Each round's task seeds follow from (seed, step, round) alone, so a run repeats and resumes
-exactly with nothing more in the checkpoint than the step. The decision is made on the gathered
+exactly with nothing more in the checkpoint than the step. With the curriculum or the pass-rate
+filter, a step's first round is a `Plan` (its level and its picked seeds), made from the state the
+learner has when the step is planned: at the step itself, or, with rollout workers
+(``async_level = k``), when its job is sent, after step ``t - k - 1`` (`DynamicSampler.plan`); the
+plans of the jobs in flight are part of a checkpoint, so a resumed run sends the same jobs. The
+level and the table then move with each batch as it comes back, in step order. The decision is made on the gathered
 groups (every rank of a torchrun job holds all of them), so every rank keeps the same groups;
 round sizes and the kept count are multiples of the world size (each rank trains its share).
 """
@@ -30,7 +35,7 @@ from trainer._curriculum import open_curriculum
 from trainer._pass_rates import PassRates, task_id_of
 from trainer._rollout import Rollout
 
-__all__ = ["DynamicSampler", "StepSample", "informative", "round_seeds"]
+__all__ = ["DynamicSampler", "Plan", "StepSample", "informative", "round_seeds"]
 
 log = logging.getLogger("trainer")
 
@@ -61,6 +66,16 @@ def _failed(group: list[Rollout]) -> bool:
     return bool(judged) and not any(r.correct is True for r in judged)
 
 
+@dataclass(frozen=True)
+class Plan:
+    """A step's first round as planned: its task ``seeds`` (the pass-rate filter's picks), the
+    curriculum's ``level`` (None: none) and how many seeds the filter replaced."""
+
+    seeds: list[int]
+    level: int | None = None
+    skipped: int = 0
+
+
 @dataclass
 class StepSample:
     """A step's groups: ``sampled`` (every group rolled out, with its task ``seeds``) and
@@ -87,15 +102,19 @@ class DynamicSampler:
     ) -> None:
         self.cfg, self.seed, self.world, self.env = cfg, seed, world, env
         self.said_short = False
+        self.plans: dict[int, Plan] = {}  # steps planned ahead (rollout workers), not yet run
+        self.level: int | None = None  # the level of the step in progress
         self.curriculum = open_curriculum(cfg, env) if env is not None else None
         self.pass_rates = PassRates(cfg, task_of=task_id_of(env), seed=seed) if cfg.pass_rate_filter else None
         if saved is not None:  # a resumed run: the level, its window and the table where the checkpoint left them
             self.load(json.loads((saved / "trainer_state.json").read_text()).get("sampling", {}))
 
     def state(self) -> dict[str, Any]:
-        """What a checkpoint keeps (trainer_state.json's ``sampling``; nothing when neither is on)."""
-        state = {"curriculum": self.curriculum.state() if self.curriculum else None}
+        """What a checkpoint keeps (trainer_state.json's ``sampling``; nothing when neither is on):
+        the level and its window, the table, and the plans of the steps sent ahead."""
+        state: dict[str, Any] = {"curriculum": self.curriculum.state() if self.curriculum else None}
         state["pass_rates"] = self.pass_rates.state() if self.pass_rates else None
+        state["plans"] = {str(t): [p.seeds, p.level, p.skipped] for t, p in sorted(self.plans.items())}
         return {"sampling": state} if self.curriculum or self.pass_rates else {}
 
     def load(self, state: dict[str, Any]) -> None:
@@ -103,25 +122,49 @@ class DynamicSampler:
             self.curriculum.load(state["curriculum"])
         if self.pass_rates is not None:
             self.pass_rates.load(state["pass_rates"])
+        self.plans = {int(t): Plan([int(s) for s in p[0]], p[1], int(p[2])) for t, p in state.get("plans", {}).items()}
 
     def observe(self, correct_rate: float) -> dict[str, Any]:
         """After a step: the curriculum's move and the filter's counts (their metrics)."""
-        out = self.curriculum.observe(correct_rate) if self.curriculum else {}
+        out = self.curriculum.observe(correct_rate, self.level) if self.curriculum else {}
         return {**out, **(self.pass_rates.metrics() if self.pass_rates else {})}
 
+    def plan(self, step: int, seeds: list[int]) -> Plan:
+        """Step ``step``'s first round (``seeds``: its usual seeds), planned now from the level and
+        the table as they are, unless it was planned already (rollout workers plan a step when its
+        job is sent; a resumed run has the plans of the jobs in flight)."""
+        if step not in self.plans:
+            level = self.curriculum.level if self.curriculum is not None else None
+            self._at_level(level)
+            picked = self.pass_rates.pick(seeds, step, 0) if self.pass_rates is not None else list(seeds)
+            self.plans[step] = Plan(picked, level, sum(a != b for a, b in zip(picked, seeds, strict=True)))
+        return self.plans[step]
+
+    def _at_level(self, level: int | None) -> None:
+        """The env that reads task ids, at ``level`` (the task ids of the level in use)."""
+        if level is not None and self.env is not None:
+            self.env.unwrapped.set_level(level)
+
     def _roll(self, roll: Callable[[list[int], int], Groups], seeds: list[int], round_: int, step: int) -> Any:
-        if self.pass_rates is not None:
-            if self.curriculum is not None:  # the task ids of the level in use
-                self.curriculum.apply([self.env])
-            seeds = self.pass_rates.pick(seeds, step, round_)
+        if self.pass_rates is not None and round_:  # round 0's seeds were picked by its plan
+            self._at_level(self.level)
+            picked = self.pass_rates.pick(seeds, step, round_)
+            self.pass_rates.skipped += sum(a != b for a, b in zip(picked, seeds, strict=True))
+            seeds = picked
         groups = roll(seeds, round_)
         if self.pass_rates is not None:
+            self._at_level(self.level)
             self.pass_rates.record(seeds, groups, step)
         return seeds, groups
 
     def step(self, roll: Callable[[list[int], int], Groups], first: list[int], step: int) -> StepSample:
         cfg = self.cfg
-        first, groups = self._roll(roll, first, 0, step)
+        plan = self.plan(step, first)
+        del self.plans[step]
+        self.level = plan.level
+        if self.pass_rates is not None:
+            self.pass_rates.skipped += plan.skipped
+        first, groups = self._roll(roll, plan.seeds, 0, step)
         if not cfg.dynamic:
             return StepSample(groups, list(first), groups)
         want = len(first)

@@ -10,6 +10,8 @@ recur: a dataset env over epochs, or a procedural env whose task ids are its con
 tasks). A procedural env that draws a fresh task per seed (Arithmetic, Countdown, Sorting... whose
 task ids carry the seed's random bits) never meets a task twice, so the filter skips nothing
 there, only remembers. The table is part of a checkpoint: a resumed run continues it exactly.
+With rollout workers (``async_level = k``) a step's seeds are picked when its job is sent (from the
+table as the learner has it then, k steps behind) and its batch is recorded when it comes back.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ class PassRates:
     def __init__(self, cfg: SamplingConfig, *, task_of: Callable[[int], str], seed: int) -> None:
         self.cfg, self.task_of, self.seed = cfg, task_of, seed
         self.table: dict[str, tuple[float, int]] = {}
-        self.skipped = 0  # seeds replaced in the current step
+        self.skipped = 0  # seeds replaced for the current step (its caller counts them: `DynamicSampler`)
 
     def skip(self, task: str, step: int) -> bool:
         seen = self.table.get(task)
@@ -67,8 +69,9 @@ class PassRates:
         return seen[0] >= self.cfg.skip_above or seen[0] <= self.cfg.skip_below
 
     def pick(self, seeds: list[int], step: int, round_: int) -> list[int]:
-        """``seeds`` with each seed of a skipped task replaced by the next seed of a task not skipped."""
-        picked, spare, k = [], 0, 0
+        """``seeds`` with each seed of a skipped task replaced by the next seed of a task not skipped
+        (not counted here: the step that uses them adds them to ``skipped``)."""
+        picked, k = [], 0
         for s in seeds:
             chosen = s
             for _ in range(MAX_DRAWS):
@@ -78,9 +81,7 @@ class PassRates:
                 k += 1
             else:
                 chosen = s  # every draw was skipped: the step takes the task after all
-            spare += chosen != s
             picked.append(chosen)
-        self.skipped += spare
         return picked
 
     def record(self, seeds: list[int], groups: list[list[Rollout]], step: int) -> None:

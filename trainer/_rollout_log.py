@@ -38,6 +38,8 @@ class RolloutLog:
                 row = {"step": step, "task_seed": seed, "sample": j, **task, "completion": r.text}
                 row.update(reward=r.reward, correct=r.correct, status=r.status, reason=r.reason)
                 row.update(extracted=r.extracted, tokens=r.generated, truncated=r.truncated)
+                if "overlong" in r.reward_parts:  # sampling.overlong: the penalty inside ``reward``
+                    row["overlong"] = r.reward_parts["overlong"]
                 lines.append(json.dumps(row))
         with open(self.path, "a") as f:
             f.write("".join(line + "\n" for line in lines))

@@ -26,7 +26,7 @@ import torch
 
 from grpo_envs import stable_seed
 
-__all__ = ["Done", "Failed", "Job", "WorkerSpec", "behaviour_logps", "worker_main"]
+__all__ = ["Done", "Failed", "Job", "WorkerSpec", "at_level", "behaviour_logps", "worker_main"]
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,14 @@ class WorkerSpec:
 @dataclass(frozen=True)
 class Job:
     """Roll out ``seeds`` for step ``step`` (counted from 0) with weights ``version``; ``round`` > 0:
-    a refill of that step (dynamic sampling), seeded apart from the step's first batch."""
+    a refill of that step (dynamic sampling), seeded apart from the step's first batch; ``level``:
+    the env's difficulty level (``sampling.curriculum``; None: the env as configured)."""
 
     step: int
     version: int
     seeds: list[int]
     round: int = 0
+    level: int | None = None
 
     @property
     def key(self) -> tuple[int, int]:
@@ -89,6 +91,13 @@ class Done:
 class Failed:
     step: int
     error: str = field(default="")
+
+
+def at_level(envs: list[Any], level: int | None) -> list[Any]:
+    """``envs`` set to the job's difficulty ``level`` (`grpo_envs.ReasoningEnv.set_level`; None: left as they are)."""
+    for env in envs if level is not None else ():
+        env.unwrapped.set_level(level)
+    return envs
 
 
 def behaviour_logps(
@@ -163,7 +172,7 @@ class _Worker:
         groups = rollout(
             self.model,
             self.tokenizer,
-            self.envs[:n_envs],
+            at_level(self.envs[:n_envs], job.level),
             job.seeds,
             spec.num_generations,
             max_new_tokens=spec.max_new_tokens,

@@ -32,7 +32,7 @@ from grpo_envs import stable_seed
 from grpo_envs.tools import stop_ids
 from trainer._sampling import Continuation, SamplingParams
 from trainer._weights import FileWeights
-from trainer._worker import Done, Job, WorkerSpec
+from trainer._worker import Done, Job, WorkerSpec, at_level
 from trainer.errors import TrainerError
 
 __all__ = ["VLLMWorker", "tied_aliases"]
@@ -133,7 +133,7 @@ class VLLMWorker:
         groups = rollout(
             None,
             self.tokenizer,
-            self.envs[:n_envs],
+            at_level(self.envs[:n_envs], job.level),
             job.seeds,
             spec.num_generations,
             max_new_tokens=spec.max_new_tokens,

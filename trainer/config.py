@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 __all__ = ["PRESETS", "GRPOConfig", "SamplingConfig", "add_config_flags", "config_from_args", "load_config"]
 
 GENERATORS = ("hf", "vllm")
-ASYNC_EDGE = "sampling.curriculum and sampling.pass_rate_filter run with async_level = 0 (the workers own their envs)"
 EXECUTORS = ("local", "ray")
 
 
@@ -174,7 +173,6 @@ class GRPOConfig:
                 f"importance_sampling_mode must be one of {', '.join(IS_MODES)}",
             ),
             *async_checks(self),
-            (not (self.sampling.curriculum or self.sampling.pass_rate_filter) or not self.async_level, ASYNC_EDGE),
             (self.importance_sampling_clip_max >= 0, "importance_sampling_clip_max must be >= 0 (0 turns it off)"),
             (
                 0 <= self.importance_sampling_clip_min <= (self.importance_sampling_clip_max or float("inf")),

@@ -145,9 +145,11 @@ class GRPOTrainer:
         if config.generator == "vllm" and config.async_level == 0:  # async: an engine in each worker
             seed = stable_seed(config.seed, "vllm", self.dist.rank) % (2**31)
             self.engine = ColocatedVLLM(self.model, self.tokenizer, seed=seed, device=self.device)
+        self._plan_ahead(range(self.step_count + 1, self.step_count + config.async_level + 2))
         self.workers = open_rollouts(  # async_level > 0: rollout worker processes (torchrun: rank 0's, shared)
             config, env if env is not None else config.env, self.model, self.tokenizer, self.dist,
-            seeds=lambda t: self._seeds(t + 1), start=self.step_count, saved=self.run.checkpoint,
+            seeds=lambda t: self._plan(t + 1).seeds, level=lambda t: self._plan(t + 1).level,
+            start=self.step_count, saved=self.run.checkpoint,
         )  # fmt: skip
         self._generate_s, self._taken = 0.0, []  # this step's seconds in the generator; async: its batches
         # verifier_executor="ray": a RayExecutor (its actors start at the first rollout); under torchrun
@@ -232,11 +234,12 @@ class GRPOTrainer:
         rollout_s = rollout_s if rollout_s is not None else rolled - started
         update = self._update(self.dist.shard(sample.trained))
         trained = time.perf_counter()
+        metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0], **extra}
+        metrics.update(sample.metrics, **self.sampler.observe(metrics["correct_rate"]))
+        self._plan_ahead([step + self.config.async_level + 1])  # the job `advance` sends, planned from this step on
         synced = self.engine.sync(self.model) if self.engine is not None else 0.0
         synced += self.workers.advance(unwrap(self.model), step) if self.workers is not None else 0.0
         self.step_count = step
-        metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0], **extra}
-        metrics.update(sample.metrics, **self.sampler.observe(metrics["correct_rate"]))
         self.watch.step(groups)
         generated = sum(r.generated for g in groups for r in g)
         times = {"rollout": rolled - started, "generate": generate_s, "score": rollout_s - generate_s}
@@ -251,6 +254,16 @@ class GRPOTrainer:
     def _seeds(self, step: int) -> list[int]:
         return [stable_seed(self.config.seed, "train", step, k) % (2**31) for k in range(self.config.prompts_per_step)]
 
+    def _plan(self, step: int) -> Any:
+        """Step ``step``'s first round: its seeds and level (`DynamicSampler.plan`)."""
+        return self.sampler.plan(step, self._seeds(step))
+
+    def _plan_ahead(self, steps: Any) -> None:
+        """With rollout workers, plan ``steps`` now on every rank (rank 0 sends their jobs now), so every
+        rank's level and table stay rank 0's."""
+        for t in steps if self.config.async_level else ():
+            self._plan(t)
+
     def _step_rollouts(self, step: int) -> tuple[StepSample, float, float | None, dict[str, Any]]:
         """Step ``step``'s groups (shaped; ``sampling.dynamic``: refilled), the generator's seconds, the
         rollout's (None: measured here), the async metrics: from rollout workers, or rolled out here."""
@@ -264,7 +277,8 @@ class GRPOTrainer:
     def _take(self, step: int, seeds: list[int], round_: int) -> list[list[Rollout]]:
         """Round ``round_`` of step ``step`` from the rollout workers (a refill: one more job, same weights)."""
         assert self.workers is not None
-        self._taken.append(self.workers.take(step - 1, round_, seeds) if round_ else self.workers.take(step - 1))
+        got = self.workers.take(step - 1, round_, seeds, self.sampler.level) if round_ else self.workers.take(step - 1)
+        self._taken.append(got)
         return shape(self._taken[-1].groups, self.config.sampling, self.config.max_new_tokens)
 
     def _roll(self, step: int, seeds: list[int], round_: int) -> list[list[Rollout]]:

@@ -223,6 +223,32 @@ def dynamic_runs(out_dir: str, mode: str) -> None:
     (Path(out_dir) / f"dynamic-{mode}-{trainer.dist.rank}.json").write_text(json.dumps(seen))
 
 
+EDGE: dict[str, Any] = {"curriculum": True, "level_window": 1, "level_up": 0.0, "level_down": 0.0,
+                        "pass_rate_filter": True, "skip_above": 0.5, "skip_below": 0.0}  # fmt: skip
+
+
+def async_edge_runs(out_dir: str) -> None:
+    """The curriculum and the pass-rate filter with rank 0's rollout worker (tests/trainer/test_dynamic_async.py):
+    3 steps; each rank records its sampler's state (level, table, plans) after each step."""
+    from trainer.config import GRPOConfig
+    from trainer.grpo import GRPOTrainer
+
+    cfg = GRPOConfig(**{**ASYNC, "save_every": 0, "env_kwargs": {"ops": "csmp"}}, sampling=EDGE,
+                     output_dir=str(Path(out_dir) / "edge"))  # fmt: skip
+    trainer = GRPOTrainer(cfg, show_progress=False)
+    states: list[Any] = []
+    step = trainer.step
+
+    def stepped() -> dict[str, Any]:
+        metrics = step()
+        states.append(json.loads(json.dumps(trainer.sampler.state())))
+        return metrics
+
+    trainer.step = stepped  # type: ignore[method-assign]
+    trainer.train()
+    (Path(out_dir) / f"edge-{trainer.dist.rank}.json").write_text(json.dumps(states))
+
+
 if __name__ == "__main__":
     if sys.argv[2] == "fsdp-generate":
         generate_fsdp(sys.argv[1])
@@ -230,5 +256,7 @@ if __name__ == "__main__":
         dynamic_runs(sys.argv[1], sys.argv[2].removeprefix("dynamic-"))
     elif sys.argv[2] == "async":
         async_runs(sys.argv[1])
+    elif sys.argv[2] == "async-edge":
+        async_edge_runs(sys.argv[1])
     else:
         main(sys.argv[1], sys.argv[2], sys.argv[3].split(","))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -69,9 +70,17 @@ def audit(
     items = [(row, *verdicts[row.key]) for row in rows]
     report = _report(items, first.name, opinion.name, folder, rescore)
     failed = [v2.reason for _, _, v2 in items if v2.correct is None]
-    report = dataclasses.replace(report, second_failure=failed[0] if failed else "")
+    report = dataclasses.replace(report, second_failure=failed[0] if failed else "", overlong=_overlong(rows))
     write(report, items, folder)
     return report
+
+
+def _overlong(rows: Sequence[AuditRow]) -> dict[str, float]:
+    """The overlong shaping the rows carry (eval's or the trainer's ``sampling.overlong``), or {}."""
+    shaped = [row.overlong for row in rows if row.overlong is not None]
+    if not shaped:
+        return {}
+    return {"samples": len(shaped), "penalized": sum(v < 0 for v in shaped), "mean": statistics.fmean(shaped)}
 
 
 def _first(rows: Sequence[AuditRow], rescore: bool) -> Opinion:

@@ -73,6 +73,7 @@ def write(report: AuditReport, items: Sequence[tuple[AuditRow, Verdict, Verdict]
         "disagree": report.disagreements,
         "not_judged": dict(report.not_judged),
         "groups": [[g.count, g.signature.label()] for g in report.groups],
+        "reward/overlong": dict(report.overlong) or None,  # the rows' shaping (the verdicts are before it)
     }
     (folder / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     plot_groups(report, folder / "groups.png")

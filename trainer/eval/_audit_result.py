@@ -38,6 +38,9 @@ class AuditReport:
     """Up to two short examples per group, by the group's label."""
     second_failure: str = ""
     """Why the second opinion left a sample not judged (the first such reason; "" when none)."""
+    overlong: Mapping[str, float] = field(default_factory=dict)
+    """The rows' overlong shaping (a shaped run's): ``samples``, ``penalized`` and ``mean`` of the
+    penalty in their stored reward; empty when none was shaped. The verdicts compared are before it."""
 
     @property
     def disagreements(self) -> int:
@@ -69,6 +72,12 @@ def table(report: AuditReport) -> str:
             lines.append(" " * 12 + textwrap.shorten(f"{head}: {ex['tail']}", 138, placeholder=" …"))
     if not report.groups:
         lines.append(f"{'':>12}(none: every sample both judged agrees)")
+    if report.overlong:
+        o = report.overlong
+        lines.append(
+            f"reward/overlong {o['mean']:.3f} over {o['samples']:.0f} shaped samples, {o['penalized']:.0f} penalized "
+            "(in the stored reward; the verdicts above are before it)"
+        )
     if report.out is not None:
         lines.append(f"report: {report.out / 'report.jsonl'}, {report.out / 'groups.png'}, {report.out / 'audit.html'}")
     return "\n".join(lines)

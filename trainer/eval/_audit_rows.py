@@ -54,7 +54,9 @@ class Verdict:
 class AuditRow:
     """One stored sample: its key (``id``, else eval's task seed and sample number, else its line),
     the gold answer, the completion, the prompt and task when stored, the verdict stored with it
-    (eval and the trainer store one) and a human ``label`` (True: the answer is right) when given."""
+    (eval and the trainer store one) and a human ``label`` (True: the answer is right) when given;
+    ``overlong``: the overlong shaping's part of the stored reward, when the run shaped it (the
+    stored verdict is before shaping)."""
 
     key: str
     gold: str | None
@@ -63,6 +65,7 @@ class AuditRow:
     task: str = ""
     stored: Verdict | None = None
     label: bool | None = None
+    overlong: float | None = None  # the overlong penalty in the stored reward (a shaped run's rows)
 
 
 def read_samples(path: str | Path) -> list[AuditRow]:
@@ -117,6 +120,7 @@ def _row(data: Any, n: int, path: Path) -> AuditRow:
         task=str(_first(data, TASK_FIELDS) or ""),
         stored=Verdict.from_json(data) if isinstance(data.get("status"), str) else None,
         label=label if isinstance(label, bool) else None,
+        overlong=float(data["overlong"]) if isinstance(data.get("overlong"), int | float) else None,
     )
 
 

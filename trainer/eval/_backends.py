@@ -25,11 +25,17 @@ Run = Callable[[list[Any], Sequence[int], Callable[[], Any], int], list[list[Any
 
 @dataclass
 class Backend:
-    """A backend ready to sample: its ``run`` and how its samples are seeded."""
+    """A backend ready to sample: its ``run``, how its samples are seeded and how their rewards are
+    shaped (`trainer.eval._shaping.shaped`)."""
 
     name: str
     run: Run
     seeding: str  # "per chunk" (one torch stream per chunk of tasks) or "per sample"
+    overlong: tuple[int, int] | None = None  # (L_max, L_cache) of the overlong shaping of its rewards
+
+    def facts(self) -> dict[str, Any]:
+        """What an eval's summary says of the backend."""
+        return {"backend": self.name, "seeding": self.seeding, "overlong": list(self.overlong or ()) or None}
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
         "one; pip install 'grpo-envs[ray]'); multi-turn envs step their turns here either way",
     )
     _judge_flags(p)
+    _shaping_flags(p)
     p.add_argument("--out", default=None, help="run folder (default runs/eval/ENV)")
     p.add_argument("--resume", action="store_true", help="continue from the folder's samples.jsonl")
     p.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"), help="print two runs' summaries side by side")
@@ -99,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             device=args.device,
             verifier_executor=args.verifier_executor,
             judge=_judge(args),
+            shaping=_shaping(args),
             show_progress=not args.no_progress,
         )
     except (TrainerError, ValueError, OSError) as exc:
@@ -116,6 +118,21 @@ def _judge_flags(parser: argparse.ArgumentParser) -> None:
     from grpo_envs import JudgeConfig
 
     JudgeConfig.add_flags(parser)  # as serve and train spell them
+
+
+def _shaping_flags(parser: argparse.ArgumentParser) -> None:
+    """``--sampling-overlong`` and its lengths, as train spells them (over the run's own, when
+    --model is a run's folder)."""
+    from trainer._config_sampling import SamplingConfig
+    from trainer.eval._shaping import OVERLONG_KEYS
+
+    SamplingConfig.add_flags(parser, only=OVERLONG_KEYS)
+
+
+def _shaping(args: argparse.Namespace) -> dict[str, Any]:
+    from trainer._config_sampling import SamplingConfig
+
+    return SamplingConfig.flag_settings(args)
 
 
 def _judge(args: argparse.Namespace) -> Any:

@@ -60,6 +60,7 @@ class Sample:
     tokens: int = 0
     truncated: bool = False
     attributes: Mapping[str, Any] = field(default_factory=dict)
+    overlong: float | None = None  # the overlong penalty inside ``reward`` (None: not shaped)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -201,8 +202,9 @@ def _metric(values: dict[str, float], left_out: int, seed: int) -> dict[str, Any
 def summarize(
     samples: Sequence[Sample], ks: Sequence[int], equivalent: Equivalent | None = None, *, seed: int = 0
 ) -> dict[str, Any]:
-    """The summary of an evaluation: pass@k and maj@k for each k (with intervals), mean reward,
-    statuses, completion tokens (mean, p95), truncation rate, and the same by task attribute."""
+    """The summary of an evaluation: pass@k and maj@k for each k (with intervals), mean reward (and
+    its ``reward/overlong`` part, when samples were shaped), statuses, completion tokens (mean,
+    p95), truncation rate, and the same by task attribute."""
     tasks: dict[str, list[Sample]] = {}
     for s in samples:
         tasks.setdefault(s.task_id, []).append(s)
@@ -213,6 +215,9 @@ def summarize(
         out[f"maj@{k}"] = _metric(*maj_at_k(tasks, k, equivalent, seed=seed), seed)
     rewards = {t: statistics.fmean(s.reward for s in group) for t, group in tasks.items()}
     out["reward_mean"] = _metric(rewards, 0, seed)
+    shaped = {t: [s.overlong for s in group if s.overlong is not None] for t, group in tasks.items()}
+    if any(shaped.values()):  # the overlong part of reward_mean (the verdict's correct rate is pass@1)
+        out["reward/overlong"] = _metric({t: statistics.fmean(v) for t, v in shaped.items() if v}, 0, seed)
     out["statuses"] = dict(sorted(Counter(s.status for s in samples).items()))
     out["unjudged"] = sum(s.correct is None for s in samples)
     tokens = sorted(s.tokens for s in samples)

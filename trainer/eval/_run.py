@@ -4,8 +4,11 @@ Tasks are the env's seeded stream (``-n`` tasks from ``--seed``: the same argume
 tasks; an env over a list of tasks runs them in order from ``--seed``), run in fixed chunks of
 8. On transformers each chunk samples from one torch stream seeded from ``seed`` and the chunk;
 vLLM and servers get a seed per (task, sample, turn). Multi-turn envs run their turns through
-the same backend. Every judged task is appended to ``samples.jsonl`` at once, so
-``resume=True`` after a crash or Ctrl-C redoes none of them.
+the same backend. With overlong shaping (the training run's ``sampling.overlong``, or
+``shaping``; `trainer.eval._shaping`) each sample's reward carries DAPO's soft overlong
+punishment as reward part ``overlong``, stored beside it and summarised as ``reward/overlong``;
+``correct`` and pass@k stay the verdict's. Every judged task is appended to ``samples.jsonl`` at
+once, so ``resume=True`` after a crash or Ctrl-C redoes none of them.
 ``verifier_executor="ray"`` judges single-turn groups on a `RayExecutor` (each chunk's groups
 at once); multi-turn envs judge each turn in their ``step``, here.
 """
@@ -16,14 +19,16 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from grpo_envs import stable_seed
 from trainer.errors import TrainerError
+from trainer.eval._backends import Options, open_backend
 from trainer.eval._metrics import Sample, summarize
+from trainer.eval._shaping import overlong_lengths, shaped
 from verifiers.errors import VerifierInputError
 from verifiers.executors import executor_named
 
@@ -95,6 +100,7 @@ def evaluate(
     device: str = "auto",
     verifier_executor: str = "local",
     judge: JudgeConfig | None = None,  # a sample's reason keeps the rule's and the judge's verdicts
+    shaping: Mapping[str, Any] | None = None,
     show_progress: bool = True,
 ) -> dict[str, Any]:
     """Sample ``samples`` completions for each of ``n`` tasks of ``env`` from ``model``, judge
@@ -106,21 +112,20 @@ def evaluate(
     lets the server apply its template). ``verifier_executor``: where single-turn groups are
     judged, "local" (here) or "ray" (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new local
     one, closed at the end); multi-turn envs judge here. ``judge``: a `grpo_envs.JudgeConfig`.
+    ``shaping``: overlong settings over those of the run ``model`` comes from (`trainer.eval._shaping`).
 
     Examples:
         >>> s = evaluate("grpo_envs/Digits-v0", "demo", n=2, samples=2, max_new_tokens=1)  # doctest: +SKIP
         >>> s["pass@1"]["value"]  # doctest: +SKIP
         0.0
     """
-    from trainer.eval._backends import Options, open_backend
-
     ks, (make_env, probe) = _ks(n, samples, ks), _envs(env, env_kwargs, split, judge)
-    path = _samples_file(env, out, resume)
+    path, lengths = _samples_file(env, out, resume), overlong_lengths(model, max_new_tokens, shaping)
     opts = Options(samples, seed, temperature, max_new_tokens, device, tokenizer, base_url, api_key, concurrency, chat)
     executor = _executor(verifier_executor, probe, env)
     try:
         opts = replace(opts, engine_kwargs=engine_kwargs or {}, executor=executor)
-        engine = open_backend("openai" if base_url else backend, model, probe, opts)
+        engine = shaped(open_backend("openai" if base_url else backend, model, probe, opts), lengths)
         path.parent.mkdir(parents=True, exist_ok=True)
         done, seeds = _resumed(path, samples) if resume else {}, _task_seeds(seed, n, probe)
         with open(path, "a") as sink:
@@ -130,7 +135,7 @@ def evaluate(
             executor.close()
     rows = [row for s in seeds for row in done[s][:samples]]
     facts = dict(env=str(env), model=str(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
-    return _summary(path.parent, rows, ks, probe, {**facts, "backend": engine.name, "seeding": engine.seeding})
+    return _summary(path.parent, rows, ks, probe, {**facts, **engine.facts()})
 
 
 def _samples_file(env: Any, out: str | Path | None, resume: bool) -> Path:
@@ -299,6 +304,7 @@ def _reference(env: Any) -> Any:
 
 
 def _row(task_seed: int, task_id: str, prompt: str, attributes: dict[str, Any], j: int, r: Any) -> dict[str, Any]:
+    part = {"overlong": r.reward_parts["overlong"]} if "overlong" in r.reward_parts else {}
     return {
         "task_seed": task_seed,
         "task_id": task_id,
@@ -313,6 +319,7 @@ def _row(task_seed: int, task_id: str, prompt: str, attributes: dict[str, Any], 
         "tokens": r.generated,
         "truncated": r.truncated,
         "attributes": attributes,
+        **part,  # the overlong penalty inside ``reward`` (shaped runs only)
     }
 
 
@@ -326,6 +333,7 @@ def _sample(row: dict[str, Any]) -> Sample:
         tokens=int(row["tokens"]),
         truncated=bool(row["truncated"]),
         attributes=row.get("attributes") or {},
+        overlong=None if row.get("overlong") is None else float(row["overlong"]),
     )
 
 
