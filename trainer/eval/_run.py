@@ -105,6 +105,7 @@ def evaluate(
         >>> s["pass@1"]["value"]  # doctest: +SKIP
         0.0
     """
+    from trainer._envs import told_opened_thought
     from trainer.eval._backends import Options, open_backend
 
     ks, (make_env, probe) = _ks(n, samples, ks), _envs(env, env_kwargs, split, judge)
@@ -114,6 +115,7 @@ def evaluate(
     try:
         opts = replace(opts, engine_kwargs=engine_kwargs or {}, executor=executor)
         engine = open_backend("openai" if base_url else backend, model, probe, opts)
+        make_env = told_opened_thought(make_env, engine.tokenizer, probe)  # R1-like templates open the thought
         path.parent.mkdir(parents=True, exist_ok=True)
         done, seeds = _resumed(path, samples) if resume else {}, _task_seeds(seed, n)
         with open(path, "a") as sink:
@@ -122,8 +124,16 @@ def evaluate(
         if executor is not None:
             executor.close()
     rows = [row for s in seeds for row in done[s][:samples]]
-    facts = dict(env=str(env), model=str(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
+    facts = dict(
+        env=_label(env), model=_label(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature
+    )
     return _summary(path.parent, rows, ks, probe, {**facts, "backend": engine.name, "seeding": engine.seeding})
+
+
+def _label(obj: Any) -> str:
+    """A name for the summary: a string as it is, a class or function its name, a module (a model
+    object) its class's name, never its multi-line repr."""
+    return obj if isinstance(obj, str) else str(getattr(obj, "__name__", type(obj).__name__))
 
 
 def _samples_file(env: Any, out: str | Path | None, resume: bool) -> Path:
