@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from grpo_envs import stable_seed
+from trainer._envs import told_opened_thought
 from trainer.errors import TrainerError
 from trainer.eval._metrics import Sample, summarize
 from verifiers.errors import VerifierInputError
@@ -105,7 +106,6 @@ def evaluate(
         >>> s["pass@1"]["value"]  # doctest: +SKIP
         0.0
     """
-    from trainer._envs import told_opened_thought
     from trainer.eval._backends import Options, open_backend
 
     ks, (make_env, probe) = _ks(n, samples, ks), _envs(env, env_kwargs, split, judge)
@@ -115,7 +115,6 @@ def evaluate(
     try:
         opts = replace(opts, engine_kwargs=engine_kwargs or {}, executor=executor)
         engine = open_backend("openai" if base_url else backend, model, probe, opts)
-        make_env = told_opened_thought(make_env, engine.tokenizer, probe)  # R1-like templates open the thought
         path.parent.mkdir(parents=True, exist_ok=True)
         done, seeds = _resumed(path, samples) if resume else {}, _task_seeds(seed, n)
         with open(path, "a") as sink:
@@ -124,13 +123,11 @@ def evaluate(
         if executor is not None:
             executor.close()
     rows = [row for s in seeds for row in done[s][:samples]]
-    facts = dict(
-        env=_label(env), model=_label(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature
-    )
+    facts = dict(env=_name(env), model=_name(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
     return _summary(path.parent, rows, ks, probe, {**facts, "backend": engine.name, "seeding": engine.seeding})
 
 
-def _label(obj: Any) -> str:
+def _name(obj: Any) -> str:
     """A name for the summary: a string as it is, a class or function its name, a module (a model
     object) its class's name, never its multi-line repr."""
     return obj if isinstance(obj, str) else str(getattr(obj, "__name__", type(obj).__name__))
@@ -262,6 +259,7 @@ def _generate(
     from trainer._rollout import is_single_turn
 
     per_task_envs = 1 if is_single_turn(probe) else samples
+    make_env = told_opened_thought(make_env, engine.tokenizer, probe)  # R1-like templates open the thought
     started, tokens = time.perf_counter(), 0
     finished = sum(len(done.get(s, [])) >= samples for s in seeds)
     total, initial = len(seeds) * samples, finished * samples
