@@ -1,11 +1,13 @@
 """Where the trainer's environments come from: an id, an instance or a factory; an id that is
-unknown or arguments it does not take are one `TrainerError` that names the fix."""
+unknown or arguments it does not take are one `TrainerError` that names the fix. Envs made for a
+policy whose chat template opens the thought are told so (`told_opened_thought`)."""
 
 from __future__ import annotations
 
 import difflib
 import importlib
 import inspect
+import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -15,7 +17,9 @@ import gymnasium
 from grpo_envs import GrpoEnvsError, JudgeConfig, resolve_env_id
 from trainer.errors import TrainerError
 
-__all__ = ["check_engine", "env_factory", "make_env"]
+__all__ = ["check_engine", "env_factory", "make_env", "told_opened_thought"]
+
+log = logging.getLogger("trainer")
 
 
 def accepted_kwargs(env_id: str) -> list[str]:
@@ -92,6 +96,55 @@ def env_factory(
             raise TrainerError(str(exc)) from None
 
     return made
+
+
+def template_opens(tokenizer: Any) -> str | None:
+    """The thinking format whose section ``tokenizer``'s chat template opens in the generation
+    prompt (`verifiers.structure.opened_thought`), or None: no tokenizer, no chat template, or a
+    template that does not render (a warning: the envs then judge completions as written)."""
+    if tokenizer is None or not getattr(tokenizer, "chat_template", None):
+        return None
+    from verifiers.errors import VerifierInputError
+    from verifiers.structure import opened_thought
+
+    try:
+        return opened_thought(tokenizer)
+    except VerifierInputError as exc:
+        log.warning("%s; envs judge completions as written (a cut-off thought may read as an answer)", exc)
+        return None
+
+
+def tell_opened_thought(env: Any, name: str) -> None:
+    """Set ``thought_opened`` to ``name`` on ``env`` (its unwrapped env) when it has the attribute
+    and it is not set yet (an env's own setting wins); other envs are left as they are."""
+    base = getattr(env, "unwrapped", env)
+    if hasattr(base, "thought_opened") and base.thought_opened is None:
+        base.thought_opened = name
+
+
+def told_opened_thought(
+    make: Callable[..., gymnasium.Env[Any, Any]], tokenizer: Any, *made: Any, say: bool = True
+) -> Callable[..., gymnasium.Env[Any, Any]]:
+    """``make``, and ``made`` (envs it already made), told that the policy's chat template opens
+    the thought when ``tokenizer``'s does (R1 distills, Qwen3-Thinking, QwQ: the generation prompt
+    ends with ``<think>``): each completion is then judged inside that thought, so one cut off
+    before its close is a cut-off thought (no answer), never a plain answer. Only envs with a
+    ``thought_opened`` attribute (`grpo_envs.ReasoningEnv`) are told; ``say``: log it (once per run).
+    A template that does not open one: ``make`` as it is."""
+    name = template_opens(tokenizer)
+    if name is None:
+        return make
+    if say:
+        log.info("the chat template opens the thought (%r): envs judge each completion inside it", name)
+    for env in made:
+        tell_opened_thought(env, name)
+
+    def told(**extra: Any) -> gymnasium.Env[Any, Any]:
+        env = make(**extra)
+        tell_opened_thought(env, name)
+        return env
+
+    return told
 
 
 def _factory(env: Any, env_kwargs: dict[str, Any]) -> Callable[..., gymnasium.Env[Any, Any]]:

@@ -135,7 +135,7 @@ class _Worker:
     def __init__(self, spec: WorkerSpec) -> None:
         from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
-        from trainer._envs import env_factory
+        from trainer._envs import env_factory, told_opened_thought
         from trainer._weights import FileWeights
 
         self.spec = spec
@@ -148,7 +148,9 @@ class _Worker:
         self.weights = FileWeights(Path(spec.weights_dir))
         self.loaded: int | None = None
         self.version = -1
-        self.make_env = env_factory(spec.env, spec.env_kwargs, spec.judge)
+        self.make_env = told_opened_thought(
+            env_factory(spec.env, spec.env_kwargs, spec.judge), self.tokenizer, say=False
+        )
         self.envs: list[Any] = []
 
     def run(self, job: Job) -> Done:

@@ -63,7 +63,7 @@ class VLLMWorker:
         os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")  # the engine in this process
         from transformers import AutoConfig, AutoTokenizer
 
-        from trainer._envs import env_factory
+        from trainer._envs import env_factory, told_opened_thought
         from trainer._vllm import import_vllm
 
         import_vllm()
@@ -77,7 +77,9 @@ class VLLMWorker:
         self.llm: Any = None  # built at the first job: the dtype is its weights file's
         self.loaded: int | None = None
         self.version = -1
-        self.make_env = env_factory(spec.env, spec.env_kwargs, spec.judge)
+        self.make_env = told_opened_thought(
+            env_factory(spec.env, spec.env_kwargs, spec.judge), self.tokenizer, say=False
+        )
         self.envs: list[Any] = []
 
     def load(self, version: int) -> float:

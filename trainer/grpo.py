@@ -47,7 +47,7 @@ from trainer._batch import Batch, loss_mask, loss_rows, make_batch, sequence_log
 from trainer._correction import configured_weights
 from trainer._distributed import Dist, init_distributed, pad_ranks, unwrap
 from trainer._dynamic import DynamicSampler, StepSample
-from trainer._envs import env_factory
+from trainer._envs import env_factory, told_opened_thought
 from trainer._generation import TransformersGenerator
 from trainer._judges import open_executor
 from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, perf_row, rollout_metrics
@@ -130,6 +130,7 @@ class GRPOTrainer:
         self.model, self.ref_model, self.tokenizer = build_policy(
             config, model, tokenizer, alphabet=alphabet, device=self.device, dist=self.dist
         )
+        self.make_env = told_opened_thought(self.make_env, self.tokenizer, probe, say=self.dist.main)
         params = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=0.0)
         schedule = partial(lr_factor, warmup=config.warmup_steps, total=config.steps, kind=config.lr_scheduler)

@@ -32,6 +32,7 @@ class Backend:
     run: Run
     seeding: str  # "per chunk" (one torch stream per chunk of tasks) or "per sample"
     overlong: tuple[int, int] | None = None  # (L_max, L_cache) of the overlong shaping of its rewards
+    tokenizer: Any = None  # the one the prompts are rendered with (None: the server's template, --chat)
 
     def facts(self) -> dict[str, Any]:
         """What an eval's summary says of the backend."""
@@ -103,7 +104,7 @@ def _transformers(model: Any, probe: Any, opts: Options) -> Backend:
                 **_sampling(opts),
             )
 
-    return Backend("transformers", run, "per chunk")
+    return Backend("transformers", run, "per chunk", tok)
 
 
 def _vllm(model: Any, opts: Options) -> Backend:
@@ -114,7 +115,7 @@ def _vllm(model: Any, opts: Options) -> Backend:
         raise TrainerError('the vllm backend loads a saved model: pass a folder or a hub name, not "demo" or a module')
     llm = load_vllm(model, seed=opts.seed, **opts.engine_kwargs)
     tok = opts.tokenizer or llm.get_tokenizer()
-    return Backend("vllm", _seeded_run(tok, VLLMGenerator(llm, stop_ids(tok)), opts), "per sample")
+    return Backend("vllm", _seeded_run(tok, VLLMGenerator(llm, stop_ids(tok)), opts), "per sample", tok)
 
 
 def _openai(model: Any, opts: Options) -> Backend:
@@ -131,7 +132,7 @@ def _openai(model: Any, opts: Options) -> Backend:
         return Backend("openai", _seeded_run(None, ChatGenerator(client), opts), "per sample")
     tok = opts.tokenizer if opts.tokenizer is not None and not isinstance(opts.tokenizer, str) else None
     tok = tok if tok is not None else FileTokenizer(opts.tokenizer or model)
-    return Backend("openai", _seeded_run(tok, CompletionsGenerator(client, tok), opts), "per sample")
+    return Backend("openai", _seeded_run(tok, CompletionsGenerator(client, tok), opts), "per sample", tok)
 
 
 def _seeded_run(tok: Any, generator: Any, opts: Options) -> Run:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from grpo_envs import stable_seed
+from trainer._envs import told_opened_thought
 from trainer.errors import TrainerError
 from trainer.eval._backends import Options, open_backend
 from trainer.eval._metrics import Sample, summarize
@@ -134,8 +135,14 @@ def evaluate(
         if executor is not None:
             executor.close()
     rows = [row for s in seeds for row in done[s][:samples]]
-    facts = dict(env=str(env), model=str(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
+    facts = dict(env=_name(env), model=_name(model), n=n, samples_per_task=samples, seed=seed, temperature=temperature)
     return _summary(path.parent, rows, ks, probe, {**facts, **engine.facts()})
+
+
+def _name(obj: Any) -> str:
+    """A name for the summary: a string as it is, a class or function its name, a module (a model
+    object) its class's name, never its multi-line repr."""
+    return obj if isinstance(obj, str) else str(getattr(obj, "__name__", type(obj).__name__))
 
 
 def _samples_file(env: Any, out: str | Path | None, resume: bool) -> Path:
@@ -264,6 +271,7 @@ def _generate(
     from trainer._rollout import is_single_turn
 
     per_task_envs = 1 if is_single_turn(probe) else samples
+    make_env = told_opened_thought(make_env, engine.tokenizer, probe)  # R1-like templates open the thought
     started, tokens = time.perf_counter(), 0
     finished = sum(len(done.get(s, [])) >= samples for s in seeds)
     total, initial = len(seeds) * samples, finished * samples
