@@ -108,7 +108,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not out:
         return
     sys.settrace(None)
-    threading.settrace(None)  # type: ignore[arg-type]
+    threading.settrace(None)
     root = os.path.abspath(os.environ.get("GRPO_COVER_ROOT", os.getcwd())) + os.sep
     names: dict[CodeType, int] = {}
     table: list[list[str]] = []

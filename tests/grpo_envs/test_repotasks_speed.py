@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grpo_envs.repotasks import Outcome, from_repo, judge, mutations, parse_junit
+from grpo_envs.repotasks import Outcome, from_repo, judge, mutations, parse_junit, split_tasks
 from grpo_envs.repotasks._clean import merge
 from grpo_envs.repotasks._combine import combine, pairs
 from grpo_envs.repotasks._coverage import Coverage, plugin_source
@@ -185,6 +185,26 @@ def test_combine_makes_one_bug_of_two_entities_of_one_file() -> None:
     assert combine(source, add, g) is None  # another file
     combos = list(pairs({"m.py": source}, [add, neg, same]))
     assert [c.entity for c in combos] == ["add+neg"]  # each entity in at most one combination
+
+
+def test_split_keeps_each_files_tasks_on_one_side(tmp_path: Path) -> None:
+    tasks = []
+    for i in range(12):
+        task = tmp_path / f"t{i}"
+        task.mkdir()
+        (task / "task.toml").write_text(f'[metadata]\nsplit_key = "pkg/m{i % 5}.py"\n')
+        tasks.append(task)
+    train, held = split_tasks(tasks, eval_share=0.2, seed=3)
+    assert sorted(train + held) == sorted(tasks) and not set(train) & set(held)
+
+    def keys(side: list[Path]) -> set[str]:
+        return {(t / "task.toml").read_text() for t in side}
+
+    assert len(keys(held)) == 1 and not keys(train) & keys(held)  # ceil(0.2 * 5) files, all their tasks
+    assert split_tasks(tasks, eval_share=0.2, seed=3) == (train, held)  # stable
+    assert split_tasks(tasks[:8], eval_share=0.2, seed=3)[1] == [t for t in held if t in tasks[:8]]
+    assert split_tasks(tasks, eval_share=1.0)[0]  # never every file
+    assert split_tasks([tasks[0], tasks[5]]) == ([tasks[0], tasks[5]], [])  # one file: nothing to hold out
 
 
 @pytest.mark.docker
