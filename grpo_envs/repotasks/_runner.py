@@ -15,6 +15,7 @@ every selected test runs unless the cap is already broken."""
 
 from __future__ import annotations
 
+import functools
 import io
 import tarfile
 import time
@@ -49,14 +50,12 @@ def _add_tree(tar: tarfile.TarFile, root: Path, arcname: str, replaced: dict[str
         tar.addfile(info, io.BytesIO(data))
 
 
-def bundle(project: Path, replaced: dict[str, str] | None = None) -> bytes:
-    """The project and the host's pytest as one tar stream for ``tar -x -C /work``."""
-    import pytest  # the host's: copied, never imported in the container from here
-
-    site = Path(pytest.__file__).parent.parent
+@functools.cache
+def _site(site: Path) -> bytes:
+    """The host's pytest, its pure-Python dependencies and the coverage plugin as tar members
+    under ``site/`` (a tar stream without its end marker), made once per process."""
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w") as tar:
-        _add_tree(tar, project, "proj", replaced or {})
         for name in _LIBS:
             if (site / name).is_dir():
                 _add_tree(tar, site / name, f"site/{name}", {})
@@ -66,6 +65,18 @@ def bundle(project: Path, replaced: dict[str, str] | None = None) -> bytes:
         info = tarfile.TarInfo(f"site/{PLUGIN}.py")
         info.size, info.mode = len(plugin), 0o644
         tar.addfile(info, io.BytesIO(plugin))
+        members = out.getvalue()[: tar.offset]  # without the end marker: the project follows
+    return members
+
+
+def bundle(project: Path, replaced: dict[str, str] | None = None) -> bytes:
+    """The project and the host's pytest as one tar stream for ``tar -x -C /work``."""
+    import pytest  # the host's: copied, never imported in the container from here
+
+    out = io.BytesIO(_site(Path(pytest.__file__).parent.parent))
+    out.seek(0, io.SEEK_END)
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        _add_tree(tar, project, "proj", replaced or {})
     return out.getvalue()
 
 
