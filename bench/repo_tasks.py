@@ -1,7 +1,7 @@
 """Benchmark: `grpo-envs tasks from-repo` with coverage-selected tests against the whole suite per
 candidate, on one project, in one run.
 
-    python bench/repo_tasks.py [--budget-s 120] [--workers 2] [--seed 0] [--per-entity 3]
+    python bench/repo_tasks.py [--budget-s 120] [--workers 2] [--seed 0] [--per-entity 3] [--pairs 16]
                                [--project PATH | --sdist NAME==VERSION]
 
 Both modes make tasks from the same project with the same seed (so the same candidates, in the
@@ -20,6 +20,10 @@ per minute, seconds to the first task, and the ratio of tasks per minute. The so
 the whole-suite tasks, how many the coverage run also wrote with the same failing tests (both
 runs see the same candidates first, so every one it tried should be there).
 
+A second table is robust to a neighbour's load: the first ``--pairs`` candidates validated one at a
+time, each in both modes back to back (which mode goes first alternates), so both modes of one
+candidate see the same load: seconds per candidate (median and total) and the ratio of totals.
+
 The default project is a small synthetic library written below (3 modules, 30 tests: a "small
 suite"); ``--sdist`` downloads a real project's source distribution with pip on the host (PyPI).
 Needs the Docker engine and the sandbox image.
@@ -29,16 +33,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from grpo_envs.repotasks import RepoReport, from_repo  # noqa: E402
+from grpo_envs.repotasks._clean import clean_runs  # noqa: E402
+from grpo_envs.repotasks._from_repo import _candidates, _files  # noqa: E402
+from grpo_envs.repotasks._runner import validate  # noqa: E402
 
 SHOP = {
     "shop/__init__.py": '"""A tiny shop: prices, carts and codes."""\n',
@@ -306,12 +316,45 @@ def row(name: str, report: RepoReport) -> str:
     )
 
 
+def pairs(project: Path, count: int, seed: int, per_entity: int) -> None:
+    """The paired table: each of the first ``count`` candidates in both modes, back to back."""
+    from verifiers.sandbox import Session
+
+    def open_session() -> Session:
+        return Session(timeout_s=300)
+
+    clean = clean_runs(project, open_session, budget_s=300, runs=1, trace=True)
+    sources, _ = _files(project)
+    seconds: dict[str, list[float]] = {"whole suite": [], "coverage": []}
+    kept = dict.fromkeys(seconds, 0)
+    for i, mutation in enumerate(islice(_candidates(project, sources, seed, per_entity), count)):
+        verdicts = {}
+        for name in sorted(seconds, reverse=bool(i % 2)):
+            start = time.monotonic()
+            ((_, verdict),) = validate(
+                project, [mutation], clean.outcomes, open_session, workers=1, timeout_s=clean.timeout_s(120),
+                coverage=clean.coverage if name == "coverage" else None,
+            )  # fmt: skip
+            seconds[name].append(time.monotonic() - start)
+            kept[name] += verdict.kept
+            verdicts[name] = (verdict.kept, verdict.fail_to_pass if verdict.kept else (), verdict.timed_out)
+        if len(set(verdicts.values())) > 1:
+            print(f"verdicts differ on {mutation.path}:{mutation.line} {mutation.technique}: {verdicts}")
+    print("\n| mode (paired, one candidate at a time) | candidates | kept | median s | total s |")
+    print("|---|---|---|---|---|")
+    for name, xs in seconds.items():
+        print(f"| {name} | {len(xs)} | {kept[name]} | {statistics.median(xs):.2f} | {sum(xs):.0f} |")
+    ratio = sum(seconds["whole suite"]) / max(sum(seconds["coverage"]), 1e-9)
+    print(f"\nseconds per candidate, whole suite / coverage (paired): {ratio:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget-s", type=float, default=120.0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--per-entity", type=int, default=3, help="candidate sites per function or class")
+    parser.add_argument("--pairs", type=int, default=16, help="candidates in the paired table (0: none)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--project", type=Path, help="a project folder (default: the synthetic shop)")
     where.add_argument("--sdist", help="NAME==VERSION of a pure-Python project on PyPI whose sdist has its tests")
@@ -343,8 +386,13 @@ def main() -> None:
         ratio = (len(cover.tasks) / cover.seconds) / max(len(whole.tasks) / whole.seconds, 1e-9)
         agreed = len(signatures(whole) & signatures(cover))
         print(f"\ntasks per minute, coverage / whole suite: {ratio:.2f}x")
-        print(f"whole-suite tasks the coverage run also wrote (same fix, same tests): {agreed}/{len(whole.tasks)}")
+        print(
+            f"whole-suite tasks the coverage run also wrote (same fix, same tests): {agreed}/{len(whole.tasks)}"
+            f" (candidates tried: whole suite {whole.tried}, coverage {cover.tried})"
+        )
         print(json.dumps({"ratio": round(ratio, 2), "agreed": agreed, "whole_tasks": len(whole.tasks)}))
+        if args.pairs:
+            pairs(project, args.pairs, args.seed, args.per_entity)
 
 
 if __name__ == "__main__":
