@@ -138,6 +138,18 @@ class _Job:
             self.seen.add(_signature(verdict))
             yield mutation, verdict
 
+    def combine(self, kept: list[Mutation], limit: int) -> None:
+        """Validate pairs of ``kept`` bugs of one file; write up to ``limit`` of them as tasks."""
+        combos = pairs({m.path: (self.root / m.path).read_text() for m in kept}, kept)
+        while self.report.combined < limit and self.time_left():
+            batch = list(islice(combos, max(1, self.workers)))
+            if not batch:
+                break
+            for mutation, verdict in self.run(batch):
+                if self.report.combined < limit:
+                    self.report.combined += 1
+                    self.write(mutation, verdict)
+
     def write(self, mutation: Mutation, verdict: Verdict) -> None:
         name = f"{mutation.path.replace('/', '.').removesuffix('.py')}.{mutation.entity}.{len(self.report.tasks):03d}"
         self.report.tasks.append(
@@ -194,15 +206,7 @@ def from_repo(
             if len(report.tasks) < max_tasks:
                 kept.append(mutation)
                 job.write(mutation, verdict)
-    combos = pairs({m.path: (root / m.path).read_text() for m in kept}, kept)
-    while report.combined < combined and job.time_left():
-        batch = list(islice(combos, max(1, workers)))
-        if not batch:
-            break
-        for mutation, verdict in job.run(batch):
-            if report.combined < combined:
-                report.combined += 1
-                job.write(mutation, verdict)
+    job.combine(kept, combined)
     report.seconds = time.monotonic() - start
     log.info(
         "%d tasks (%d combined) from %d candidates (%d kept, %d uncovered) in %.0f s",
