@@ -1,7 +1,8 @@
 """Coverage-selected tests, flaky tests and combined bugs of `grpo_envs.repotasks`: the bundled
 pytest plugin run on the host on a fixture project (which tests ran which entity, selection, what
-was collected), the flaky merge, the verdict on uncollected tests, combinations, and (docker) a
-whole `from_repo` run whose combined task pays only for a full repair."""
+was collected), the flaky merge, the verdict on uncollected tests, combinations, the train/eval
+split, the CLI's new flags, and (docker) a whole `from_repo` run whose combined task pays only for
+a full repair."""
 
 from __future__ import annotations
 
@@ -236,3 +237,23 @@ def test_from_repo_selects_by_coverage_leaves_out_flaky_tests_and_combines(tmp_p
     assert reward() == "0", f"repairing {first} alone must not pay"
     (app / "calc" / "__init__.py").write_text(CALC)
     assert reward() == "1"
+
+
+def test_cli_passes_selection_flaky_runs_and_combinations_through(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from grpo_envs.repotasks import RepoReport, _cli
+
+    asked: dict[str, object] = {}
+
+    def fake(path: str, out: str, **kwargs: object) -> RepoReport:
+        asked.update(kwargs)
+        return RepoReport(tasks=[tmp_path], tried=4, kept=2, flaky=("t",), combined=1)
+
+    monkeypatch.setattr(_cli, "from_repo", fake)
+    argv = ["from-repo", "p", "--out", "o", "--whole-suite", "--combined", "0", "--clean-runs", "1"]
+    assert _cli.tasks_main(argv) == 0
+    assert asked["coverage"] is False and asked["combined"] == 0 and asked["clean_runs"] == 1
+    assert "1 combined, 1 flaky tests left out" in capsys.readouterr().out
+    assert _cli.tasks_main(["from-repo", "p", "--out", "o"]) == 0
+    assert asked["coverage"] is True and asked["combined"] == 2 and asked["clean_runs"] == 3
