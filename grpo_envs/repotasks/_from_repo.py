@@ -1,9 +1,12 @@
 """`from_repo`: a Python project with tests in, validated repair task folders out.
 
-One clean run of the suite finds the passing tests; candidate bugs from every source file (tests
-left alone) are validated in parallel sessions, in batches, until ``max_tasks`` are kept or
-``budget_s`` is spent; two kept bugs with the same failing tests and the same normalised messages
-are one task; a folder is written only once its bug is validated."""
+Three clean runs of the suite (in parallel; the first under the coverage tracer) find the passing
+tests, the flaky ones (left out, reported) and which tests run which entity; candidate bugs from
+every source file (tests left alone) are validated in parallel sessions, in batches, each running
+only the tests that cover it, until ``max_tasks`` are kept or ``budget_s`` is spent; then up to
+``combined`` pairs of kept bugs of one file are validated as harder tasks. Two kept bugs with the
+same failing tests and the same normalised messages are one task; a folder is written only once
+its bug is validated."""
 
 from __future__ import annotations
 
@@ -19,10 +22,12 @@ from typing import Any
 
 from grpo_envs.errors import GrpoEnvsError
 
+from ._clean import CleanSuite, clean_runs
+from ._combine import pairs
 from ._deps import diagnose, download_wheels, project_image, project_requirements
 from ._mutate import Mutation, mutations
-from ._runner import bundle, run_suite, validate
-from ._validate import PASSED, Outcome, Verdict
+from ._runner import validate
+from ._validate import Verdict
 from ._write import write_task
 
 log = logging.getLogger(__name__)
@@ -42,6 +47,14 @@ class RepoReport:
     duplicates: int = 0
     passing_tests: int = 0
     seconds: float = 0.0
+    flaky: tuple[str, ...] = ()
+    """Tests that passed in some clean runs and not in others: left out of every task."""
+    uncovered: int = 0
+    """Candidates no test covers: rejected without a run."""
+    combined: int = 0
+    """Tasks that combine two validated bugs of one file."""
+    first_task_s: float | None = None
+    """Seconds from the start until the first task folder was written."""
 
 
 def is_test_file(rel: Path) -> bool:
@@ -86,17 +99,17 @@ def _signature(verdict: Verdict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return verdict.fail_to_pass, tuple(re.sub(r"0x[0-9a-f]+|\d+", "#", m) for m in verdict.messages)
 
 
-def _clean_run(root: Path, open_session: Callable[[], Any], budget_s: float) -> dict[str, Outcome]:
-    """The clean project's test outcomes; `RepoTaskError` when fewer than 2 pass or it timed out."""
-    with open_session() as session:
-        clean, timed_out = run_suite(session, bundle(root), timeout_s=budget_s)
-    passing = sum(o.status == PASSED for o in clean.values())
-    if timed_out or passing < 2:
-        why = "did not finish in the budget" if timed_out else f"has {passing} passing test(s)"
+def _clean_run(root: Path, open_session: Callable[[], Any], budget_s: float, runs: int, trace: bool) -> CleanSuite:
+    """The clean project's runs; `RepoTaskError` when fewer than 2 tests pass or a run timed out."""
+    clean = clean_runs(root, open_session, budget_s=budget_s, runs=runs, trace=trace)
+    if clean.timed_out or clean.passing < 2:
+        why = "did not finish in the budget" if clean.timed_out else f"has {clean.passing} passing test(s)"
         raise RepoTaskError(
-            f"{root}: the test suite {why}{diagnose(clean)}; a task needs at least 2 passing tests"
+            f"{root}: the test suite {why}{diagnose(clean.outcomes)}; a task needs at least 2 passing tests"
             " (raise --budget-s or fix the suite)"
         )
+    if clean.flaky:
+        log.warning("%d flaky test(s) left out: %s", len(clean.flaky), ", ".join(clean.flaky[:5]))
     return clean
 
 
@@ -128,6 +141,65 @@ def _image(
     return lambda: Session(image=image, timeout_s=budget_s)
 
 
+@dataclass
+class _Job:
+    """One `from_repo` run's state: validates batches, deduplicates, writes folders."""
+
+    root: Path
+    out: Path
+    clean: CleanSuite
+    open_session: Callable[[], Any]
+    tests: list[str]
+    deps: list[Path]
+    workers: int
+    max_broken: int
+    budget_s: float
+    start: float
+    report: RepoReport
+    seen: set[tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=set)
+
+    def time_left(self) -> bool:
+        return time.monotonic() - self.start < self.budget_s
+
+    def run(self, batch: list[Mutation]) -> Iterator[tuple[Mutation, Verdict]]:
+        """The batch's kept, new (not duplicate) bugs with their verdicts; counts the rest."""
+        timeout_s = self.clean.timeout_s(cap=max(30.0, self.budget_s - (time.monotonic() - self.start)))
+        for mutation, verdict in validate(
+            self.root, batch, self.clean.outcomes, self.open_session, workers=self.workers,
+            timeout_s=timeout_s, max_broken=self.max_broken, coverage=self.clean.coverage,
+        ):  # fmt: skip
+            self.report.tried += 1
+            self.report.uncovered += verdict.selected == 0
+            if not verdict.kept:
+                continue
+            self.report.kept += 1
+            if _signature(verdict) in self.seen:
+                self.report.duplicates += 1
+                continue
+            self.seen.add(_signature(verdict))
+            yield mutation, verdict
+
+    def combine(self, kept: list[Mutation], limit: int) -> None:
+        """Validate pairs of ``kept`` bugs of one file; write up to ``limit`` of them as tasks."""
+        combos = pairs({m.path: (self.root / m.path).read_text() for m in kept}, kept)
+        while self.report.combined < limit and self.time_left():
+            batch = list(islice(combos, max(1, self.workers)))
+            if not batch:
+                break
+            for mutation, verdict in self.run(batch):
+                if self.report.combined < limit:
+                    self.report.combined += 1
+                    self.write(mutation, verdict)
+
+    def write(self, mutation: Mutation, verdict: Verdict) -> None:
+        name = f"{mutation.path.replace('/', '.').removesuffix('.py')}.{mutation.entity}.{len(self.report.tasks):03d}"
+        self.report.tasks.append(
+            write_task(self.out / name, self.root, mutation, verdict, test_files=self.tests, wheels=self.deps)
+        )
+        if self.report.first_task_s is None:
+            self.report.first_task_s = time.monotonic() - self.start
+
+
 def from_repo(
     project: str | Path,
     out: str | Path,
@@ -141,40 +213,43 @@ def from_repo(
     image: str | None = None,
     open_session: Callable[[], Any] | None = None,
     wheels: str | Path | None = None,
+    coverage: bool = True,
+    clean_runs: int = 3,
+    combined: int = 2,
 ) -> RepoReport:
-    """Write up to ``max_tasks`` validated repair tasks from ``project`` into ``out`` within about
-    ``budget_s`` seconds (see the module docstring); raises `RepoTaskError` with one line when
-    the clean suite has no passing test. The project's test dependencies are wheels from the folder
+    """Write up to ``max_tasks`` validated repair tasks from ``project`` into ``out``, and up to
+    ``combined`` more that combine two of them, within about ``budget_s`` seconds (see the module
+    docstring); ``coverage=False`` runs the whole suite per candidate, ``clean_runs`` is how many
+    clean runs find flaky tests. The project's test dependencies are wheels from the folder
     ``wheels``, or downloaded on the host (`project_requirements`), installed offline into the
-    image candidates run in and into each task's."""
-    start, root, out = time.monotonic(), Path(project).resolve(), Path(out)
+    image candidates run in and into each task's. Raises `RepoTaskError` with one line when the
+    clean suite has fewer than 2 passing tests or does not finish."""
+    start, root = time.monotonic(), Path(project).resolve()
     if not root.is_dir():
         raise RepoTaskError(f"{root}: no such folder; give the root of a Python project with tests")
     deps = _wheels(root, wheels)
     open_session = _image(deps, image, open_session, budget_s)
     sources, tests = _files(root)
-    clean = _clean_run(root, open_session, budget_s)
-    report = RepoReport(passing_tests=sum(o.status == PASSED for o in clean.values()))
-    seen: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+    clean = _clean_run(root, open_session, budget_s, clean_runs, coverage)
+    report = RepoReport(passing_tests=clean.passing, flaky=clean.flaky)
+    job = _Job(
+        root, Path(out), clean, open_session, [t.as_posix() for t in tests], deps,
+        workers, max_broken, budget_s, start, report,
+    )  # fmt: skip
+    kept: list[Mutation] = []
     candidates = _candidates(root, sources, seed, per_entity)
-    while len(report.tasks) < max_tasks and time.monotonic() - start < budget_s:
+    while len(report.tasks) < max_tasks and job.time_left():
         batch = list(islice(candidates, max(1, workers)))
         if not batch:
             break
-        for mutation, verdict in validate(root, batch, clean, open_session, workers=workers, max_broken=max_broken):
-            report.tried += 1
-            if not verdict.kept:
-                continue
-            report.kept += 1
-            if _signature(verdict) in seen or len(report.tasks) >= max_tasks:
-                report.duplicates += _signature(verdict) in seen
-                continue
-            seen.add(_signature(verdict))
-            name = f"{mutation.path.replace('/', '.').removesuffix('.py')}.{mutation.entity}.{len(report.tasks):03d}"
-            files = [t.as_posix() for t in tests]
-            report.tasks.append(write_task(out / name, root, mutation, verdict, test_files=files, wheels=deps))
+        for mutation, verdict in job.run(batch):
+            if len(report.tasks) < max_tasks:
+                kept.append(mutation)
+                job.write(mutation, verdict)
+    job.combine(kept, combined)
     report.seconds = time.monotonic() - start
     log.info(
-        "%d tasks from %d candidates (%d kept) in %.0f s", len(report.tasks), report.tried, report.kept, report.seconds
-    )
+        "%d tasks (%d combined) from %d candidates (%d kept, %d uncovered) in %.0f s",
+        len(report.tasks), report.combined, report.tried, report.kept, report.uncovered, report.seconds,
+    )  # fmt: skip
     return report

@@ -63,6 +63,9 @@ class Verdict:
     messages: tuple[str, ...]
     timed_out: bool
     max_broken: int
+    selected: int | None = None
+    """How many clean-passing tests the candidate ran: None for the whole suite (coverage off, or
+    the entity runs at import), 0 when no test covers its entity (rejected without a run)."""
 
     @property
     def kept(self) -> bool:
