@@ -4,9 +4,9 @@
 Each task folder (`verifiers.agentic.read_task`) becomes a `TerminalTask`: the prompt is its
 instruction, the session is its image (built once per process and cached by the digest of its
 build context, `build_task_image`), and after the episode its tests judge what the agent left
-(`judge_separate`: a fresh verifier container, only the declared artifacts carried over). The
-verdict is a `VerifyResult`: a missing or malformed reward, a build or session that failed, is a
-masked error with its reason, never a silent 0. `reference_commands` turns a task's
+(`judge_task`: separate mode, a fresh verifier container with only the declared artifacts; or
+shared mode). The verdict is a `VerifyResult`: a missing or malformed reward, a build or session
+that failed, is a masked error with its reason, never a silent 0. `reference_commands` turns a task's
 ``solution/`` into the commands a scripted agent replays.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 from grpo_envs.envs.terminal import Terminal, TerminalTask
 from grpo_envs.errors import EnvConfigError
 from verifiers import VerifyResult
-from verifiers.agentic import AgenticTask, build_task_image, judge_separate, load_tasks, split_tasks
+from verifiers.agentic import AgenticTask, build_task_image, judge_task, load_tasks, split_tasks, task_session
 
 __all__ = ["HarborTerminal", "reference_commands"]
 
@@ -101,19 +101,13 @@ def task_image(task: AgenticTask, base_images: Mapping[str, str] | None = None) 
 
 
 def _open_session(task: AgenticTask, image: str) -> Any:
-    import verifiers.agentic as agentic
-    from verifiers.sandbox import Session
-
-    opener = getattr(agentic, "task_session", None)  # the image's working folder writable, the task's user
-    if opener is not None:
-        return opener(task, image)
-    return Session(image=image, memory_mb=task.limits.memory_mb, cpus=task.limits.cpus)
+    """The task's session: its image's working folder writable and filled, its user (`task_session`)."""
+    return task_session(task, image)
 
 
 def _judge(session: Any, task: AgenticTask, image: str) -> VerifyResult:
-    if task.verifier.mode != "separate":
-        return VerifyResult.judged("error", f"task {task.name}: {task.verifier.mode} mode is not judged here yet")
-    return judge_separate(session, task, image)
+    """The task's tests in its ``[verifier] environment_mode`` (`judge_task`: separate or shared)."""
+    return judge_task(session, task, image)
 
 
 class HarborTerminal(Terminal):
@@ -129,7 +123,8 @@ class HarborTerminal(Terminal):
     one warning naming them.
 
     ## Reward
-    The task's tests, run after the episode in a fresh verifier container (separate mode): 1.0
+    The task's tests, run after the episode in a fresh verifier container (separate mode; shared
+    mode runs them in the agent's container once its processes are stopped): 1.0
     when they give reward 1. What could not be judged (no reward file, a malformed one, an image
     that did not build, a session that did not start) is a masked error with its reason in
     ``info["judgement"]``: trainers leave it out of the loss.
