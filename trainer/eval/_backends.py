@@ -104,7 +104,7 @@ def _transformers(model: Any, probe: Any, opts: Options) -> Backend:
                 **_sampling(opts),
             )
 
-    return Backend("transformers", run, "per chunk", tok)
+    return Backend("transformers", run, "per chunk", tokenizer=tok)
 
 
 def _vllm(model: Any, opts: Options) -> Backend:
@@ -115,7 +115,7 @@ def _vllm(model: Any, opts: Options) -> Backend:
         raise TrainerError('the vllm backend loads a saved model: pass a folder or a hub name, not "demo" or a module')
     llm = load_vllm(model, seed=opts.seed, **opts.engine_kwargs)
     tok = opts.tokenizer or llm.get_tokenizer()
-    return Backend("vllm", _seeded_run(tok, VLLMGenerator(llm, stop_ids(tok)), opts), "per sample", tok)
+    return Backend("vllm", _seeded_run(tok, VLLMGenerator(llm, stop_ids(tok)), opts), "per sample", tokenizer=tok)
 
 
 def _openai(model: Any, opts: Options) -> Backend:
@@ -132,7 +132,7 @@ def _openai(model: Any, opts: Options) -> Backend:
         return Backend("openai", _seeded_run(None, ChatGenerator(client), opts), "per sample")
     tok = opts.tokenizer if opts.tokenizer is not None and not isinstance(opts.tokenizer, str) else None
     tok = tok if tok is not None else FileTokenizer(opts.tokenizer or model)
-    return Backend("openai", _seeded_run(tok, CompletionsGenerator(client, tok), opts), "per sample", tok)
+    return Backend("openai", _seeded_run(tok, CompletionsGenerator(client, tok), opts), "per sample", tokenizer=tok)
 
 
 def _seeded_run(tok: Any, generator: Any, opts: Options) -> Run:

@@ -98,7 +98,8 @@ def _start(task: AgenticTask, image: str, client: Any, options: dict[str, Any]) 
         return Session(image=image, client=client, **options)
     lockdown_keys = ("memory_mb", "cpus", "pids_limit", "work_mb", "tmp_mb", "writable")
     defaults: dict[str, Any] = {"pids_limit": 128, "work_mb": 256, "tmp_mb": 64, "writable": ()}
-    lockdown = _SharedLockdown(root=options["root"], **{k: options.get(k, defaults.get(k)) for k in lockdown_keys})
+    settings: dict[str, Any] = {k: options.get(k, defaults.get(k)) for k in lockdown_keys}
+    lockdown = _SharedLockdown(root=options["root"], **settings)
     container = start_container(client, image, lockdown, f"session-{uuid.uuid4().hex[:12]}")
     return Session(container=container, **{k: v for k, v in options.items() if k not in lockdown_keys[2:]})
 
