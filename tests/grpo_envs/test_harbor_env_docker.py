@@ -3,15 +3,16 @@ replaying each task's reference solution as Qwen tool calls reaches reward 1 thr
 the trainer's rollout, its batch and its loss; a few GRPO steps of the tiny model run on the
 tasks; eval reports pass@k on them; a task whose tests write no reward is a masked error.
 
-The tasks folder is a parameter (``GRPO_ENVS_TASKS_DIR``, default: three tiny tasks written
-here). Their images build ``FROM grpo-envs-task-base``, mapped to ``GRPO_ENVS_TASK_BASE_IMAGE``
-(default: the sandbox image, enough for the tiny tasks; shipped tasks want
-`verifiers.agentic.build_task_base_image`'s)."""
+Each test runs twice: on three tiny tasks written here (their images build ``FROM
+grpo-envs-task-base`` mapped to the sandbox image, or ``GRPO_ENVS_TASK_BASE_IMAGE``; or the folder
+``GRPO_ENVS_TASKS_DIR``), and on two of the tasks shipped with the package
+(`verifiers.agentic.shipped_tasks_dir`, on `build_task_base_image`'s image)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -74,19 +75,39 @@ def tiny_tasks() -> list[AgenticTask]:
     ]
 
 
+SHIPPED = ("word-frequency", "fix-median")  # two of the shipped tasks: a script, a bug fix under tests
+_BASES: dict[str, str] = {}  # tasks folder -> the image its tasks' FROM grpo-envs-task-base means
+
+
+@pytest.fixture(scope="module", params=["tiny", "shipped"])
+def tasks_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp(f"tasks-{request.param}")
+    if request.param == "shipped":
+        from verifiers.agentic import build_task_base_image, shipped_tasks_dir
+
+        for name in SHIPPED:
+            shutil.copytree(shipped_tasks_dir() / name, root / name)
+        _BASES[str(root)] = build_task_base_image()
+        return root
+    return _tiny(root)
+
+
 @pytest.fixture(scope="module")
-def tasks_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny(tmp_path_factory.mktemp("tasks-tiny"))
+
+
+def _tiny(root: Path) -> Path:
     given = os.environ.get("GRPO_ENVS_TASKS_DIR")
     if given:
         return Path(given)
-    root = tmp_path_factory.mktemp("tasks")
     for task in tiny_tasks():
         write_task(task, root)
     return root
 
 
 def _kwargs(tasks_dir: Path) -> dict[str, Any]:
-    base = os.environ.get("GRPO_ENVS_TASK_BASE_IMAGE") or image_tag()
+    base = _BASES.get(str(tasks_dir)) or os.environ.get("GRPO_ENVS_TASK_BASE_IMAGE") or image_tag()
     return {"tasks_dir": str(tasks_dir), "split": "all", "base_images": {"grpo-envs-task-base": base}}
 
 
@@ -114,8 +135,8 @@ def test_each_tasks_reference_replayed_as_tool_calls_scores_one_and_a_nop_zero(t
     env.close()
 
 
-def test_a_task_whose_tests_write_no_reward_is_a_masked_error_with_its_reason(tasks_dir: Path) -> None:
-    env = gymnasium.make(ENV_ID, **_kwargs(tasks_dir))
+def test_a_task_whose_tests_write_no_reward_is_a_masked_error_with_its_reason(tiny_dir: Path) -> None:
+    env = gymnasium.make(ENV_ID, **_kwargs(tiny_dir))
     names = [t.task_id for t in env.unwrapped.tasks]
     if "no-reward" not in names:
         pytest.skip("the tasks folder has no task named no-reward")
@@ -221,7 +242,9 @@ def test_eval_reports_pass_at_k_on_the_tasks(tasks_dir: Path, tmp_path: Path, mo
 
         return backends.Backend("scripted", run, "per sample")
 
-    monkeypatch.setattr(backends, "open_backend", scripted)
+    import trainer.eval._run as run_module
+
+    monkeypatch.setattr(run_module, "open_backend", scripted)  # evaluate's own name for it
     names = [t.task_id for t in gymnasium.make(ENV_ID, **_kwargs(tasks_dir)).unwrapped.tasks]
     kwargs = {"env_kwargs": _kwargs(tasks_dir), "out": tmp_path, "show_progress": False}
     summary = evaluate(ENV_ID, "scripted", n=len(names), samples=2, **kwargs)  # each task once

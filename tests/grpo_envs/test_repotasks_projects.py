@@ -134,7 +134,9 @@ def test_src_layout_unittest_project_with_a_dependency_gives_tasks_that_pass_che
     wheels = download_wheels(
         ["tinydep"], tmp_path / "wheels", find_links=_wheel(tmp_path / "links").parent, offline=True
     )
-    report = from_repo(project, tmp_path / "out", max_tasks=2, budget_s=240, workers=2, wheels=tmp_path / "wheels")
+    report = from_repo(
+        project, tmp_path / "out", max_tasks=2, budget_s=240, workers=2, wheels=tmp_path / "wheels", combined=0
+    )
     assert report.passing_tests == 3 and 1 <= len(report.tasks) <= 2
     tasks = load_tasks(tmp_path / "out")
     assert [t.name for t in tasks] == sorted(p.name for p in report.tasks)
