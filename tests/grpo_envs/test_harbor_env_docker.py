@@ -255,3 +255,25 @@ def test_eval_reports_pass_at_k_on_the_tasks(tasks_dir: Path, tmp_path: Path, mo
     assert summary["statuses"]["correct"] == summary["statuses"]["incorrect"] == len(names) - unjudged // 2
     assert summary["pass@1"]["value"] == pytest.approx(0.5) and summary["pass@2"]["value"] == pytest.approx(1.0)
     assert summary["pass@1"]["left_out"] == unjudged // 2 and summary["pass@1"]["tasks"] == len(names) - unjudged // 2
+
+
+@pytest.mark.slow
+def test_rollout_workers_run_the_task_folder_env_and_its_tests_judge_every_episode(
+    tiny_dir: Path, tmp_path: Path
+) -> None:
+    """async_level = 1: worker processes make the env by id, run its episodes in the tasks'
+    containers and the tasks' tests judge each one (the demo model never solves a task: every
+    episode is judged incorrect, none is an unjudged error); the schedule's staleness holds."""
+    from tests.trainer.test_async import config
+    from trainer.grpo import GRPOTrainer
+
+    kwargs = {**_kwargs(tiny_dir), "split": "all"}
+    kwargs["tasks_dir"] = str(tmp_path / "two")
+    for name in ("greeting", "squares"):
+        shutil.copytree(tiny_dir / name, tmp_path / "two" / name)
+    overrides = {"steps": 2, "prompts_per_step": 1, "num_generations": 2, "max_new_tokens": 8, "eval_prompts": 1}
+    cfg = config(tmp_path, env=ENV_ID, env_kwargs=kwargs, **overrides)
+    GRPOTrainer(cfg, show_progress=False).train()
+    metrics = [json.loads(line) for line in (Path(cfg.output_dir) / "metrics.jsonl").read_text().splitlines()]
+    assert [m["status/incorrect"] for m in metrics] == [2, 2] and not any("status/error" in m for m in metrics)
+    assert [m["staleness"] for m in metrics] == [0, 1]
