@@ -5,8 +5,9 @@ tasks; eval reports pass@k on them; a task whose tests write no reward is a mask
 
 Each test runs twice: on three tiny tasks written here (their images build ``FROM
 grpo-envs-task-base`` mapped to the sandbox image, or ``GRPO_ENVS_TASK_BASE_IMAGE``; or the folder
-``GRPO_ENVS_TASKS_DIR``), and on two of the tasks shipped with the package
-(`verifiers.agentic.shipped_tasks_dir`, on `build_task_base_image`'s image)."""
+``GRPO_ENVS_TASKS_DIR``), on two of the tasks shipped with the package
+(`verifiers.agentic.shipped_tasks_dir`, on `build_task_base_image`'s image), and on two of the
+repair tasks shipped from real projects (`grpo_envs.repotasks.repo_tasks_dir`)."""
 
 from __future__ import annotations
 
@@ -79,7 +80,10 @@ SHIPPED = ("word-frequency", "fix-median")  # two of the shipped tasks: a script
 _BASES: dict[str, str] = {}  # tasks folder -> the image its tasks' FROM grpo-envs-task-base means
 
 
-@pytest.fixture(scope="module", params=["tiny", "shipped"])
+REPO = ("toolz.functoolz.apply.001", "six.add_move.001")  # two shipped repair tasks (grpo_envs.repotasks)
+
+
+@pytest.fixture(scope="module", params=["tiny", "shipped", "repo"])
 def tasks_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp(f"tasks-{request.param}")
     if request.param == "shipped":
@@ -87,6 +91,14 @@ def tasks_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
 
         for name in SHIPPED:
             shutil.copytree(shipped_tasks_dir() / name, root / name)
+        _BASES[str(root)] = build_task_base_image()
+        return root
+    if request.param == "repo":
+        from grpo_envs.repotasks import repo_tasks_dir
+        from verifiers.agentic import build_task_base_image
+
+        for name in REPO:
+            shutil.copytree(repo_tasks_dir() / name, root / name)
         _BASES[str(root)] = build_task_base_image()
         return root
     return _tiny(root)
