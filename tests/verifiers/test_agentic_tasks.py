@@ -189,6 +189,11 @@ def test_the_image_digest_follows_the_build_context_only(tmp_path: Path) -> None
     assert multi.base_images() == ("base", "other:2")
 
 
+def _tasks_root(tmp_path: Path) -> Path:
+    _folder(tmp_path / "keyed", "one")
+    return tmp_path / "keyed"
+
+
 def test_a_folder_of_tasks_splits_stably_into_train_and_eval(tmp_path: Path) -> None:
     for i in range(20):
         _folder(tmp_path, f"task-{i:02d}")
@@ -203,6 +208,17 @@ def test_a_folder_of_tasks_splits_stably_into_train_and_eval(tmp_path: Path) -> 
     assert split_tasks(tasks, 0.0)[1] == [] and split_tasks(tasks, 1.0)[0] == []
     with pytest.raises(TaskFormatError, match="is not a folder of tasks"):
         load_tasks(tmp_path / "missing")
+
+
+def test_tasks_with_one_split_key_land_on_one_side(tmp_path: Path) -> None:
+    import dataclasses
+
+    base = load_tasks(_tasks_root(tmp_path))[0]
+    tasks = [dataclasses.replace(base, name=f"t{i}", metadata={"split_key": f"pkg/mod{i % 4}.py"}) for i in range(40)]
+    train, held = split_tasks(tasks, 0.5)
+    assert held and train  # 4 keys: some on each side (for this seed)
+    side = {t.metadata["split_key"]: t in held for t in tasks}
+    assert all((t in held) == side[t.metadata["split_key"]] for t in tasks)  # never split across
 
 
 @pytest.mark.parametrize(

@@ -224,14 +224,17 @@ def load_tasks(root: str | Path) -> list[AgenticTask]:
 def split_tasks(
     tasks: list[AgenticTask], eval_fraction: float = 0.2, *, seed: int = 0
 ) -> tuple[list[AgenticTask], list[AgenticTask]]:
-    """(train, eval): a task is in eval when a hash of its name and ``seed`` falls under
-    ``eval_fraction``, so adding a task never moves another between the two sets."""
+    """(train, eval): a task is in eval when a hash of its split key and ``seed`` falls under
+    ``eval_fraction``, so adding a task never moves another between the two sets. The key is
+    ``[metadata] split_key`` where the task has one (repair tasks name the mutated file there, so
+    near-duplicates of one file stay on one side), else the task's name."""
     if not 0.0 <= eval_fraction <= 1.0:
         raise ValueError(f"eval_fraction must be in [0, 1], got {eval_fraction}")
     train: list[AgenticTask] = []
     held: list[AgenticTask] = []
     for t in tasks:
-        h = int.from_bytes(hashlib.sha256(f"{seed}:{t.name}".encode()).digest()[:8], "big") / 2**64
+        key = t.metadata.get("split_key") or t.name
+        h = int.from_bytes(hashlib.sha256(f"{seed}:{key}".encode()).digest()[:8], "big") / 2**64
         (held if h < eval_fraction else train).append(t)
     return train, held
 
