@@ -74,8 +74,27 @@ NOT_HERE = {
         "Docker and the task base image; tests/verifiers/test_agentic_check.py"
     ),
     "grpo-envs tasks from-repo path/to/project --out tasks/ --max-tasks 20 --budget-s 300": (
-        "Docker and a project of one's own; tests/test_repotasks_tasks.py"
+        "Docker and a project of one's own; tests/grpo_envs/test_repotasks_tasks.py"
     ),
+    "grpo-envs tasks attack hello-task --base-image grpo-envs-task-base=grpo-envs-sandbox:py3.11-1d3ff364a065": (
+        "Docker and the task base image (about a minute); tests/verifiers/test_agentic_attacks.py"
+    ),
+    "grpo-envs tasks from-repo path/to/project --out tasks/ --wheels wheels/": (
+        "Docker and a project of one's own; tests/grpo_envs/test_repotasks_projects.py"
+    ),
+    "grpo-envs tasks check tasks/ --base-image grpo-envs-task-base=$(python -c "
+    '"from verifiers.agentic import build_task_base_image as b; print(b())")': (
+        "Docker and the task base image; tests/grpo_envs/test_repotasks_projects.py"
+    ),
+    "grpo-envs tasks init tasks/hello": (
+        "scaffolds the folder tools.md's next Python block reads; tests/verifiers/test_agentic_check.py runs tasks init"
+    ),
+    'KW=\'{"tasks_dir": "tasks", "split": "train", "base_images": {"grpo-envs-task-base": '
+    '"grpo-envs-sandbox:py3.11-1d3ff364a065"}}\'': "sets the variable of the two Docker commands below it",
+    'grpo-envs train --env grpo_envs/Terminal-v0 --env-kwargs "$KW" --model Qwen/Qwen2.5-0.5B-Instruct '
+    "--num-generations 8": "a hub name and Docker; tests/grpo_envs/test_harbor_env_docker.py trains on task folders",
+    'grpo-envs eval --env grpo_envs/Terminal-v0 --env-kwargs "${KW/train/eval}" --model runs/grpo/final '
+    "--samples 8 -k 1,8": "Docker and a trained run; tests/grpo_envs/test_harbor_env_docker.py evaluates on task folders",
     # a GPU, hub names, servers, Ray
     "grpo-envs train --model Qwen/Qwen2.5-0.5B-Instruct --device cuda --env grpo_envs/MathDataset-v0 "
     "--max-new-tokens 512 --learning-rate 1e-6": "a hub model on a CUDA GPU",
