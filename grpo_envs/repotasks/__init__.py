@@ -10,7 +10,7 @@ from ._mutate import Mutation, apply, mutations, unified_diff
 from ._sites import TECHNIQUES
 from ._split import split_task_folders
 from ._validate import Outcome, Validation, parse_junit, validate_candidate
-from ._write import BASE_IMAGE, instruction, repair_task, write_task
+from ._write import BASE_IMAGE, instruction, repair_task, write_repair_task
 
 __all__ = [
     "BASE_IMAGE",
@@ -37,5 +37,5 @@ __all__ = [
     "repo_tasks_dir",
     "split_task_folders",
     "unified_diff",
-    "write_task",
+    "write_repair_task",
 ]

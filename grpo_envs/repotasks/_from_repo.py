@@ -28,7 +28,7 @@ from ._deps import diagnose, download_wheels, project_image, project_requirement
 from ._mutate import Mutation, mutations
 from ._runner import validate
 from ._validate import Validation
-from ._write import write_task
+from ._write import write_repair_task
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +194,7 @@ class _Job:
     def write(self, mutation: Mutation, validation: Validation) -> None:
         name = f"{mutation.path.replace('/', '.').removesuffix('.py')}.{mutation.entity}.{len(self.report.tasks):03d}"
         self.report.tasks.append(
-            write_task(self.out / name, self.root, mutation, validation, test_files=self.tests, wheels=self.deps)
+            write_repair_task(self.out / name, self.root, mutation, validation, test_files=self.tests, wheels=self.deps)
         )
         if self.report.first_task_s is None:
             self.report.first_task_s = time.monotonic() - self.start

@@ -26,8 +26,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from verifiers.agentic import AgenticTask, Environment, Limits, Verifier
-from verifiers.agentic import write_task as write_agentic_task
+from verifiers.agentic import AgenticTask, Environment, Limits, Verifier, write_task
 
 from ._mutate import Mutation
 from ._validate import Validation
@@ -212,7 +211,7 @@ def repair_task(
     )
 
 
-def write_task(
+def write_repair_task(
     out: Path,
     project: Path,
     mutation: Mutation,
@@ -231,4 +230,4 @@ def write_task(
         out.name, project, mutation, validation,
         test_files=test_files, image=image, runner=runner, wheels=wheels, metadata=metadata,
     )  # fmt: skip
-    return write_agentic_task(task, out.parent)
+    return write_task(task, out.parent)

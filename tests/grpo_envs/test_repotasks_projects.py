@@ -22,7 +22,7 @@ from grpo_envs.repotasks import (
     mutations,
     project_requirements,
     validate_candidate,
-    write_task,
+    write_repair_task,
 )
 from verifiers.agentic import build_task_base_image, check_task, load_tasks, read_task
 
@@ -112,7 +112,7 @@ def test_a_written_task_is_a_harbor_folder_verifiers_agentic_reads(tmp_path: Pat
     validation = validate_candidate(
         clean, {**clean, "tests.test_calc.CalcTest::test_add": Outcome("failed", "AssertionError")}
     )
-    folder = write_task(
+    folder = write_repair_task(
         tmp_path / "out" / "calc.add.000", project, bug, validation, test_files=["tests/test_calc.py"], wheels=[wheel]
     )
     task = read_task(folder)

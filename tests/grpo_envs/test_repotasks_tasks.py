@@ -18,7 +18,7 @@ from grpo_envs.repotasks import (
     mutations,
     parse_junit,
     validate_candidate,
-    write_task,
+    write_repair_task,
 )
 
 REPORT = """<?xml version="1.0"?><testsuites><testsuite name="pytest">
@@ -74,7 +74,7 @@ def test_written_task_scores_reference_1_and_no_action_0(tmp_path: Path) -> None
     clean = {"tests.test_calc::test_add": P, "tests.test_calc::test_neg": P}
     validation = validate_candidate(clean, {**clean, "tests.test_calc::test_add": Outcome("failed", "assert -1 == 5")})
     runner = f'{sys.executable} -m pytest -p no:cacheprovider -q --junitxml="$LOGS/report.xml"'
-    task = write_task(
+    task = write_repair_task(
         tmp_path / "task", project, bug, validation, test_files=["tests/test_calc.py"], image="img", runner=runner
     )
     app = task / "environment" / "project"
