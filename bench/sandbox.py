@@ -45,7 +45,7 @@ EXPECTED = {SHORT: str(sum(i * i for i in range(1000))), SUITE: str(sum(range(50
 
 def cold_run(client: Any, program: str, stdin: str) -> str:
     """One container per job, the pool's lockdown; output read through attach (log driver none)."""
-    lock = Lockdown(memory_mb=512).create_kwargs(job_uid=100_001, judge_uid=100_002)
+    lock = Lockdown(memory_mb=512).create_kwargs(job_uid=100_001, tester_uid=100_002)
     lock.update(user="100001:100001", cap_add=[], stdin_open=bool(stdin), working_dir="/work")
     container = client.containers.create(image_tag(), ["python3", "-c", program], **lock)
     try:
@@ -166,7 +166,7 @@ def f(x):
 def echo(node):
     return node
 """
-# The test measures inside the judge (what a test sees per crossing) and reports through its
+# The test measures inside the tester (what a test sees per crossing) and reports through its
 # assertion message, the one channel from test code to the verdict.
 HANDLE_TESTS = """import time
 
@@ -190,7 +190,7 @@ def test_costs():
     head = None
     for i in range(100):
         head = ListNode(i, head)
-    costs = {"no crossing (a judge function)": p50(lambda: local(1)),
+    costs = {"no crossing (a tester function)": p50(lambda: local(1)),
              "plain call f(1)": p50(lambda: f(1)),
              "handle method q.push(1)": p50(lambda: q.push(1)),
              "handle attribute q.size": p50(lambda: q.size),
@@ -201,7 +201,7 @@ def test_costs():
 
 
 def handle_costs() -> None:
-    """What a crossing costs inside the judge: p50 in microseconds, next to a plain call."""
+    """What a crossing costs inside the tester: p50 in microseconds, next to a plain call."""
     import ast
 
     from verifiers import code as vc
@@ -218,7 +218,7 @@ def handle_costs() -> None:
         return
     costs = ast.literal_eval(r.reason.split("COSTS", 1)[1].rsplit(")", 1)[0])
     plain = costs["plain call f(1)"]
-    print(f"\n{'crossing (inside the judge)':<36}{'p50 us':>9}{'vs plain':>10}")
+    print(f"\n{'crossing (inside the tester)':<36}{'p50 us':>9}{'vs plain':>10}")
     print("-" * 55)
     for name, us in costs.items():
         print(f"{name:<36}{us:>9.1f}{us / plain:>9.2f}x")

@@ -35,7 +35,7 @@ class ArgvContainer(Container):
     """The delivery before issue 40: the whole program as one ``python3 -c`` argument."""
 
     def command(self) -> list[str]:
-        return ["python3", "-s", "-c", self.program, "supervise", str(self.job_uid), str(self.judge_uid)]
+        return ["python3", "-s", "-c", self.program, "supervise", str(self.job_uid), str(self.tester_uid)]
 
     def send_program(self) -> None:
         pass

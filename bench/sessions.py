@@ -46,7 +46,7 @@ def row(name: str, xs: list[float], extra: str = "") -> str:
 
 
 def docker_run(client: Any) -> float:
-    kwargs = SessionLockdown(memory_mb=512).create_kwargs(job_uid=100_001, judge_uid=100_002)
+    kwargs = SessionLockdown(memory_mb=512).create_kwargs(job_uid=100_001, tester_uid=100_002)
     kwargs.update(user="100001:100001", cap_add=[], stdin_open=False, working_dir="/work")
     start = time.perf_counter()
     container = client.containers.create(image_tag(), ["bash", "-c", "true"], **kwargs)

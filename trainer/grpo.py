@@ -48,8 +48,8 @@ from trainer._correction import configured_weights
 from trainer._distributed import Dist, init_distributed, pad_ranks, unwrap
 from trainer._dynamic import DynamicSampler, StepSample
 from trainer._envs import env_factory, told_opened_thought
+from trainer._executor import open_executor
 from trainer._generation import TransformersGenerator
-from trainer._judges import open_executor
 from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, perf_row, rollout_metrics
 from trainer._lora import adapter_disabled, is_lora
 from trainer._math import grpo_loss, loss_settings, lr_factor, sampler_mismatch

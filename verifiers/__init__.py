@@ -3,7 +3,7 @@
 Every verifier is a plain function ``verify(reference, completion, ...) -> VerifyResult``
 that never raises on model output.
 
-Owns: the verdict value (`VerifyResult`, `Status`); the verifiers `math`, `code` (with the
+Owns: the verdict value (`VerifyResult`, `Status`, `STATUS_CORRECT`); the verifiers `math`, `code` (with the
 Docker `sandbox`) and `structure` (where a completion's answer is); the seam between judging and
 where it runs (`Workload`, `Executor`) and the `executors`; the `testing` kit for any verifier.
 Imports neither `grpo_envs` nor `trainer` (see ``docs/architecture.md``).
@@ -32,13 +32,14 @@ from verifiers.errors import (
     VerifyTimeout,
     WorkerCrashed,
 )
-from verifiers.result import Status, VerifyResult
+from verifiers.result import STATUS_CORRECT, Status, VerifyResult
 
 __all__ = [
     "EngineUnavailableError",
     "ExecutorError",
     "ImageBuildError",
     "Needs",
+    "STATUS_CORRECT",
     "SandboxError",
     "ServerError",
     "Status",

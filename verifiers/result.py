@@ -7,18 +7,22 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-__all__ = ["Status", "VerifyResult"]
+__all__ = ["STATUS_CORRECT", "Status", "VerifyResult"]
 
 Status = Literal["correct", "incorrect", "no_answer", "unparseable", "timeout", "error"]
 
-_CORRECT: dict[str, bool | None] = {
-    "correct": True,
-    "incorrect": False,
-    "no_answer": False,
-    "unparseable": False,
-    "timeout": None,
-    "error": None,
-}
+STATUS_CORRECT: Mapping[str, bool | None] = MappingProxyType(
+    {
+        "correct": True,
+        "incorrect": False,
+        "no_answer": False,
+        "unparseable": False,
+        "timeout": None,
+        "error": None,
+    }
+)
+"""Each status's ``correct`` (read-only): True or False for a verdict, None where nobody could
+judge (``timeout``, ``error``: masked, never trained as 0). `VerifyResult` holds the two together."""
 
 
 @dataclass(frozen=True)
@@ -46,10 +50,12 @@ class VerifyResult:
     components: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
-        if self.status not in _CORRECT:
-            raise ValueError(f"status must be one of {sorted(_CORRECT)}, got {self.status!r}")
-        if self.correct is not _CORRECT[self.status]:
-            raise ValueError(f"status {self.status!r} requires correct={_CORRECT[self.status]!r}, got {self.correct!r}")
+        if self.status not in STATUS_CORRECT:
+            raise ValueError(f"status must be one of {sorted(STATUS_CORRECT)}, got {self.status!r}")
+        if self.correct is not STATUS_CORRECT[self.status]:
+            raise ValueError(
+                f"status {self.status!r} requires correct={STATUS_CORRECT[self.status]!r}, got {self.correct!r}"
+            )
         object.__setattr__(self, "components", MappingProxyType(dict(self.components)))
 
     def __reduce__(self) -> tuple[type[VerifyResult], tuple[object, ...]]:
@@ -68,7 +74,7 @@ class VerifyResult:
         components: Mapping[str, float] | None = None,
     ) -> VerifyResult:
         """Build a result from its status; ``reward`` defaults to 1.0 if correct, else 0.0."""
-        correct = _CORRECT.get(status)
+        correct = STATUS_CORRECT.get(status)
         if reward is None:
             reward = 1.0 if correct else 0.0
         comps = {"correct": 1.0 if correct else 0.0} if components is None else components

@@ -4,7 +4,7 @@
 Each task folder (`verifiers.agentic.read_task`) becomes a `TerminalTask`: the prompt is its
 instruction, the session is its image (built once per process and cached by the digest of its
 build context, `build_task_image`), and after the episode its tests judge what the agent left
-(`judge_task`: separate mode, a fresh verifier container with only the declared artifacts; or
+(`verify_task`: separate mode, a fresh verifier container with only the declared artifacts; or
 shared mode). The verdict is a `VerifyResult`: a missing or malformed reward, a build or session
 that failed, is a masked error with its reason, never a silent 0. `reference_commands` turns a task's
 ``solution/`` into the commands a scripted agent replays.
@@ -23,7 +23,7 @@ from typing import Any
 from grpo_envs.envs.terminal import Terminal, TerminalTask
 from grpo_envs.errors import EnvConfigError
 from verifiers import VerifyResult
-from verifiers.agentic import AgenticTask, build_task_image, judge_task, load_tasks, split_tasks, task_session
+from verifiers.agentic import AgenticTask, build_task_image, load_tasks, split_tasks, task_session, verify_task
 
 __all__ = ["HarborTerminal", "reference_commands"]
 
@@ -37,7 +37,7 @@ _lock = threading.Lock()
 
 Opener = Callable[[AgenticTask, str], Any]
 """(task, image) -> a started session for the agent (default: `verifiers.agentic`'s task session)."""
-Judge = Callable[[Any, AgenticTask, str], VerifyResult]
+Verify = Callable[[Any, AgenticTask, str], VerifyResult]
 """(session, task, image) -> the verdict on what the agent left (default: by the task's mode)."""
 
 
@@ -105,9 +105,9 @@ def _open_session(task: AgenticTask, image: str) -> Any:
     return task_session(task, image)
 
 
-def _judge(session: Any, task: AgenticTask, image: str) -> VerifyResult:
-    """The task's tests in its ``[verifier] environment_mode`` (`judge_task`: separate or shared)."""
-    return judge_task(session, task, image)
+def _verify(session: Any, task: AgenticTask, image: str) -> VerifyResult:
+    """The task's tests in its ``[verifier] environment_mode`` (`verify_task`: separate or shared)."""
+    return verify_task(session, task, image)
 
 
 class HarborTerminal(Terminal):
@@ -137,7 +137,7 @@ class HarborTerminal(Terminal):
     ## Arguments
     ``tasks_dir`` (a folder of task folders), ``split``, ``eval_fraction`` (default 0.2),
     ``split_seed`` (default 0), ``base_images`` (``FROM`` name -> local image: nothing is pulled),
-    ``session`` ((task, image) -> a session), ``judge`` ((session, task, image) -> `VerifyResult`),
+    ``session`` ((task, image) -> a session), ``verify`` ((session, task, image) -> `VerifyResult`),
     and `Terminal`'s ``tool_format``, ``max_turns``, ``output_chars``, ``context_chars`` and
     ``timeout_s`` (per command).
 
@@ -155,7 +155,7 @@ class HarborTerminal(Terminal):
         split_seed: int = 0,
         base_images: Mapping[str, str] | None = None,
         session: Opener | None = None,
-        judge: Judge | None = None,
+        verify: Verify | None = None,
         **terminal: Any,
     ) -> None:
         if tasks_dir is None:
@@ -170,9 +170,9 @@ class HarborTerminal(Terminal):
             raise EnvConfigError("Terminal", "split", why, split)
         self.agentic_tasks = chosen
         self.base_images = dict(base_images or {})
-        self.needs_engine = session is None or judge is None  # default sessions and judges are containers
-        opener, judging = session or _open_session, judge or _judge
-        super().__init__([self._terminal_task(t, opener, judging) for t in chosen], **terminal)
+        self.needs_engine = session is None or verify is None  # default sessions and verifiers are containers
+        opener, verifying = session or _open_session, verify or _verify
+        super().__init__([self._terminal_task(t, opener, verifying) for t in chosen], **terminal)
 
     @staticmethod
     def _offline(tasks: list[AgenticTask], tasks_dir: str | Path) -> list[AgenticTask]:
@@ -184,11 +184,11 @@ class HarborTerminal(Terminal):
             raise EnvConfigError("Terminal", "tasks_dir", "a folder with tasks that run offline", str(tasks_dir))
         return offline
 
-    def _terminal_task(self, task: AgenticTask, opener: Opener, judging: Judge) -> TerminalTask:
+    def _terminal_task(self, task: AgenticTask, opener: Opener, verifying: Verify) -> TerminalTask:
         image = partial(task_image, task, self.base_images)
         return TerminalTask(
             instruction=task.instruction,
-            verify=lambda session: judging(session, task, image()),
+            verify=lambda session: verifying(session, task, image()),
             reference=reference_commands(task),
             session=lambda: opener(task, image()),
             task_id=task.name,

@@ -8,9 +8,9 @@ from ._deps import DependencyError, diagnose, download_wheels, project_image, pr
 from ._from_repo import RepoReport, RepoTaskError, from_repo
 from ._mutate import Mutation, apply, mutations, unified_diff
 from ._sites import TECHNIQUES
-from ._split import split_tasks
-from ._validate import Outcome, Verdict, judge, parse_junit
-from ._write import BASE_IMAGE, instruction, repair_task, write_task
+from ._split import split_task_folders
+from ._validate import Outcome, Validation, parse_junit, validate_candidate
+from ._write import BASE_IMAGE, instruction, repair_task, write_repair_task
 
 __all__ = [
     "BASE_IMAGE",
@@ -21,21 +21,21 @@ __all__ = [
     "Outcome",
     "RepoReport",
     "RepoTaskError",
-    "Verdict",
+    "Validation",
     "apply",
     "combine",
     "diagnose",
     "download_wheels",
     "from_repo",
     "instruction",
-    "judge",
+    "validate_candidate",
     "mutations",
     "parse_junit",
     "project_image",
     "project_requirements",
     "repair_task",
     "repo_tasks_dir",
-    "split_tasks",
+    "split_task_folders",
     "unified_diff",
-    "write_task",
+    "write_repair_task",
 ]

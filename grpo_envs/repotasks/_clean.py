@@ -21,7 +21,7 @@ from ._validate import FAILED, PASSED, Outcome
 
 @dataclass
 class CleanSuite:
-    """The clean runs' verdict: per test its outcome (a flaky test reads as failed), the flaky
+    """The clean runs' result: per test its outcome (a flaky test reads as failed), the flaky
     tests, the coverage (None when not traced), whether a run timed out, and the slowest run's
     seconds."""
 

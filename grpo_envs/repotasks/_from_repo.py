@@ -27,8 +27,8 @@ from ._combine import pairs
 from ._deps import diagnose, download_wheels, project_image, project_requirements
 from ._mutate import Mutation, mutations
 from ._runner import validate
-from ._validate import Verdict
-from ._write import write_task
+from ._validate import Validation
+from ._write import write_repair_task
 
 log = logging.getLogger(__name__)
 
@@ -94,9 +94,9 @@ def _candidates(project: Path, sources: list[Path], seed: int, per_entity: int) 
                 yield bug
 
 
-def _signature(verdict: Verdict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _signature(validation: Validation) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The deduplication key: failing tests and their messages without numbers or addresses."""
-    return verdict.fail_to_pass, tuple(re.sub(r"0x[0-9a-f]+|\d+", "#", m) for m in verdict.messages)
+    return validation.fail_to_pass, tuple(re.sub(r"0x[0-9a-f]+|\d+", "#", m) for m in validation.messages)
 
 
 def _clean_run(root: Path, open_session: Callable[[], Any], budget_s: float, runs: int, trace: bool) -> CleanSuite:
@@ -161,23 +161,23 @@ class _Job:
     def time_left(self) -> bool:
         return time.monotonic() - self.start < self.budget_s
 
-    def run(self, batch: list[Mutation]) -> Iterator[tuple[Mutation, Verdict]]:
-        """The batch's kept, new (not duplicate) bugs with their verdicts; counts the rest."""
+    def run(self, batch: list[Mutation]) -> Iterator[tuple[Mutation, Validation]]:
+        """The batch's kept, new (not duplicate) bugs with their validations; counts the rest."""
         timeout_s = self.clean.timeout_s(cap=max(30.0, self.budget_s - (time.monotonic() - self.start)))
-        for mutation, verdict in validate(
+        for mutation, validation in validate(
             self.root, batch, self.clean.outcomes, self.open_session, workers=self.workers,
             timeout_s=timeout_s, max_broken=self.max_broken, coverage=self.clean.coverage,
         ):  # fmt: skip
             self.report.tried += 1
-            self.report.uncovered += verdict.selected == 0
-            if not verdict.kept:
+            self.report.uncovered += validation.selected == 0
+            if not validation.kept:
                 continue
             self.report.kept += 1
-            if _signature(verdict) in self.seen:
+            if _signature(validation) in self.seen:
                 self.report.duplicates += 1
                 continue
-            self.seen.add(_signature(verdict))
-            yield mutation, verdict
+            self.seen.add(_signature(validation))
+            yield mutation, validation
 
     def combine(self, kept: list[Mutation], limit: int) -> None:
         """Validate pairs of ``kept`` bugs of one file; write up to ``limit`` of them as tasks."""
@@ -186,15 +186,15 @@ class _Job:
             batch = list(islice(combos, max(1, self.workers)))
             if not batch:
                 break
-            for mutation, verdict in self.run(batch):
+            for mutation, validation in self.run(batch):
                 if self.report.combined < limit:
                     self.report.combined += 1
-                    self.write(mutation, verdict)
+                    self.write(mutation, validation)
 
-    def write(self, mutation: Mutation, verdict: Verdict) -> None:
+    def write(self, mutation: Mutation, validation: Validation) -> None:
         name = f"{mutation.path.replace('/', '.').removesuffix('.py')}.{mutation.entity}.{len(self.report.tasks):03d}"
         self.report.tasks.append(
-            write_task(self.out / name, self.root, mutation, verdict, test_files=self.tests, wheels=self.deps)
+            write_repair_task(self.out / name, self.root, mutation, validation, test_files=self.tests, wheels=self.deps)
         )
         if self.report.first_task_s is None:
             self.report.first_task_s = time.monotonic() - self.start
@@ -242,10 +242,10 @@ def from_repo(
         batch = list(islice(candidates, max(1, workers)))
         if not batch:
             break
-        for mutation, verdict in job.run(batch):
+        for mutation, validation in job.run(batch):
             if len(report.tasks) < max_tasks:
                 kept.append(mutation)
-                job.write(mutation, verdict)
+                job.write(mutation, validation)
     job.combine(kept, combined)
     report.seconds = time.monotonic() - start
     log.info(

@@ -29,7 +29,7 @@ from verifiers.errors import SandboxError
 
 from ._coverage import PLUGIN, Coverage, plugin_source
 from ._mutate import Mutation
-from ._validate import FAILED, PASSED, Outcome, Verdict, judge, parse_junit
+from ._validate import FAILED, PASSED, Outcome, Validation, parse_junit, validate_candidate
 
 _LIBS = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py")
 _SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".venv", "node_modules"}
@@ -146,16 +146,18 @@ def run_suite(
     return run.outcomes, run.timed_out
 
 
-def verdict_of(clean: dict[str, Outcome], run: SuiteRun, chosen: Collection[str] | None, max_broken: int) -> Verdict:
-    """The verdict on one candidate's run: ``chosen`` are the tests it ran (None: the whole suite);
+def validation_of(
+    clean: dict[str, Outcome], run: SuiteRun, chosen: Collection[str] | None, max_broken: int
+) -> Validation:
+    """The validation of one candidate's run: ``chosen`` are the tests it ran (None: the whole suite);
     a clean-passing test the run did not even collect (its file no longer imports) failed."""
     passing = {key for key, outcome in clean.items() if outcome.status == PASSED}
     ran, broken = set(passing if chosen is None else chosen), dict(run.outcomes)
     for key in passing - (run.collected if run.collected is not None else passing):
         ran.add(key)
         broken.setdefault(key, Outcome(FAILED, "the test was not collected"))
-    verdict = judge(clean, broken, ran=ran, timed_out=run.timed_out, max_broken=max_broken)
-    return replace(verdict, selected=None if chosen is None else len(ran))
+    validation = validate_candidate(clean, broken, ran=ran, timed_out=run.timed_out, max_broken=max_broken)
+    return replace(validation, selected=None if chosen is None else len(ran))
 
 
 def validate(
@@ -168,19 +170,19 @@ def validate(
     timeout_s: float = 120.0,
     max_broken: int = 5,
     coverage: Coverage | None = None,
-) -> Iterator[tuple[Mutation, Verdict]]:
-    """Each candidate with its verdict, run ``workers`` at a time, each in a fresh session from
+) -> Iterator[tuple[Mutation, Validation]]:
+    """Each candidate with its validation, run ``workers`` at a time, each in a fresh session from
     ``open_session`` (a `Session` factory or ``pool.session``); results in candidate order. With
     ``coverage`` a candidate runs only the clean-passing tests that cover its entity, and one that
     no test covers is rejected without a session (``selected == 0``)."""
     passing = frozenset(key for key, outcome in clean.items() if outcome.status == PASSED)
 
-    def one(mutation: Mutation) -> tuple[Mutation, Verdict]:
+    def one(mutation: Mutation) -> tuple[Mutation, Validation]:
         chosen = None if coverage is None else coverage.select(mutation.path, mutation.entity)
         if chosen is not None:
             chosen &= passing
             if not chosen:
-                return mutation, replace(judge(clean, clean, max_broken=max_broken), selected=0)
+                return mutation, replace(validate_candidate(clean, clean, max_broken=max_broken), selected=0)
         with open_session() as session:
             run = run_tests(
                 session,
@@ -189,7 +191,7 @@ def validate(
                 maxfail=max_broken + 1,
                 select=chosen,
             )
-        return mutation, verdict_of(clean, run, chosen, max_broken)
+        return mutation, validation_of(clean, run, chosen, max_broken)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         yield from pool.map(one, candidates)

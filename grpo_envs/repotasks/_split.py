@@ -26,13 +26,13 @@ def split_key(task: Path) -> str:
     return str(meta.get("split_key") or task.name)
 
 
-def split_tasks(
+def split_task_folders(
     tasks: Iterable[str | Path], *, eval_share: float = 0.2, seed: int = 0
 ) -> tuple[list[Path], list[Path]]:
     """The task folders as ``(train, eval)``: about ``eval_share`` of the split keys (at least one,
     and never all of them when there are two or more) go to eval with all their tasks.
 
-    >>> split_tasks([], eval_share=0.5)
+    >>> split_task_folders([], eval_share=0.5)
     ([], [])
     """
     key_of = {Path(t): split_key(Path(t)) for t in tasks}

@@ -55,7 +55,7 @@ def parse_junit(xml: str) -> dict[str, Outcome]:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Validation:
     """What one candidate did to the clean project's passing tests."""
 
     fail_to_pass: tuple[str, ...]
@@ -73,15 +73,15 @@ class Verdict:
         return not self.timed_out and 1 <= len(self.fail_to_pass) <= self.max_broken and len(self.pass_to_pass) >= 1
 
 
-def judge(
+def validate_candidate(
     clean: dict[str, Outcome],
     broken: dict[str, Outcome],
     *,
     ran: set[str] | None = None,
     timed_out: bool = False,
     max_broken: int = 5,
-) -> Verdict:
-    """The verdict on a broken run against the clean one. ``ran`` is the set of clean-passing tests
+) -> Validation:
+    """The validation of a broken run against the clean one. ``ran`` is the set of clean-passing tests
     the broken run was asked to run (default: all of them); a test of ``ran`` missing from
     ``broken`` failed. Tests not run (they do not cover the mutated entity) pass unchanged, by
     construction, and count as pass-to-pass."""
@@ -95,4 +95,4 @@ def judge(
         else:
             f2p.append(key)
             messages.append(outcome.message)
-    return Verdict(tuple(f2p), tuple(p2p), tuple(messages), timed_out, max_broken)
+    return Validation(tuple(f2p), tuple(p2p), tuple(messages), timed_out, max_broken)

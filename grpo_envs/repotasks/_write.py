@@ -26,11 +26,10 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from verifiers.agentic import AgenticTask, Environment, Limits, Verifier
-from verifiers.agentic import write_task as write_agentic_task
+from verifiers.agentic import AgenticTask, Environment, Limits, Verifier, write_task
 
 from ._mutate import Mutation
-from ._validate import Verdict
+from ._validate import Validation
 
 BASE_IMAGE = "grpo-envs-task-base"
 """The ``FROM`` name of written tasks: map it to ``build_task_base_image()`` (``--base-image``)."""
@@ -148,12 +147,12 @@ def dockerfile(wheels: Sequence[str] = (), *, image: str = BASE_IMAGE) -> str:
     return "\n".join([*lines, f"WORKDIR {APP}", "COPY project/ /app/", ""])
 
 
-def instruction(verdict: Verdict) -> str:
+def instruction(validation: Validation) -> str:
     """The symptom as a user would report it, by rule: the failing tests and the first line of
     each one's message; never test source, never the fix."""
     rows = [
         f"- `{name}`" + (f": {msg}" if msg else "")
-        for name, msg in zip(verdict.fail_to_pass, verdict.messages, strict=True)
+        for name, msg in zip(validation.fail_to_pass, validation.messages, strict=True)
     ]
     return (
         f"# Some tests of this project fail\n\nThe project is in `{APP}`. These tests used to pass and now fail:\n\n"
@@ -168,7 +167,7 @@ def repair_task(
     name: str,
     project: Path,
     mutation: Mutation,
-    verdict: Verdict,
+    validation: Validation,
     *,
     test_files: Sequence[str],
     image: str = BASE_IMAGE,
@@ -184,13 +183,15 @@ def repair_task(
     context |= {f"wheels/{w.name}": w.read_bytes() for w in wheels}
     restored = sorted({*test_files, *(c for c in CONFIGS if (project / c).is_file())})
     tests = {f"project_tests/{t}": (project / t).read_bytes() for t in restored}
-    tests["expected.json"] = json.dumps([*verdict.fail_to_pass, *verdict.pass_to_pass], indent=1).encode()
+    tests["expected.json"] = json.dumps([*validation.fail_to_pass, *validation.pass_to_pass], indent=1).encode()
     tests["test.sh"] = _TEST_SH.format(app=APP, runner=runner).encode()
     return AgenticTask(
         name=name,
-        instruction=instruction(verdict),
+        instruction=instruction(validation),
         environment=Environment(dockerfile=dockerfile(sorted(w.name for w in wheels), image=image), context=context),
-        verifier=Verifier(tests=tests, artifacts=(APP,), required_tests=(*verdict.fail_to_pass, *verdict.pass_to_pass)),
+        verifier=Verifier(
+            tests=tests, artifacts=(APP,), required_tests=(*validation.fail_to_pass, *validation.pass_to_pass)
+        ),
         solution={
             "solve.sh": _SOLVE.format(app=APP).encode(),
             "fix.patch": mutation.reverse.encode(),
@@ -202,7 +203,7 @@ def repair_task(
             "split_key": mutation.path,
             "technique": mutation.technique,
             "entity": mutation.entity,
-            "tests_failing": len(verdict.fail_to_pass),
+            "tests_failing": len(validation.fail_to_pass),
             "lines_changed": mutation.lines_changed,
             "entities_touched": 1 + mutation.entity.count("+"),
             **(metadata or {}),
@@ -210,11 +211,11 @@ def repair_task(
     )
 
 
-def write_task(
+def write_repair_task(
     out: Path,
     project: Path,
     mutation: Mutation,
-    verdict: Verdict,
+    validation: Validation,
     *,
     test_files: Sequence[str],
     image: str = BASE_IMAGE,
@@ -226,7 +227,7 @@ def write_task(
     `repair_task`. Returns ``out``."""
     out = Path(out)
     task = repair_task(
-        out.name, project, mutation, verdict,
+        out.name, project, mutation, validation,
         test_files=test_files, image=image, runner=runner, wheels=wheels, metadata=metadata,
     )  # fmt: skip
-    return write_agentic_task(task, out.parent)
+    return write_task(task, out.parent)

@@ -1,6 +1,6 @@
 """``grpo_envs/Terminal-v0`` over a folder of Harbor tasks, without Docker (a scripted session and
-judge; tests/grpo_envs/test_harbor_env_docker.py runs real ones): the prompt is the instruction,
-a reset opens no session, the judge's verdict is the step's, an unjudgeable one is masked with its
+verifier; tests/grpo_envs/test_harbor_env_docker.py runs real ones): the prompt is the instruction,
+a reset opens no session, the verifier's verdict is the step's, an unjudgeable one is masked with its
 reason, the tasks split into train and eval, network tasks are left out, and the reference
 solution becomes commands."""
 
@@ -58,7 +58,7 @@ class Shell:
         self.closed = True
 
 
-def judge(session: Shell, task: AgenticTask, image: str) -> VerifyResult:
+def verify(session: Shell, task: AgenticTask, image: str) -> VerifyResult:
     if task.name == "no-reward":
         return VerifyResult.judged("error", "the tests wrote no /logs/verifier/reward.txt: masked, not a 0")
     word = task.instruction.split()[3]
@@ -79,7 +79,7 @@ def tasks_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _make(tasks_dir: Path, **kwargs: Any) -> Any:
-    return gymnasium.make("grpo_envs/Terminal-v0", tasks_dir=str(tasks_dir), session=Shell, judge=judge, **kwargs)
+    return gymnasium.make("grpo_envs/Terminal-v0", tasks_dir=str(tasks_dir), session=Shell, verify=verify, **kwargs)
 
 
 def test_an_episode_is_the_tasks_instruction_its_session_and_its_tests_verdict(tasks_dir: Path) -> None:
@@ -124,7 +124,7 @@ def test_a_session_that_does_not_start_is_a_masked_error(tasks_dir: Path) -> Non
     def broken(task: AgenticTask, image: str) -> Any:
         raise RuntimeError("no engine")
 
-    env = gymnasium.make("grpo_envs/Terminal-v0", tasks_dir=str(tasks_dir), session=broken, judge=judge)
+    env = gymnasium.make("grpo_envs/Terminal-v0", tasks_dir=str(tasks_dir), session=broken, verify=verify)
     env.reset(seed=0)
     _, reward, terminated, _, info = env.step(QWEN.write(ToolCall("bash", {"command": "ls"})))
     assert terminated and info["status"] == "error" and "no engine" in info["reason"]
@@ -148,7 +148,7 @@ def test_the_agents_time_budget_ends_the_episode(tasks_dir: Path) -> None:
     slow = make_task("slow", "india", limits=Limits(agent_timeout_s=0.0, network_mode="none"))
     root = tasks_dir.parent / "slow"
     write_task(slow, root)
-    env = gymnasium.make("grpo_envs/Terminal-v0", tasks_dir=str(root), split="all", session=Shell, judge=judge)
+    env = gymnasium.make("grpo_envs/Terminal-v0", tasks_dir=str(root), split="all", session=Shell, verify=verify)
     env.reset(seed=0)
     _, _, terminated, truncated, info = env.step(QWEN.write(ToolCall("bash", {"command": "sleep 1"})))
     assert (terminated, truncated) == (False, True) and info["turns"] == 1
@@ -174,4 +174,4 @@ def test_the_commands_check_for_an_engine_when_the_sessions_are_containers(tasks
     from trainer._envs import needs_engine
 
     assert needs_engine(gymnasium.make("grpo_envs/Terminal-v0", tasks_dir=str(tasks_dir)))
-    assert not needs_engine(_make(tasks_dir))  # scripted sessions and judge
+    assert not needs_engine(_make(tasks_dir))  # scripted sessions and verifier

@@ -19,10 +19,10 @@ from grpo_envs.repotasks import (
     diagnose,
     download_wheels,
     from_repo,
-    judge,
     mutations,
     project_requirements,
-    write_task,
+    validate_candidate,
+    write_repair_task,
 )
 from verifiers.agentic import build_task_base_image, check_task, load_tasks, read_task
 
@@ -109,9 +109,11 @@ def test_a_written_task_is_a_harbor_folder_verifiers_agentic_reads(tmp_path: Pat
     wheel = _wheel(tmp_path / "wheels")
     bug = next(m for m in mutations(CALC, "src/calc/__init__.py") if m.entity == "add")
     clean = {f"tests.test_calc.CalcTest::test_{n}": Outcome("passed") for n in ("add", "neg", "twice_sum")}
-    verdict = judge(clean, {**clean, "tests.test_calc.CalcTest::test_add": Outcome("failed", "AssertionError")})
-    folder = write_task(
-        tmp_path / "out" / "calc.add.000", project, bug, verdict, test_files=["tests/test_calc.py"], wheels=[wheel]
+    validation = validate_candidate(
+        clean, {**clean, "tests.test_calc.CalcTest::test_add": Outcome("failed", "AssertionError")}
+    )
+    folder = write_repair_task(
+        tmp_path / "out" / "calc.add.000", project, bug, validation, test_files=["tests/test_calc.py"], wheels=[wheel]
     )
     task = read_task(folder)
     assert task.name == "calc.add.000" and not task.needs_network

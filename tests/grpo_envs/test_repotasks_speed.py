@@ -1,6 +1,6 @@
 """Coverage-selected tests, flaky tests and combined bugs of `grpo_envs.repotasks`: the bundled
 pytest plugin run on the host on a fixture project (which tests ran which entity, selection, what
-was collected), the flaky merge, the verdict on uncollected tests, combinations, the train/eval
+was collected), the flaky merge, the validation of uncollected tests, combinations, the train/eval
 split, the CLI's new flags, and (docker) a whole `from_repo` run whose combined task pays only for
 a full repair."""
 
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from grpo_envs.repotasks import Outcome, from_repo, judge, mutations, parse_junit, split_tasks
+from grpo_envs.repotasks import Outcome, from_repo, mutations, parse_junit, split_task_folders, validate_candidate
 from grpo_envs.repotasks._clean import merge
 from grpo_envs.repotasks._combine import combine, pairs
 from grpo_envs.repotasks._coverage import Coverage, plugin_source
-from grpo_envs.repotasks._runner import SuiteRun, verdict_of
+from grpo_envs.repotasks._runner import SuiteRun, validation_of
 
 P, F = Outcome("passed"), Outcome("failed", "boom")
 
@@ -146,12 +146,12 @@ def test_plugin_runs_only_selected_tests_and_lists_what_it_collected(tmp_path: P
 def test_uncollected_tests_fail_and_unselected_ones_pass_by_construction() -> None:
     clean = {f"t{i}": P for i in range(8)}
     run = SuiteRun(outcomes={"t0": F, "t1": P}, collected={f"t{i}" for i in range(8)})
-    one = verdict_of(clean, run, {"t0", "t1"}, max_broken=5)
+    one = validation_of(clean, run, {"t0", "t1"}, max_broken=5)
     assert one.kept and one.fail_to_pass == ("t0",) and len(one.pass_to_pass) == 7 and one.selected == 2
-    lost = verdict_of(clean, SuiteRun(outcomes={"t0": F, "t1": P}, collected={"t0", "t1"}), {"t0", "t1"}, 5)
+    lost = validation_of(clean, SuiteRun(outcomes={"t0": F, "t1": P}, collected={"t0", "t1"}), {"t0", "t1"}, 5)
     assert not lost.kept and len(lost.fail_to_pass) == 7  # six tests no longer collect: over the cap
     assert "the test was not collected" in lost.messages
-    whole = verdict_of(clean, SuiteRun(outcomes={**clean, "t3": F}, collected=set(clean)), None, 5)
+    whole = validation_of(clean, SuiteRun(outcomes={**clean, "t3": F}, collected=set(clean)), None, 5)
     assert whole.kept and whole.selected is None
 
 
@@ -165,7 +165,7 @@ def test_merge_leaves_out_tests_that_pass_in_some_runs_only() -> None:
     assert flaky == ("b", "d")  # d went missing in one run
     assert outcomes["a"] == P and outcomes["c"] == F and outcomes["b"].status == "failed"
     assert outcomes["b"].message.startswith("flaky: passed 2 of 3")
-    assert judge(outcomes, {"a": P, "b": P, "c": P, "d": P}).pass_to_pass == ("a",)
+    assert validate_candidate(outcomes, {"a": P, "b": P, "c": P, "d": P}).pass_to_pass == ("a",)
 
 
 def test_combine_makes_one_bug_of_two_entities_of_one_file() -> None:
@@ -195,17 +195,17 @@ def test_split_keeps_each_files_tasks_on_one_side(tmp_path: Path) -> None:
         task.mkdir()
         (task / "task.toml").write_text(f'[metadata]\nsplit_key = "pkg/m{i % 5}.py"\n')
         tasks.append(task)
-    train, held = split_tasks(tasks, eval_share=0.2, seed=3)
+    train, held = split_task_folders(tasks, eval_share=0.2, seed=3)
     assert sorted(train + held) == sorted(tasks) and not set(train) & set(held)
 
     def keys(side: list[Path]) -> set[str]:
         return {(t / "task.toml").read_text() for t in side}
 
     assert len(keys(held)) == 1 and not keys(train) & keys(held)  # ceil(0.2 * 5) files, all their tasks
-    assert split_tasks(tasks, eval_share=0.2, seed=3) == (train, held)  # stable
-    assert split_tasks(tasks[:8], eval_share=0.2, seed=3)[1] == [t for t in held if t in tasks[:8]]
-    assert split_tasks(tasks, eval_share=1.0)[0]  # never every file
-    assert split_tasks([tasks[0], tasks[5]]) == ([tasks[0], tasks[5]], [])  # one file: nothing to hold out
+    assert split_task_folders(tasks, eval_share=0.2, seed=3) == (train, held)  # stable
+    assert split_task_folders(tasks[:8], eval_share=0.2, seed=3)[1] == [t for t in held if t in tasks[:8]]
+    assert split_task_folders(tasks, eval_share=1.0)[0]  # never every file
+    assert split_task_folders([tasks[0], tasks[5]]) == ([tasks[0], tasks[5]], [])  # one file: nothing to hold out
 
 
 @pytest.mark.docker

@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from grpo_envs.repotasks import Outcome, RepoTaskError, from_repo, judge, mutations, parse_junit, write_task
+from grpo_envs.repotasks import (
+    Outcome,
+    RepoTaskError,
+    from_repo,
+    mutations,
+    parse_junit,
+    validate_candidate,
+    write_repair_task,
+)
 
 REPORT = """<?xml version="1.0"?><testsuites><testsuite name="pytest">
 <testcase classname="tests.test_m" name="test_add"/>
@@ -34,15 +42,15 @@ def test_parse_junit_reads_status_and_first_message_line() -> None:
 
 def test_keep_rule_fail_to_pass_pass_to_pass_cap_timeout_and_missing_tests() -> None:
     clean = {f"t{i}": P for i in range(8)} | {"flaky": F}
-    one = judge(clean, {**clean, "t0": F})
+    one = validate_candidate(clean, {**clean, "t0": F})
     assert one.kept and one.fail_to_pass == ("t0",) and "flaky" not in one.pass_to_pass
-    assert not judge(clean, clean).kept  # nothing breaks
-    assert not judge(clean, {k: F for k in clean}).kept  # everything breaks: over the cap too
-    assert not judge(clean, {**clean, **{f"t{i}": F for i in range(6)}}).kept  # 6 > 5
-    assert not judge(clean, {**clean, "t0": F}, timed_out=True).kept
-    missing = judge(clean, {k: o for k, o in clean.items() if k != "t3"})
+    assert not validate_candidate(clean, clean).kept  # nothing breaks
+    assert not validate_candidate(clean, {k: F for k in clean}).kept  # everything breaks: over the cap too
+    assert not validate_candidate(clean, {**clean, **{f"t{i}": F for i in range(6)}}).kept  # 6 > 5
+    assert not validate_candidate(clean, {**clean, "t0": F}, timed_out=True).kept
+    missing = validate_candidate(clean, {k: o for k, o in clean.items() if k != "t3"})
     assert missing.fail_to_pass == ("t3",) and missing.messages == ("the test did not run",)
-    only = judge(clean, {"t1": F}, ran={"t1"})  # tests not covering the entity were not run
+    only = validate_candidate(clean, {"t1": F}, ran={"t1"})  # tests not covering the entity were not run
     assert only.kept and len(only.pass_to_pass) == 7
 
 
@@ -64,10 +72,10 @@ def test_written_task_scores_reference_1_and_no_action_0(tmp_path: Path) -> None
         m for m in mutations(source, "calc/__init__.py") if m.entity == "add" and m.technique == "change_operator"
     )
     clean = {"tests.test_calc::test_add": P, "tests.test_calc::test_neg": P}
-    verdict = judge(clean, {**clean, "tests.test_calc::test_add": Outcome("failed", "assert -1 == 5")})
+    validation = validate_candidate(clean, {**clean, "tests.test_calc::test_add": Outcome("failed", "assert -1 == 5")})
     runner = f'{sys.executable} -m pytest -p no:cacheprovider -q --junitxml="$LOGS/report.xml"'
-    task = write_task(
-        tmp_path / "task", project, bug, verdict, test_files=["tests/test_calc.py"], image="img", runner=runner
+    task = write_repair_task(
+        tmp_path / "task", project, bug, validation, test_files=["tests/test_calc.py"], image="img", runner=runner
     )
     app = task / "environment" / "project"
     assert not (app / ".git").exists() and (app / "calc" / "__init__.py").read_text() == bug.source

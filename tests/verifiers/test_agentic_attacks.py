@@ -28,8 +28,8 @@ from verifiers.agentic import (
     Limits,
     Verifier,
     build_task_image,
-    judge_task,
     task_session,
+    verify_task,
     write_jsonl,
     write_task,
 )
@@ -163,7 +163,7 @@ def test_shared_mode_judges_a_solution_and_holds_against_a_root_agent() -> None:
     log = EpisodeLog(SHARED_ROOT.name, "oracle")
     with task_session(SHARED_ROOT, image) as session:
         assert log.run(session, 'id -u; bash -c "$(cat)"', stdin=SHARED_ROOT.solution["solve.sh"]).stdout == "0\n"
-        assert judge_task(session, SHARED_ROOT, image, log=log).status == "correct"
+        assert verify_task(session, SHARED_ROOT, image, log=log).status == "correct"
     judge_steps = [r.command for r in log.records if r.phase == "judge"]
     assert judge_steps[0].startswith("stop the agent") and "bash /tests/test.sh" in judge_steps
     report = attack_tasks([SHARED_ROOT], attacks=_pick(*JUDGE_ATTACKS), base_images=BASES)
@@ -200,9 +200,9 @@ def _artifacts_through_the_shell(session: Session, paths: tuple[str, ...], log: 
 def test_the_suite_catches_a_separate_judge_that_copies_through_the_agents_shell(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from verifiers.agentic import _judge
+    from verifiers.agentic import _verify
 
-    monkeypatch.setattr(_judge, "_artifacts", _artifacts_through_the_shell)
+    monkeypatch.setattr(_verify, "_artifacts", _artifacts_through_the_shell)
     report = attack_tasks([TRUSTING], attacks=_pick("shell-hijack", "placeholder"), base_images=BASES)
     assert [(r.task, r.attack) for r in report.paid] == [("trusting", "shell-hijack")]
 

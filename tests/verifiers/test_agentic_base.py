@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifiers.agentic import AgenticTask, Environment, Limits, Verifier, build_task_image, judge_separate
+from verifiers.agentic import AgenticTask, Environment, Limits, Verifier, build_task_image, verify_separate
 from verifiers.agentic._base import build_task_base_image
 from verifiers.sandbox import Session
 
@@ -47,5 +47,5 @@ def test_a_pytest_task_on_the_base_image(calc: str, status: str, says: str) -> N
     image = build_task_image(task, base_images={"python:3.11-slim": base})
     with Session(image=image, timeout_s=10) as s:
         s.write_file("/work/calc.py", calc)
-        v = judge_separate(s, task, image)
+        v = verify_separate(s, task, image)
     assert v.status == status and says in v.reason, v.reason

@@ -246,7 +246,7 @@ class TestInTheSandbox:
         tests = vc.tests_from_row(HUMANEVAL_ROW, style="humaneval")
         body = "    return ''.join(chr(ord(c) - 1) for c in s)\n"
         assert vc.verify(tests, body, sandbox=box).correct  # a body completes the prompt
-        # The completion redefines the helper the test calls: the judge still uses the row's.
+        # The completion redefines the helper the test calls: the tester still uses the row's.
         cheat = "def encode(s):\n    return s\n\ndef decode(s):\n    return s\n"
         assert not vc.verify(tests, fenced(cheat), sandbox=box).correct
 
@@ -294,8 +294,8 @@ HACKS = {
     "fake unittest and pytest": (
         "open('unittest.py', 'w').write('raise SystemExit(0)')\nopen('pytest.py', 'w').write('raise SystemExit(0)')\n"
     ),
-    "read the judge's files": (
-        "import os\nfor root in ('/judge', '/tmp'):\n"
+    "read the tester's files": (
+        "import os\nfor root in ('/tester', '/tmp'):\n"
         "    try:\n        print(os.listdir(root))\n    except OSError as e:\n        print(e)\n"
     ),
 }
@@ -339,13 +339,13 @@ def test_hacks_score_zero_in_every_format(box: DockerSandbox, name: str) -> None
 @pytest.mark.parametrize("name", sorted(EQ_HACKS))
 def test_forged_values_score_zero(box: DockerSandbox, name: str) -> None:
     tests_call = {"fn_name": "double", "inputs": [[1], [2]], "outputs": [[2], [4]]}
-    tests_judge = {
+    tests_tester = {
         "asserts": "assert double(1) == [2]\nassert double(2) == [4]",
         "entry_point": "double",
     }
     tests_close = {"asserts": "assert abs(double(1) - 2) < 1e-6\nassert 3 < double(2) < 5", "entry_point": "double"}
     program = fenced(EQ_HACKS[name].replace("FN", "double"))
-    for tests in (tests_call, tests_judge, tests_close):
+    for tests in (tests_call, tests_tester, tests_close):
         r = vc.verify(tests, program, sandbox=box)
         assert r.reward == 0.0, (name, r)
 

@@ -263,7 +263,7 @@ def test_what_goes_is_the_definition_stripped() -> None:
     assert shared_classes(LIST_NODE, "def f(:\n") is None
 
 
-def test_decorated_definitions_keep_their_decorators_in_the_judge() -> None:
+def test_decorated_definitions_keep_their_decorators_in_the_tester() -> None:
     from verifiers.code._tests import parse_suite
 
     code = "import functools\n@functools.total_ordering\n@dataclass(frozen=True)\nclass P:\n    x: int = 0\n\nassert f(P())\n"

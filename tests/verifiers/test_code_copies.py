@@ -77,7 +77,7 @@ def test_reassigned_stdout():
 
     def test_assert_suites_have_a_helper_for_printed_output(self, box: DockerSandbox) -> None:
         tests = {
-            "asserts": "from judge import printed\nwith printed() as out:\n    show([1, 2])\n"
+            "asserts": "from tester import printed\nwith printed() as out:\n    show([1, 2])\n"
             "assert out.text == '1\\n2\\n'"
         }
         assert judged(box, tests, self.PRINTS).correct

@@ -2,7 +2,7 @@
 flow and the test's classes): hostile and handles programs in every test format, each judged
 several times alone and beside busy loops, get the same verdict (and a reason naming the limit
 they hit) every time; every container a run creates is gone when it ends, also after timeouts,
-a killed worker or an exception in the judge."""
+a killed worker or an exception in the tester."""
 
 from __future__ import annotations
 

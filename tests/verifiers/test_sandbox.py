@@ -56,7 +56,7 @@ def assert_locked_down(sandbox: DockerSandbox) -> None:
         assert sorted(host["CapAdd"]) == ["KILL", "SETGID", "SETUID"]
         assert host["CapDrop"] == ["ALL"]
         assert "no-new-privileges" in host["SecurityOpt"]
-        assert set(host["Tmpfs"]) == {"/work", "/judge", "/tmp"}
+        assert set(host["Tmpfs"]) == {"/work", "/tester", "/tmp"}
         assert all("size=" in options for options in host["Tmpfs"].values())
         assert not any(SECRET in e for e in attrs["Config"]["Env"])
 

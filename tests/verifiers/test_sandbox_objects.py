@@ -1,5 +1,5 @@
 """The codecs of objects across the boundary, in one process: the program's side
-(`_in_container.objects`) and the judge's (`_in_container.link`), with answers a hostile program
+(`_in_container.objects`) and the tester's (`_in_container.link`), with answers a hostile program
 could forge."""
 
 from __future__ import annotations
@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 
 from verifiers.sandbox._in_container.handles import Handle
-from verifiers.sandbox._in_container.link import JudgeCodec, Link, update_in_place
+from verifiers.sandbox._in_container.link import Link, RequestCodec, update_in_place
 from verifiers.sandbox._in_container.objects import MAX_OBJECTS, Objects
 from verifiers.sandbox._in_container.wire import NotAValue
 
 NODE = "class Node:\n    def __init__(self, val, nxt=None):\n        self.val, self.nxt = val, nxt\n"
 
 
-def judge_side() -> Link:
-    namespace: dict[str, Any] = {"__name__": "__judge__"}
+def link_side() -> Link:
+    namespace: dict[str, Any] = {"__name__": "__tester__"}
     exec(NODE, namespace)
     return Link(-1, -1, {}, namespace)
 
@@ -35,21 +35,21 @@ def answer(objects: Objects, value: Any) -> dict[str, Any]:
     return {"status": "ok", "value": codec.encode(value), "objects": codec.out_objects}
 
 
-def test_a_cycle_crosses_as_the_judges_own_class_with_its_shape() -> None:
-    objects, link = program_side({"Node"}), judge_side()
+def test_a_cycle_crosses_as_the_testers_own_class_with_its_shape() -> None:
+    objects, link = program_side({"Node"}), link_side()
     a = objects.namespace["Node"](1)
     a.nxt = objects.namespace["Node"](2, a)
-    got = JudgeCodec(link).answer(answer(objects, [a, a]), (), {})
+    got = RequestCodec(link).answer(answer(objects, [a, a]), (), {})
     assert type(got[0]) is link.namespace["Node"] and got[0] is got[1]
     assert got[0].val == 1 and got[0].nxt.val == 2 and got[0].nxt.nxt is got[0]
 
 
 def test_a_long_chain_crosses_without_recursion() -> None:
-    objects, link = program_side({"Node"}), judge_side()
+    objects, link = program_side({"Node"}), link_side()
     head = None
     for i in range(50_000):
         head = objects.namespace["Node"](i, head)
-    got = JudgeCodec(link).answer(answer(objects, head), (), {})
+    got = RequestCodec(link).answer(answer(objects, head), (), {})
     count = 0
     while got is not None:
         got, count = got.nxt, count + 1
@@ -57,11 +57,11 @@ def test_a_long_chain_crosses_without_recursion() -> None:
 
 
 def test_classes_the_test_does_not_define_stay_handles() -> None:
-    objects, link = program_side({"Node"}), judge_side()
+    objects, link = program_side({"Node"}), link_side()
     other = objects.namespace["Other"]()
-    got = JudgeCodec(link).answer(answer(objects, other), (), {})
+    got = RequestCodec(link).answer(answer(objects, other), (), {})
     assert isinstance(got, Handle) and got == got and got != other
-    again = JudgeCodec(link).answer(answer(objects, other), (), {})
+    again = RequestCodec(link).answer(answer(objects, other), (), {})
     assert again is got  # the same object, the same handle
 
 
@@ -80,13 +80,13 @@ def test_classes_the_test_does_not_define_stay_handles() -> None:
 )
 def test_forged_answers_are_not_values(forged: dict[str, Any]) -> None:
     with pytest.raises(NotAValue):
-        JudgeCodec(judge_side()).answer({"status": "ok", **forged}, (), {})
+        RequestCodec(link_side()).answer({"status": "ok", **forged}, (), {})
 
 
-def test_the_judges_objects_go_out_as_attributes_and_come_back_as_themselves() -> None:
-    link, objects = judge_side(), program_side({"Node"})
+def test_the_testers_objects_go_out_as_attributes_and_come_back_as_themselves() -> None:
+    link, objects = link_side(), program_side({"Node"})
     head = link.namespace["Node"](1, link.namespace["Node"](2))
-    codec = JudgeCodec(link)
+    codec = RequestCodec(link)
     message = {"args": [codec.encode(head)], "objects": codec.table()}
     inner = objects.message(message["objects"])
     received = inner.decode(message["args"][0])
@@ -96,11 +96,11 @@ def test_the_judges_objects_go_out_as_attributes_and_come_back_as_themselves() -
     assert codec.answer(back, (head,), {}) is head and head.nxt.val == 5
 
 
-def test_code_in_the_judges_objects_does_not_cross() -> None:
-    link = judge_side()
+def test_code_in_the_testers_objects_does_not_cross() -> None:
+    link = link_side()
     node = link.namespace["Node"](1)
     node.hook = lambda: 1
-    codec = JudgeCodec(link)
+    codec = RequestCodec(link)
     codec.encode(node)
     with pytest.raises(NotAValue, match="builtins.function"):
         codec.table()

@@ -16,10 +16,10 @@ from verifiers.agentic import (
     build_task_base_image,
     build_task_image,
     check_task,
-    judge_separate,
     shipped_tasks,
     shipped_tasks_dir,
     task_session,
+    verify_separate,
 )
 
 
@@ -99,5 +99,5 @@ def test_the_program_the_tests_run_cannot_pay_itself(attack: str) -> None:
     image = build_task_image(task, base_images={"grpo-envs-task-base": build_task_base_image()})
     with task_session(task, image) as s:
         assert s.exec(attack).exit_code == 0
-        verdict = judge_separate(s, task, image)
+        verdict = verify_separate(s, task, image)
     assert verdict.status in ("incorrect", "error") and verdict.reward == 0.0, verdict

@@ -7,10 +7,10 @@ an eval set of a folder of them; `build_task_image` builds a task's image once (
 digest of its build context, base images mapped to local ones, no network).
 `verdict_from_files` turns what the tests left in ``/logs/verifier`` (``reward.txt`` /
 ``reward.json``, the runner's ``junit.xml``) into a `VerifyResult`: a
-missing or malformed reward is a masked error with its reason. `judge_separate` judges the state
+missing or malformed reward is a masked error with its reason. `verify_separate` verifies the state
 an agent left in a `verifiers.sandbox.Session`: its declared artifacts, in a fresh verifier
-container (the call a terminal env makes after the agent's turn); `judge_shared` judges a
-shared-mode task in the agent's own container once its processes are stopped, and `judge_task`
+container (the call a terminal env makes after the agent's turn); `verify_shared` verifies a
+shared-mode task in the agent's own container once its processes are stopped, and `verify_task`
 picks the task's mode. `task_session` opens the session an agent works in for a task (the image's
 working folder writable and filled). `check_task` (``grpo-envs tasks check``) requires the
 reference solution to score 1 and no action to score 0. `EpisodeLog` keeps the commands of one
@@ -29,13 +29,13 @@ from verifiers.agentic._base import build_task_base_image
 from verifiers.agentic._check import TaskCheck, check_task
 from verifiers.agentic._harbor import load_tasks, read_task, split_tasks, write_task
 from verifiers.agentic._image import TASK_IMAGE_REPOSITORY, build_task_image
-from verifiers.agentic._judge import judge_separate, judge_task
 from verifiers.agentic._log import CommandRecord, EpisodeLog, write_jsonl
 from verifiers.agentic._session import image_workdir, task_session
-from verifiers.agentic._shared import judge_shared
+from verifiers.agentic._shared import verify_shared
 from verifiers.agentic._shipped import shipped_tasks, shipped_tasks_dir
 from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
 from verifiers.agentic._verdict import junit_outcomes, verdict_from_files
+from verifiers.agentic._verify import verify_separate, verify_task
 
 __all__ = [
     "TASK_IMAGE_REPOSITORY",
@@ -50,9 +50,6 @@ __all__ = [
     "build_task_image",
     "check_task",
     "image_workdir",
-    "judge_separate",
-    "judge_shared",
-    "judge_task",
     "junit_outcomes",
     "load_tasks",
     "read_task",
@@ -61,6 +58,9 @@ __all__ = [
     "split_tasks",
     "task_session",
     "verdict_from_files",
+    "verify_separate",
+    "verify_shared",
+    "verify_task",
     "write_jsonl",
     "write_task",
 ]

@@ -2,7 +2,7 @@
 
 Like Harbor's oracle and nop agents, through the same path as a model's commands: the task's
 image (built once, `build_task_image`), a `task_session` with its user and lockdown (the image's
-working folder writable and filled), and `judge_task` in the task's mode. Each episode's commands
+working folder writable and filled), and `verify_task` in the task's mode. Each episode's commands
 are kept (`TaskCheck.logs`). The solution's files are written to ``/tmp/solution`` (the session's
 root file system is read-only) and ``solve.sh`` runs there as the agent would run a command.
 """
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifiers.agentic._image import build_task_image
-from verifiers.agentic._judge import judge_task
 from verifiers.agentic._log import EpisodeLog
 from verifiers.agentic._session import task_session
 from verifiers.agentic._task import AgenticTask
+from verifiers.agentic._verify import verify_task
 from verifiers.errors import SandboxError
 from verifiers.result import VerifyResult
 
@@ -69,7 +69,7 @@ def _episode(task: AgenticTask, image: str, log: EpisodeLog, client: Any = None)
             r = log.run(s, f"cd {SOLUTION_DIR} && bash solve.sh")
             if r.error:
                 return VerifyResult.judged("error", f"solve.sh could not run: {r.error}")
-        return judge_task(s, task, image, log=log, client=client)
+        return verify_task(s, task, image, log=log, client=client)
 
 
 def check_task(task: AgenticTask, *, base_images: Mapping[str, str] | None = None, client: Any = None) -> TaskCheck:

@@ -11,7 +11,7 @@ so the agent owns and may edit them; modes kept); the shell starts in it.
 
 A shared-mode task's session also has ``/tests`` and ``/logs`` as empty root-owned tmpfs mount
 points (mode 0755): the root file system is read-only, so the tests can only be put there, after
-the agent's turn (see `judge_shared`). They are mount points, so the agent cannot replace them
+the agent's turn (see `verify_shared`). They are mount points, so the agent cannot replace them
 with a link.
 """
 
@@ -41,8 +41,8 @@ _lock = threading.Lock()
 class _SharedLockdown(SessionLockdown):
     """A session's lockdown with `SHARED_MOUNTS` as root-owned tmpfs mount points."""
 
-    def create_kwargs(self, job_uid: int, judge_uid: int) -> dict[str, Any]:
-        kwargs = super().create_kwargs(job_uid, judge_uid)
+    def create_kwargs(self, job_uid: int, tester_uid: int) -> dict[str, Any]:
+        kwargs = super().create_kwargs(job_uid, tester_uid)
         for path in SHARED_MOUNTS:
             kwargs["tmpfs"][path] = f"size={_MOUNT_MB}m,uid=0,gid=0,mode=0755"
         return kwargs

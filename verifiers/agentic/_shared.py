@@ -1,7 +1,7 @@
 """Judging in shared mode (``[verifier] environment_mode = "shared"``): the tests run in the agent's
 own container, as Harbor's shared mode does, after the agent is stopped.
 
-`judge_shared(session, task)`, through ``docker exec`` as root in the session's container (a
+`verify_shared(session, task)`, through ``docker exec`` as root in the session's container (a
 session made by `task_session`, so ``/tests`` and ``/logs`` are root-owned tmpfs mount points):
 
 1. every process but the container's supervisor (PID 1) is killed, until none is left (a
@@ -40,7 +40,7 @@ from verifiers.agentic._verdict import verdict_from_files
 from verifiers.result import VerifyResult
 from verifiers.sandbox import Session
 
-__all__ = ["judge_shared"]
+__all__ = ["verify_shared"]
 
 VERIFIER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 PYTHON = ["/usr/bin/env", "-i", "/usr/bin/python3", "-I", "-S", "-c"]
@@ -194,14 +194,14 @@ def _run_tests(container: Any, task: AgenticTask, log: EpisodeLog) -> tuple[int 
     return code, time.monotonic() - start
 
 
-def judge_shared(session: Session, task: AgenticTask, *, log: EpisodeLog | None = None) -> VerifyResult:
+def verify_shared(session: Session, task: AgenticTask, *, log: EpisodeLog | None = None) -> VerifyResult:
     """The verdict of ``task`` judged in ``session``'s own container (see the module's docstring).
     Never raises for the agent's doing; what could not be judged is a masked error with its reason.
 
     Examples:
         >>> with task_session(task, image) as s:  # doctest: +SKIP
         ...     s.exec("echo hello > /work/hello.txt")
-        ...     judge_shared(s, task).status
+        ...     verify_shared(s, task).status
         'correct'
     """
     log = log if log is not None else EpisodeLog(task.name)

@@ -12,14 +12,14 @@ Three test shapes (``tests_from_row`` converts HumanEval, MBPP, LiveCodeBench, T
   and the function called; return values come back as exact builtin types and are compared on
   the host (``3 != "3"``, ``(1, 2) != [1, 2]``; ints and floats compare as numbers).
 - ``{"asserts": "assert f(2) == 4\\n...", "entry_point": "f"}``: each top-level assert (or
-  call, e.g. HumanEval's ``check(candidate)``) runs in a separate judge process under another
+  call, e.g. HumanEval's ``check(candidate)``) runs in a separate tester process under another
   uid; every call of ``f`` crosses to the program as serialized values.
 
 Why hacks do not pay: the verdict is never the program's exit status or its banner; expected
 outputs and test code never enter the program's process; in function-call tests a returned
-object with a custom ``__eq__`` or a builtin subclass is "not a value", and in judged tests it
-is a handle that equals only itself; exiting early, patching builtins or unittest, or reading
-the caller's frame reach only the program's own process. Judged tests may also use the
+object with a custom ``__eq__`` or a builtin subclass is "not a value", and in tests run in the
+tester it is a handle that equals only itself; exiting early, patching builtins or unittest, or reading
+the caller's frame reach only the program's own process. Tests in the tester may also use the
 program's classes, exceptions, printed output and in-place changes, and the dataset's own
 ``ListNode``/``TreeNode`` classes (a ``"preamble"`` both sides run; see the README).
 

@@ -1,5 +1,5 @@
 """What the sandbox's answers mean for one test: an `Outcome` (its kind and a detail) from a
-program's run on stdin (`from_exec`), a function call's encoded result (`from_call`) or a judge's
+program's run on stdin (`from_exec`), a function call's encoded result (`from_call`) or a tester's
 record (`from_record`); `KIND` names each failure kind in a verdict's reason.
 """
 

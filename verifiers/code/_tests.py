@@ -25,7 +25,7 @@ STYLES = ("humaneval", "mbpp", "livecodebench", "taco", "apps", "pytest", "leetc
 class Suite:
     """A validated test suite (internal form)."""
 
-    kind: str  # stdin_stdout | call | judge
+    kind: str  # stdin_stdout | call | tester
     cases: tuple[Any, ...]  # (input, output) | (args, expected) | test statement source
     fn_name: str = ""
     setup: str = ""
@@ -141,7 +141,7 @@ def _asserts_suite(tests: Mapping[str, Any]) -> Suite:
         raise _bad("the test code has no top-level assert or call")
     extra, preamble = tests.get("setup", ""), _preamble(tests)
     return Suite(
-        "judge",
+        "tester",
         tuple(statements),
         fn_name=entry,
         preamble=preamble,
@@ -159,7 +159,7 @@ def _pytest_suite(tests: Mapping[str, Any]) -> Suite:
         raise _bad("the pytest file defines no test_* function or Test* class with test_* methods")
     preamble = _preamble(tests)
     setup = "\n".join(s for s in (preamble, code) if s)
-    return Suite("judge", tuple(f"__pytest_case__({name!r})" for name in cases), setup=setup, preamble=preamble)
+    return Suite("tester", tuple(f"__pytest_case__({name!r})" for name in cases), setup=setup, preamble=preamble)
 
 
 _SHAPES: tuple[tuple[str, Callable[[Mapping[str, Any]], Suite]], ...] = (

@@ -76,7 +76,7 @@ def _check(language: str, timeout_s: float) -> None:
         raise VerifierInputError(f"timeout_s must be a positive number, got {timeout_s!r}")
 
 
-def _judge_one(
+def _one_request(
     box: Sandbox,
     code: str,
     suite: Suite,
@@ -96,7 +96,7 @@ def _judge_one(
                 memory_mb=memory_mb,
             )
             return [from_call(r, exp, suite) for r, (_, exp) in zip(results, suite.cases, strict=True)]
-        records = box.judge(
+        records = box.run_tests(
             program,
             list(suite.cases),
             entry_point=suite.fn_name,
@@ -171,7 +171,7 @@ def verify_many(
         limits = _Limits(timeout_s, suite_timeout_s, memory_mb)
         stdin = {k: w for k, w in work.items() if w[1].kind == "stdin_stdout"}
         requests = {k: w for k, w in work.items() if w[1].kind != "stdin_stdout"}
-        for k, outcomes in [*_judge_stdin(box, stdin, limits).items(), *_judge_requests(box, requests, limits).items()]:
+        for k, outcomes in [*_run_stdin(box, stdin, limits).items(), *_run_requests(box, requests, limits).items()]:
             results[k] = _result(outcomes, partial_credit, work[k][0])
     return [r for r in results if r is not None]
 
@@ -193,7 +193,7 @@ class _Limits(NamedTuple):
     memory_mb: int | None
 
 
-def _judge_stdin(box: Sandbox, work: dict[int, tuple[str, Suite]], limits: _Limits) -> dict[int, list[Outcome]]:
+def _run_stdin(box: Sandbox, work: dict[int, tuple[str, Suite]], limits: _Limits) -> dict[int, list[Outcome]]:
     """stdin/stdout suites: one flat batch of jobs over the whole pool."""
     jobs = [
         Job(code, stdin=inp, timeout_s=limits.timeout_s, memory_mb=limits.memory_mb)
@@ -211,14 +211,14 @@ def _judge_stdin(box: Sandbox, work: dict[int, tuple[str, Suite]], limits: _Limi
     return outcomes
 
 
-def _judge_requests(box: Sandbox, work: dict[int, tuple[str, Suite]], limits: _Limits) -> dict[int, list[Outcome]]:
-    """Function calls and judged asserts: one sandbox request per completion, concurrently."""
+def _run_requests(box: Sandbox, work: dict[int, tuple[str, Suite]], limits: _Limits) -> dict[int, list[Outcome]]:
+    """Function calls and tests in the tester: one sandbox request per completion, concurrently."""
     if not work:
         return {}
     width = max(1, int(getattr(box, "size", 4)))
     with concurrent.futures.ThreadPoolExecutor(width) as threads:
         done = threads.map(
-            lambda w: _judge_one(box, w[0], w[1], limits.timeout_s, limits.suite_timeout_s, limits.memory_mb),
+            lambda w: _one_request(box, w[0], w[1], limits.timeout_s, limits.suite_timeout_s, limits.memory_mb),
             work.values(),
         )
         return dict(zip(work, done, strict=True))
@@ -266,7 +266,7 @@ def _open_sandbox(cpus: int, containers: int | None = None) -> Sandbox:
     return DockerSandbox(size=containers)
 
 
-def _judge_on(
+def _verify_on(
     box: Sandbox | None, tests: list[Any], completions: list[Any], options: dict[str, Any]
 ) -> list[VerifyResult]:
     return verify_many(tests, completions, sandbox=box, **options)
@@ -278,7 +278,7 @@ def _close_sandbox(box: Sandbox) -> None:
 
 WORKLOAD = Workload(
     "code",
-    _judge_on,
+    _verify_on,
     open=_open_sandbox,
     close=_close_sandbox,
     needs=Needs(cpu=0, docker=True),

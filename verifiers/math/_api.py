@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from verifiers._pool import cpu_count, default_pool
 from verifiers._workload import Needs, Workload
 from verifiers.errors import VerifierInputError, VerifyTimeout, WorkerCrashed
+from verifiers.math._compare import NeedSympy, Scalars
 from verifiers.math._config import MathConfig
-from verifiers.math._core import MAX_PARSED, Outcome, judge_texts, parse_answer, verify_core
+from verifiers.math._core import MAX_PARSED, Outcome, compare_texts, parse_answer, verify_core
 from verifiers.math._extract import commitments
-from verifiers.math._judge import NeedSympy, Scalars
 from verifiers.result import VerifyResult
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ def equivalent(a: str, b: str, *, config: MathConfig = _DEFAULT, timeout_s: floa
     if na is None or nb is None:
         return False
     try:
-        return judge_texts(a, na, b, nb, Scalars(config))[0]
+        return compare_texts(a, na, b, nb, Scalars(config))[0]
     except NeedSympy:
         pass
     try:
@@ -214,13 +214,13 @@ def _open_pool(cpus: int) -> int:
     return cpus
 
 
-def _judge_on(
+def _verify_on(
     workers: int | None, golds: list[str], completions: list[str], options: dict[str, Any]
 ) -> list[VerifyResult]:
     return verify_many(golds, completions, workers=workers, **options)
 
 
-WORKLOAD = Workload("math", _judge_on, open=_open_pool, needs=Needs(cpu=1))
+WORKLOAD = Workload("math", _verify_on, open=_open_pool, needs=Needs(cpu=1))
 """Math judging as a `verifiers.Workload` (what ``verify_many(..., executor=...)`` sends): each
 worker holds one CPU on a cluster (every CPU here, in a `LocalExecutor`) and a sympy pool that
 wide; options: ``config``, ``timeout_s``, ``answer_only``."""

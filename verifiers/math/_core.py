@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from verifiers.math._compare import Match, Scalars, compare
 from verifiers.math._config import MathConfig
 from verifiers.math._extract import (
     MATH_BLOCK,
@@ -20,7 +21,6 @@ from verifiers.math._extract import (
     last_number,
     reduce_gold,
 )
-from verifiers.math._judge import Scalars, Verdict, judge
 from verifiers.math._labels import labelled_values
 from verifiers.math._lexer import ParseError
 from verifiers.math._nodes import Interval, List, Matrix, Node, Relation, Text, Tup, Union
@@ -30,7 +30,7 @@ from verifiers.math._parser import parse
 from verifiers.math._shapes import signs_expanded
 from verifiers.math._statements import value_in_sentence
 
-__all__ = ["Outcome", "judge_texts", "parse_answer", "verify_core"]
+__all__ = ["Outcome", "compare_texts", "parse_answer", "verify_core"]
 
 Outcome = tuple[str, str, "str | None"]  # status, reason, extracted
 MAX_PARSED = 4000  # longer answers are not read as math (they cannot parse anyway)
@@ -120,26 +120,26 @@ def _elements_reading(text: str, config: MathConfig) -> Node | None:
     return parse_answer(text, config, elements=True)
 
 
-def judge_texts(gold_text: str, gold: Node, pred_text: str, pred: Node, scalars: Scalars) -> Verdict:
-    """`judge` with the readings of a bracketed ``d,ddd``: written so on both sides, it is
+def compare_texts(gold_text: str, gold: Node, pred_text: str, pred: Node, scalars: Scalars) -> Match:
+    """`compare` with the readings of a bracketed ``d,ddd``: written so on both sides, it is
     compared element by element; on one side, it takes the other side's reading (a number, or
     separate elements)."""
     config = scalars.config
     gold_alt, pred_alt = _elements_reading(gold_text, config), _elements_reading(pred_text, config)
     if gold_alt is not None and pred_alt is not None:
-        return judge(gold_alt, pred_alt, scalars)
-    verdict = judge(gold, pred, scalars)
+        return compare(gold_alt, pred_alt, scalars)
+    match = compare(gold, pred, scalars)
     for g, p in ((gold_alt, pred), (gold, pred_alt)):
-        if not verdict[0] and g is not None and p is not None:
-            other = judge(g, p, scalars)
-            verdict = other if other[0] else verdict
-    return verdict
+        if not match[0] and g is not None and p is not None:
+            other = compare(g, p, scalars)
+            match = other if other[0] else match
+    return match
 
 
 def _same_answer(a: Node | None, b: Node | None, scalars: Scalars) -> bool:
     if a is None or b is None:
         return a is b
-    return a == b or judge(a, b, scalars)[0]
+    return a == b or compare(a, b, scalars)[0]
 
 
 def _read(answer: str, source: str, config: MathConfig) -> tuple[Node | None, str]:
@@ -198,7 +198,7 @@ def verify_core(gold: str, completion: str, config: MathConfig, scalars: Scalars
     if chosen is not None:
         return chosen
     gold_node = parse_answer(gold_text, config) or _text_node(normalize(gold_text), config)
-    ok, why = judge_texts(gold_text, gold_node, final_text, final, scalars)
+    ok, why = compare_texts(gold_text, gold_node, final_text, final, scalars)
     return ("correct" if ok else "incorrect"), why[0].upper() + why[1:] + ".", final_text
 
 
@@ -296,7 +296,7 @@ def _choice(gold_text: str, final_text: str) -> Outcome | None:
 
 
 def run_core(gold: str, completion: str, config: MathConfig, answer_only: bool = False) -> Any:
-    """Worker entry point: the sympy judge."""
+    """Worker entry point: the sympy comparison."""
     from verifiers.math._symbolic import SympyScalars
 
     return verify_core(gold, completion, config, SympyScalars(config), answer_only)
@@ -309,4 +309,4 @@ def run_equivalent(a: str, b: str, config: MathConfig) -> bool:
     na, nb = parse_answer(a, config), parse_answer(b, config)
     if na is None or nb is None:
         return False
-    return judge_texts(a, na, b, nb, SympyScalars(config))[0]
+    return compare_texts(a, na, b, nb, SympyScalars(config))[0]

@@ -1,4 +1,4 @@
-"""The parse tree: small frozen node classes that `_parser` builds and `_judge` reads.
+"""The parse tree: small frozen node classes that `_parser` builds and `_compare` reads.
 
 Nodes compare by class and fields (``Neg(x) != Abs(x)``), are hashable, and hold nothing but
 numbers, names and other nodes; nothing here evaluates anything.

@@ -1,5 +1,5 @@
 """The same answer in another notation: rules that read one kind of answer as another when the
-policy allows it, each behind its own `MathConfig` switch and named in the verdict's reason.
+policy allows it, each behind its own `MathConfig` switch and named in the match's reason.
 
 - a gold ratio of two terms is the number it stands for, the quotient of its terms
   (``7:2`` is ``3.5`` and ``\\frac{7}{2}``, never ``\\frac{2}{7}``): `ratio_as_quotient`.
@@ -12,7 +12,7 @@ policy allows it, each behind its own `MathConfig` switch and named in the verdi
 - a percent is its value over 100 (``37.5\\%`` is ``\\frac{3}{8}``): `percent_as_fraction`, decided
   in the scalar comparison and named here (`noted`).
 
-Read by the judge (`_judge`), which passes its scalar comparison.
+Read by the comparison (`_compare`), which passes its scalar comparison.
 """
 
 from __future__ import annotations
@@ -23,14 +23,13 @@ from collections.abc import Callable
 from verifiers.math._config import MathConfig
 from verifiers.math._nodes import OO, Div, Domain, List, Node, Pct, Ratio, Relation, Set, Text, Tup, num
 from verifiers.math._numeric import rational
+from verifiers.math._params import Match
 from verifiers.math._shapes import is_quantity
 
 __all__ = ["MARKS", "in_notation", "noted", "quotient"]
 
-Verdict = tuple[bool, str]
 
-
-def quotient(eq: Callable[[Node, Node], bool], gold: Node, pred: Node, config: MathConfig) -> Verdict:
+def quotient(eq: Callable[[Node, Node], bool], gold: Node, pred: Node, config: MathConfig) -> Match:
     """A gold ratio of two terms against one value: equal when the value is the quotient of the
     terms in their order (with `MathConfig.ratio_as_quotient`); any other pairing of a ratio
     differs (a gold number asks for a number: ``1:2`` does not answer ``\\frac{1}{2}``)."""
@@ -41,22 +40,22 @@ def quotient(eq: Callable[[Node, Node], bool], gold: Node, pred: Node, config: M
     return same, f"the value {why} the quotient of the ratio's terms" + (" (ratio_as_quotient)" if same else "")
 
 
-def noted(gold: Node, pred: Node, verdict: Verdict, config: MathConfig, note: str = "") -> Verdict:
-    """``verdict`` with the switches that decided it named: ``note`` (`in_notation`'s), and
+def noted(gold: Node, pred: Node, match: Match, config: MathConfig, note: str = "") -> Match:
+    """``match`` with the switches that decided it named: ``note`` (`in_notation`'s), and
     `MathConfig.percent_as_fraction` for a percent on one side only whose number is not the
     other side's (``37.5\\%`` and ``\\frac{3}{8}``)."""
-    if verdict[0] and note:
-        verdict = verdict[0], f"{verdict[1]} ({note})"
-    if not (verdict[0] and config.percent_as_fraction):
-        return verdict
+    if match[0] and note:
+        match = match[0], f"{match[1]} ({note})"
+    if not (match[0] and config.percent_as_fraction):
+        return match
     g, p = (n.exprs[-1] if isinstance(n, Relation) and n.is_equation else n for n in (gold, pred))
     if isinstance(g, Pct) == isinstance(p, Pct):
-        return verdict
+        return match
     percent, other = (g, p) if isinstance(g, Pct) else (p, g)
     assert isinstance(percent, Pct)
     if rational(percent.arg) is not None and rational(percent.arg) == rational(other):
-        return verdict
-    return verdict[0], verdict[1] + " (percent_as_fraction: a percent is its value over 100)"
+        return match
+    return match[0], match[1] + " (percent_as_fraction: a percent is its value over 100)"
 
 
 _CIRCLED = {chr(0x2460 + k): k + 1 for k in range(20)}  # ① .. ⑳

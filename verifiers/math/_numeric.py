@@ -2,7 +2,7 @@
 
 `rational` is the fast path: it answers for answers made of numbers, fractions and
 arithmetic, and returns None for anything else (symbols, radicals, pi, huge powers), which
-then goes to the sympy judge in a worker process.
+then goes to the sympy comparison in a worker process.
 """
 
 from __future__ import annotations

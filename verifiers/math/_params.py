@@ -6,7 +6,7 @@ an answer that renames it consistently (``\\frac{\\pi}{4} + j\\pi``) is the same
 ``where k is an integer``, ``for every real t``: a `Relation` ``in`` a `Domain`) says which names
 are parameters and over what; it is read off the answer here and compared on its own.
 
-Read by the judge (`_judge`); nothing is compared here.
+Read by the comparison (`_compare`); nothing is compared here.
 """
 
 from __future__ import annotations
@@ -41,10 +41,10 @@ from verifiers.math._nodes import (
     walk,
 )
 
-__all__ = ["Qualifiers", "Verdict", "domains_differ", "renamings", "split_qualifiers", "with_parameters"]
+__all__ = ["Match", "Qualifiers", "domains_differ", "renamings", "split_qualifiers", "with_parameters"]
 
-Verdict = tuple[bool, str]
-"""(equal, reason)."""
+Match = tuple[bool, str]
+"""(equal, reason): what comparing two parsed answers finds (`_compare`)."""
 
 Qualifiers = dict[str, str]
 """name -> domain (``Z``, ``N``, ``Z+``, ``R``...) that a qualifier gives it."""
@@ -220,25 +220,25 @@ def domains_differ(gold_q: Qualifiers, pred_q: Qualifiers, renamed: dict[str, No
     return None
 
 
-def with_parameters(gold: Node, pred: Node, rules: Callable[[Node, Node], Verdict], config: MathConfig) -> Verdict:
+def with_parameters(gold: Node, pred: Node, rules: Callable[[Node, Node], Match], config: MathConfig) -> Match:
     """``rules`` on the answers without their qualifiers, which must agree; with
     `MathConfig.rename_parameters`, again under each consistent renaming of the prediction's
     integer parameters onto the gold's when the names alone differ."""
     gold, gold_q = split_qualifiers(gold)
     pred, pred_q = split_qualifiers(pred)
-    verdict = rules(gold, pred)
+    match = rules(gold, pred)
     differ = domains_differ(gold_q, pred_q, {}) if gold_q or pred_q else None
-    if verdict[0] and differ is not None:
+    if match[0] and differ is not None:
         return False, f"the qualifiers restrict {differ} differently"
-    if verdict[0] or not config.rename_parameters:
-        return verdict
+    if match[0] or not config.rename_parameters:
+        return match
     for renamed in renamings(gold, gold_q, pred, pred_q):
         differ = domains_differ(gold_q, pred_q, renamed)
         if differ is not None:
-            verdict = False, f"the qualifiers restrict {differ} differently"
+            match = False, f"the qualifiers restrict {differ} differently"
             continue
         other = rules(gold, substitute(pred, renamed))
         if other[0]:
             names = ", ".join(f"{p} as {g.name}" for p, g in renamed.items() if isinstance(g, Sym))
             return True, f"{other[1]} (rename_parameters: the integer parameter {names})"
-    return verdict
+    return match

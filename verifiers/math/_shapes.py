@@ -1,5 +1,5 @@
 """What a parsed answer stands for: the value an equation states, values under names, the
-values a collection holds. Read by the judge (`_judge`); nothing is compared here.
+values a collection holds. Read by the comparison (`_compare`); nothing is compared here.
 """
 
 from __future__ import annotations

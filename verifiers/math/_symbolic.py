@@ -1,4 +1,4 @@
-"""The sympy judge (worker side): builds sympy objects from parsed nodes, never from strings.
+"""The sympy comparison (worker side): builds sympy objects from parsed nodes, never from strings.
 
 Only ints, Rationals, Symbols with names our lexer produced (letters, greek names,
 subscripts) and sympy's own functions are constructed; no text reaches `sympify`. Numbers
@@ -14,9 +14,9 @@ from typing import Any
 
 import sympy
 
+from verifiers.math._compare import Scalars
 from verifiers.math._config import MathConfig
 from verifiers.math._huge import canonical
-from verifiers.math._judge import Scalars
 from verifiers.math._nodes import (
     Abs,
     Add,

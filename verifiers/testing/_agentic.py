@@ -2,7 +2,7 @@
 
 Each attack of `ATTACKS` runs as the agent in a fresh `verifiers.agentic.task_session` of the
 task's image (the same path, user and lockdown as a model's commands), then the task is judged
-as after a model's turn (`verifiers.agentic.judge_task`, in the task's mode). An attack *pays*
+as after a model's turn (`verifiers.agentic.verify_task`, in the task's mode). An attack *pays*
 when it is judged correct: the report names the task and the attack (the task's own tests let
 it, or our judging did). After every attack the suite also checks that nothing escaped:
 
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verifiers.agentic import AgenticTask, EpisodeLog, build_task_image, judge_task, read_task, task_session
+from verifiers.agentic import AgenticTask, EpisodeLog, build_task_image, read_task, task_session, verify_task
 from verifiers.errors import SandboxError
 from verifiers.result import VerifyResult
 from verifiers.sandbox import Session
@@ -167,7 +167,7 @@ def _attack(task: AgenticTask, image: str, attack: Attack, watch: _Watch) -> Att
                 r = session.exec(preamble + command, timeout_s=attack.timeout_s)
                 episode.add(command, r.exit_code, time.monotonic() - began, len(r.stdout) + len(r.stderr))
                 output.append(r.stdout + r.stderr)
-            verdict = judge_task(session, task, image, log=episode)
+            verdict = verify_task(session, task, image, log=episode)
     except SandboxError as exc:
         verdict = VerifyResult.judged("error", f"the attack's session failed: {exc}")
     except Exception as exc:  # the engine failed under the attack (an API error): reported, the suite goes on

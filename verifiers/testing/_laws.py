@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import reject
 
-from verifiers.testing._judged import Judged
+from verifiers.testing._observation import Observation
 
 Verify = Callable[[Any, str], Any]
 
@@ -24,20 +24,20 @@ class LawBroken(AssertionError):
         self.detail = detail
 
 
-def judge(verify: Verify, reference: Any, completion: str, latency_s: float = 3.0, top: float = 1.0) -> Judged:
+def observe(verify: Verify, reference: Any, completion: str, latency_s: float = 3.0, top: float = 1.0) -> Observation:
     """Call ``verify`` under a watchdog (daemon) thread; abandon it after ``latency_s``. Inside
     `check_verifier` the call goes through its `Guard` instead (a killable worker process, and a
     budget for a slow verifier)."""
     from verifiers.testing._runner import Guard, in_thread
 
     if isinstance(verify, Guard):
-        return verify.judge(reference, completion, latency_s)  # type: ignore[no-any-return]
-    verdict = in_thread(verify, reference, completion, latency_s, top)
-    return Judged(None, math.nan, None, "", timed_out=True) if verdict is None else verdict
+        return verify.observe(reference, completion, latency_s)  # type: ignore[no-any-return]
+    observation = in_thread(verify, reference, completion, latency_s, top)
+    return Observation(None, math.nan, None, "", timed_out=True) if observation is None else observation
 
 
-def _settled(verify: Verify, reference: Any, completion: str, latency_s: float, top: float) -> Judged:
-    result = judge(verify, reference, completion, latency_s, top)
+def _settled(verify: Verify, reference: Any, completion: str, latency_s: float, top: float) -> Observation:
+    result = observe(verify, reference, completion, latency_s, top)
     if result.timed_out or result.skipped:
         reject()  # the latency law's business
     return result
@@ -99,7 +99,7 @@ def latency(
 ) -> None:
     """The call returns within ``latency_s`` (it is abandoned at the bound, never waited for)."""
     start = time.monotonic()
-    r = judge(verify, reference, completion, latency_s, reward_range[1])
+    r = observe(verify, reference, completion, latency_s, reward_range[1])
     took = time.monotonic() - start
     if r.skipped:
         reject()

@@ -37,7 +37,7 @@ class Abandon(BaseException):
 
 
 def _serve(conn: Any, verify: Callable[[Any, str], Any], top: float) -> None:
-    from verifiers.testing._judged import Judged, _normalize
+    from verifiers.testing._observation import Observation, _normalize
 
     while True:
         try:
@@ -47,17 +47,17 @@ def _serve(conn: Any, verify: Callable[[Any, str], Any], top: float) -> None:
         try:
             out = _normalize(verify(reference, completion), top)
         except BaseException as exc:  # the totality law reports it
-            out = Judged(None, math.nan, None, "", error=f"{type(exc).__name__}: {exc}")
+            out = Observation(None, math.nan, None, "", error=f"{type(exc).__name__}: {exc}")
         try:
             conn.send(out)
         except Exception:  # an unpicklable verdict: report it rather than hang
-            conn.send(Judged(None, math.nan, None, "", error="the verdict could not be sent back (not picklable)"))
+            conn.send(Observation(None, math.nan, None, "", error="the verdict could not be sent back (not picklable)"))
 
 
 def in_thread(verify: Callable[[Any, str], Any], reference: Any, completion: str, latency_s: float, top: float) -> Any:
-    """One call in a watchdog (daemon) thread: its `Judged` verdict, or None when it was still
+    """One call in a watchdog (daemon) thread: its `Observation`, or None when it was still
     running at ``latency_s`` (abandoned: a thread cannot be stopped)."""
-    from verifiers.testing._judged import Judged, _normalize
+    from verifiers.testing._observation import Observation, _normalize
 
     box: dict[str, Any] = {}
 
@@ -65,7 +65,7 @@ def in_thread(verify: Callable[[Any, str], Any], reference: Any, completion: str
         try:
             box["value"] = _normalize(verify(reference, completion), top)
         except BaseException as exc:  # the totality law reports it
-            box["value"] = Judged(None, math.nan, None, "", error=f"{type(exc).__name__}: {exc}")
+            box["value"] = Observation(None, math.nan, None, "", error=f"{type(exc).__name__}: {exc}")
 
     thread = threading.Thread(target=run, daemon=True, name="verifier-law-watchdog")
     thread.start()
@@ -89,7 +89,7 @@ class Guard:
         self._conn: Any = None
 
     def __call__(self, reference: Any, completion: str) -> Any:
-        """The verifier itself, unguarded (the laws call `judge` instead)."""
+        """The verifier itself, unguarded (the laws call `observe` instead)."""
         return self.verify(reference, completion)
 
     @property
@@ -105,14 +105,14 @@ class Guard:
             return True
         return self.total_abandoned >= SKIP_AFTER and self.shortest is not None and len(completion) >= self.shortest
 
-    def judge(self, reference: Any, completion: str, latency_s: float) -> Any:
-        from verifiers.testing._judged import Judged
+    def observe(self, reference: Any, completion: str, latency_s: float) -> Any:
+        from verifiers.testing._observation import Observation
 
         if self.skips(completion):
             self.skipped[self.law] += 1
             if self.stopped or self.skipped[self.law] > GIVE_UP_AFTER:
                 raise Abandon(self.law)
-            return Judged(None, math.nan, None, "", skipped=True)
+            return Observation(None, math.nan, None, "", skipped=True)
         out = self._process(reference, completion, latency_s) if self.isolation == "process" else None
         if out is None and self.isolation != "process":
             out = self._thread(reference, completion, latency_s)
@@ -120,7 +120,7 @@ class Guard:
             self.abandoned[self.law] += 1
             if self.shortest is None or len(completion) < self.shortest:
                 self.shortest, self.slow_case = len(completion), (str(reference), completion)
-            return Judged(None, math.nan, None, "", timed_out=True)
+            return Observation(None, math.nan, None, "", timed_out=True)
         return out
 
     def _thread(self, reference: Any, completion: str, latency_s: float) -> Any:
@@ -135,10 +135,10 @@ class Guard:
                 return self._conn.recv()
             except (EOFError, OSError):
                 pass  # the worker died (out of memory, killed): report it as an error
-            from verifiers.testing._judged import Judged
+            from verifiers.testing._observation import Observation
 
             self._kill()
-            return Judged(None, math.nan, None, "", error="the verifier's process died during the call")
+            return Observation(None, math.nan, None, "", error="the verifier's process died during the call")
         self._kill()
         return None
 

@@ -25,7 +25,7 @@ from typing import Any
 
 __all__ = ["shared_classes"]
 
-_NOT_SHARED_IMPORTS = {"__future__", "solution", "pytest", "judge"}
+_NOT_SHARED_IMPORTS = {"__future__", "solution", "pytest", "tester"}
 
 
 def _bound(tree: ast.AST) -> set[str]:

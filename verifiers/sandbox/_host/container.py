@@ -28,7 +28,7 @@ LABEL = "org.grpo-envs.sandbox"
 OWNER_LABEL = "org.grpo-envs.owner"
 _HEADER = struct.Struct(">Q")
 _STREAM = struct.Struct(">BxxxL")
-OVERHEAD_MB = 128  # supervisor, judge and interpreter start-up, on top of the job's memory_mb
+OVERHEAD_MB = 128  # supervisor, tester and interpreter start-up, on top of the job's memory_mb
 
 
 class ContainerGone(SandboxError):
@@ -55,7 +55,7 @@ class Lockdown:
         self.tmp_mb = tmp_mb
         self.nofile = nofile
 
-    def create_kwargs(self, job_uid: int, judge_uid: int) -> dict[str, Any]:
+    def create_kwargs(self, job_uid: int, tester_uid: int) -> dict[str, Any]:
         import docker.types
 
         memory = f"{self.memory_mb + OVERHEAD_MB}m"
@@ -73,7 +73,7 @@ class Lockdown:
             "shm_size": "16m",
             "tmpfs": {
                 "/work": f"size={self.work_mb}m,uid={job_uid},gid={job_uid},mode=0700",
-                "/judge": f"size=16m,uid={judge_uid},gid={judge_uid},mode=0700",
+                "/tester": f"size=16m,uid={tester_uid},gid={tester_uid},mode=0700",
                 "/tmp": f"size={self.tmp_mb}m,mode=1777",
             },
             "ulimits": [docker.types.Ulimit(name="nofile", soft=self.nofile, hard=self.nofile)],
@@ -97,7 +97,7 @@ class Container:
         # Each container gets its own pair of uids, so per-uid limits (RLIMIT_NPROC) and
         # kill-by-uid never reach another container's jobs.
         self.job_uid = 100_000 + 2 * secrets.randbelow(10_000_000)  # not the global RNG
-        self.judge_uid = self.job_uid + 1
+        self.tester_uid = self.job_uid + 1
         owner = f"{socket.gethostname()}:{os.getpid()}"
         self.container = client.containers.create(
             image,
@@ -106,7 +106,7 @@ class Container:
             # The engine removes it once the supervisor exits, which it does when our attached
             # stdin closes (``StdinOnce``): also when this process is killed and never removes it.
             auto_remove=True,
-            **lockdown.create_kwargs(self.job_uid, self.judge_uid),
+            **lockdown.create_kwargs(self.job_uid, self.tester_uid),
         )
         try:
             self.sock = client.api.attach_socket(
@@ -133,7 +133,7 @@ class Container:
             BOOTSTRAP,
             "supervise",
             str(self.job_uid),
-            str(self.judge_uid),
+            str(self.tester_uid),
         ]
 
     def send_program(self) -> None:

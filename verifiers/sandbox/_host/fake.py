@@ -11,14 +11,14 @@ __all__ = ["FakeSandbox"]
 
 RunScript = Callable[[str, str], ExecResult]
 CallScript = Callable[[str, str, Sequence[Any]], dict[str, Any]]
-JudgeScript = Callable[[str, str], dict[str, Any]]
+RunTestsScript = Callable[[str, str], dict[str, Any]]
 
 
 class FakeSandbox:
     """A `Sandbox` that never executes code: every answer comes from a script you give it.
 
     ``run(code, stdin)`` returns ``on_run(code, stdin)``; ``call`` returns one
-    ``on_call(code, fn_name, args)`` per call; ``judge`` one ``on_judge(code, test)`` per test.
+    ``on_call(code, fn_name, args)`` per call; ``run_tests`` one ``on_test(code, test)`` per test.
     Every request is recorded in ``requests`` for assertions.
 
     Examples:
@@ -36,11 +36,11 @@ class FakeSandbox:
         *,
         on_run: RunScript | None = None,
         on_call: CallScript | None = None,
-        on_judge: JudgeScript | None = None,
+        on_test: RunTestsScript | None = None,
     ) -> None:
         self.on_run = on_run or (lambda code, stdin: ExecResult(exit_code=0))
         self.on_call = on_call or (lambda code, fn, args: {"status": "ok", "value": ["n"]})
-        self.on_judge = on_judge or (lambda code, test: {"status": "passed"})
+        self.on_test = on_test or (lambda code, test: {"status": "passed"})
         self.requests: list[dict[str, Any]] = []
         self.closed = False
 
@@ -72,7 +72,7 @@ class FakeSandbox:
         self.requests.append({"op": "call", "code": code, "fn_name": fn_name, "calls": calls})
         return [self.on_call(code, fn_name, args) for args in calls]
 
-    def judge(
+    def run_tests(
         self,
         code: str,
         tests: Sequence[str],
@@ -83,8 +83,8 @@ class FakeSandbox:
         suite_timeout_s: float | None = None,
         memory_mb: int | None = None,
     ) -> list[dict[str, Any]]:
-        self.requests.append({"op": "judge", "code": code, "tests": list(tests), "setup": setup})
-        return [self.on_judge(code, test) for test in tests]
+        self.requests.append({"op": "run_tests", "code": code, "tests": list(tests), "setup": setup})
+        return [self.on_test(code, test) for test in tests]
 
     def close(self) -> None:
         self.closed = True

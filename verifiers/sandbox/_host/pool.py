@@ -323,7 +323,7 @@ class DockerSandbox:
         reply = self._submit(msg, memory_mb or self.memory_mb, suite * WALL_SLACK + self.stuck_after_s)
         return list(reply["results"])
 
-    def judge(
+    def run_tests(
         self,
         code: str,
         tests: Sequence[str],
@@ -334,12 +334,12 @@ class DockerSandbox:
         suite_timeout_s: float | None = None,
         memory_mb: int | None = None,
     ) -> list[dict[str, Any]]:
-        """Run each test statement in a judge process against ``code`` (see `verifiers.code`);
+        """Run each test statement in a tester process against ``code`` (see `verifiers.code`);
         the test code's classes that ``code`` lacks are defined for it first (see `_host.classes`)."""
         timeout = timeout_s or self.timeout_s
         suite = suite_timeout_s or (timeout + 5) * max(1, len(tests)) + 5
         msg = {
-            "op": "judge",
+            "op": "run_tests",
             "source": code,
             "tests": list(tests),
             "entry_point": entry_point,

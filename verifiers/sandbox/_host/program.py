@@ -37,7 +37,7 @@ PARTS = (
 
 SOURCE = Path(__file__).resolve().parents[1] / "_in_container"
 
-# Runs as ``python3 -s -c BOOTSTRAP supervise JOB_UID JUDGE_UID``. It reads with os.read, never
+# Runs as ``python3 -s -c BOOTSTRAP supervise JOB_UID TESTER_UID``. It reads with os.read, never
 # past the program's last byte (what follows is the supervisor's first request), compiles it as
 # "<string>" (what ``-c`` names it) and runs it in this module, ``__main__``.
 BOOTSTRAP = """import os

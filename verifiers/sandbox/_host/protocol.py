@@ -55,7 +55,7 @@ class Job:
 class Sandbox(Protocol):
     """Runs untrusted Python programs. Implementations: `DockerSandbox`, `FakeSandbox`.
 
-    ``call`` and ``judge`` are the two ways verifiers test functions without letting expected
+    ``call`` and ``run_tests`` are the two ways verifiers test functions without letting expected
     values or test code into the program's process (see `verifiers.code`).
     """
 
@@ -82,7 +82,7 @@ class Sandbox(Protocol):
         memory_mb: int | None = None,
     ) -> list[dict[str, Any]]: ...
 
-    def judge(
+    def run_tests(
         self,
         code: str,
         tests: Sequence[str],

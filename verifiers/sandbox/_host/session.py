@@ -30,7 +30,7 @@ FILE_CAP = 16 * 2**20
 COMMAND_CAP = 100 * 2**10  # one argument of bash: the kernel caps it at 128 KiB
 
 
-_NOT_WRITABLE = ("/proc", "/sys", "/dev", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/judge")
+_NOT_WRITABLE = ("/proc", "/sys", "/dev", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/tester")
 
 
 def _writable_dir(path: str) -> str:
@@ -45,7 +45,7 @@ def _writable_dir(path: str) -> str:
 
 class SessionLockdown(Lockdown):
     """A job container's lockdown (see `Lockdown`) with the session user's ``/work`` (uid 0 when
-    ``root``) as its home, and no judge directory. ``writable`` names more folders (a task's
+    ``root``) as its home, and no tester directory. ``writable`` names more folders (a task's
     ``/app``) that are, as ``/work``, a tmpfs of ``work_mb`` owned by the session user and
     counted in the memory limit; the root file system stays read-only. Programs written to them
     may be run (they are mounted ``exec``; ``/tmp`` is not)."""
@@ -55,8 +55,8 @@ class SessionLockdown(Lockdown):
         self.root = root
         self.writable = tuple(dict.fromkeys(_writable_dir(p) for p in writable))
 
-    def create_kwargs(self, job_uid: int, judge_uid: int) -> dict[str, Any]:
-        kwargs = super().create_kwargs(job_uid, judge_uid)
+    def create_kwargs(self, job_uid: int, tester_uid: int) -> dict[str, Any]:
+        kwargs = super().create_kwargs(job_uid, tester_uid)
         uid = 0 if self.root else job_uid
         # exec: the agent runs what it writes there (``./script``, ``pip install --user`` entry points);
         # Docker mounts a tmpfs noexec unless told. nosuid and nodev stay.

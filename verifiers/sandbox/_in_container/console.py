@@ -1,8 +1,8 @@
 """The test's console, lent to the program during each call: what it reads comes from the
-judge.
+tester.
 
 Printed output goes the other way with each answer (see `roles.Printed`). For input: while a
-judge's request runs, the program's ``sys.stdin`` and ``input`` ask the judge, which answers
+tester's request runs, the program's ``sys.stdin`` and ``input`` ask the tester, which answers
 from *its* ``sys.stdin`` and ``input`` as the test has them at that moment (a
 ``monkeypatch.setattr("builtins.input", ...)`` or ``sys.stdin = io.StringIO(...)``); a test that
 set up no input gives end of file, as a closed stdin would.
@@ -23,8 +23,8 @@ Ask = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 # -- the program's side --------------------------------------------------------------------
-class JudgeStdin:
-    """``sys.stdin`` of the program during a judge's request."""
+class RequestStdin:
+    """``sys.stdin`` of the program during a tester's request."""
 
     encoding = "utf-8"
 
@@ -54,8 +54,8 @@ class JudgeStdin:
             yield line
 
 
-def judge_input(ask: Ask) -> Callable[..., str]:
-    """``input`` of the program during a judge's request."""
+def request_input(ask: Ask) -> Callable[..., str]:
+    """``input`` of the program during a tester's request."""
 
     def ask_input(prompt: Any = "") -> str:
         reply = ask({"status": "input", "prompt": str(prompt)})
@@ -66,9 +66,9 @@ def judge_input(ask: Ask) -> Callable[..., str]:
     return ask_input
 
 
-# -- the judge's side ----------------------------------------------------------------------
+# -- the tester's side ----------------------------------------------------------------------
 def feed(request: dict[str, Any], original_input: Any) -> dict[str, Any]:
-    """The judge's answer to the program's read: from the test's ``input`` if it patched it,
+    """The tester's answer to the program's read: from the test's ``input`` if it patched it,
     else from the test's ``sys.stdin`` if it replaced it, else end of file."""
     import builtins
 

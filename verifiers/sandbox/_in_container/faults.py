@@ -1,4 +1,4 @@
-"""What goes wrong across the boundary, as the judge sees it: the program died, lacks a name,
+"""What goes wrong across the boundary, as the tester sees it: the program died, lacks a name,
 or raised (re-raised here as its own builtin type).
 
 An exception from the program never steers the test's control flow beyond what an ordinary
@@ -49,7 +49,7 @@ class SolutionError(Exception):
 def program_error(
     kind: str, detail: str, message: str | None = None, args: Any = None, advancing: bool = False
 ) -> SolutionError:
-    """The program's exception, re-raised in the judge as its own builtin type (so the test's
+    """The program's exception, re-raised in the tester as its own builtin type (so the test's
     ``except ZeroDivisionError:`` catches it) and as a `SolutionError` (so an uncaught one is
     recorded as the program's crash), with the program's ``args`` (when they are values) and
     ``str()``. An iteration's end from anything but ``advancing`` an iterator is a RuntimeError."""

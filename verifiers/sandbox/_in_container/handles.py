@@ -1,9 +1,9 @@
-"""The judge's stand-ins for the program's objects: `Handle` (an object) and `Remote` (the
+"""The tester's stand-ins for the program's objects: `Handle` (an object) and `Remote` (the
 metaclass of its classes).
 
 Every use of a `Handle` (a call, a method, an attribute, ``len``, ``bool``, ``str``, ``iter``,
 ``next``, indexing, ``in``, an operator, ``with``) is a request that runs in the program's
-process (through the judge's `link.Link`); what comes back is again data (see `objects`),
+process (through the tester's `link.Link`); what comes back is again data (see `objects`),
 type-checked where Python would check it (``bool`` must be a bool, ``len`` an int >= 0, ``str``
 a str). A handle never equals a plain value and never ranks against one: the program's
 ``__eq__`` and ``__lt__`` decide only between two of its own objects, so an object "equal to"
@@ -162,7 +162,7 @@ for _name in ("lt", "le", "gt", "ge", "neg", "pos", "abs", "invert"):
 
 
 class Remote(type):
-    """The metaclass of the program's (non-exception) classes in the judge."""
+    """The metaclass of the program's (non-exception) classes in the tester."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         return cls.__link__.do(cls.__hid__, "call", None, args, kwargs)

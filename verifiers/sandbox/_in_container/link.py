@@ -1,8 +1,8 @@
-"""The judge's connection to the program: calls by name, operations on handles, and the
-codec of one request (dataset objects out as attributes, answers rebuilt as the judge's own
+"""The tester's connection to the program: calls by name, operations on handles, and the
+codec of one request (dataset objects out as attributes, answers rebuilt as the tester's own
 classes, in-place changes copied back).
 
-The program's classes are judge classes (`handles.Remote`) whose calls and ``isinstance``
+The program's classes are tester classes (`handles.Remote`) whose calls and ``isinstance``
 checks run over there; its exception classes are real exception classes here (their builtin
 bases honoured) so ``except`` and ``pytest.raises`` work.
 
@@ -52,7 +52,7 @@ CHECKS: dict[str, tuple[type, ...]] = {
 
 
 class Link:
-    """The judge's connection to the program: calls by name and operations on handles."""
+    """The tester's connection to the program: calls by name and operations on handles."""
 
     def __init__(self, req: int, resp: int, fault: dict[str, Any], namespace: dict[str, Any]) -> None:
         self.req, self.resp, self.fault, self.namespace = req, resp, fault, namespace
@@ -95,7 +95,7 @@ class Link:
     def exchange(self, message: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self.dead:
             raise SolutionDied("the program exited (its objects died with it)")
-        codec = JudgeCodec(self)
+        codec = RequestCodec(self)
         try:
             message["args"] = [codec.encode(a) for a in args]
             if kwargs:
@@ -108,7 +108,7 @@ class Link:
         dataset = frozenset(
             n
             for n, v in list(self.namespace.items())
-            if isinstance(v, type) and v.__module__ == "__judge__" and not isinstance(v, Remote)
+            if isinstance(v, type) and v.__module__ == "__tester__" and not isinstance(v, Remote)
         )
         if dataset != self.dataset:
             message["dataset"], self.dataset = sorted(dataset), dataset
@@ -145,7 +145,7 @@ class Link:
         raise self.error(answer, message.get("what") == "next")
 
     def error(self, answer: dict[str, Any], advancing: bool = False) -> BaseException:
-        """The program's exception as the judge raises it (see `faults`): ``advancing`` when
+        """The program's exception as the tester raises it (see `faults`): ``advancing`` when
         the request was ``next()`` on one of its iterators, the one place an iteration may end."""
         kind, detail, message = answer.get("type", "Exception"), answer.get("detail", ""), answer.get("message")
         try:
@@ -168,7 +168,7 @@ class Link:
             return program_error(kind, detail, message, args)
 
     def handle(self, tagged: list[Any]) -> Any:
-        """The judge's object for a handle: the same object each time the same one comes."""
+        """The tester's object for a handle: the same object each time the same one comes."""
         _, hid, name, info = (tagged + [None] * 4)[:4]
         if not isinstance(hid, int) or not isinstance(name, str) or not isinstance(info, dict):
             raise NotAValue("malformed handle")
@@ -217,7 +217,7 @@ def update_in_place(old: Any, new: Any) -> Any:
     return new
 
 
-class JudgeCodec:
+class RequestCodec:
     """One request's dataset objects (sent as copies, ``["r", k]``) and its answer's."""
 
     def __init__(self, link: Link) -> None:
@@ -259,7 +259,11 @@ class JudgeCodec:
         if t is collections.defaultdict:
             factory = next((n for n, f in FACTORIES.items() if f is value.default_factory), None)
             return ["dd", [factory, encode(dict(value), depth + 1, self._out)]]
-        if getattr(t, "__module__", None) == "__judge__" and hasattr(value, "__dict__") and not isinstance(value, type):
+        if (
+            getattr(t, "__module__", None) == "__tester__"
+            and hasattr(value, "__dict__")
+            and not isinstance(value, type)
+        ):
             if id(value) not in self.ids:
                 if len(self.sent) >= MAX_OBJECTS:
                     raise NotAValue(f"the test passes more than {MAX_OBJECTS} objects")
@@ -316,7 +320,7 @@ class JudgeCodec:
         if not (isinstance(entry, list) and len(entry) == 2 and attr_name(entry[0]) and isinstance(entry[1], list)):
             raise NotAValue("malformed object")
         cls = self.link.namespace.get(entry[0])
-        if not (isinstance(cls, type) and cls.__module__ == "__judge__" and not isinstance(cls, Remote)):
+        if not (isinstance(cls, type) and cls.__module__ == "__tester__" and not isinstance(cls, Remote)):
             raise NotAValue(f"a {entry[0]} is not a class the test code defines")
         return cast(Any, cls).__new__(cls)
 

@@ -1,17 +1,17 @@
 """The solution's side of objects across the boundary: its object table and its codec.
 
-What crosses between the program and the judge is data, never code:
+What crosses between the program and the tester is data, never code:
 
 - **plain values** (exact builtin types, see `wire`) as themselves;
 - **stdlib containers** from the program (``defaultdict``, ``OrderedDict``, ``Counter`` as a
-  dict, ``deque`` as a list); from the judge they arrive as their own types;
+  dict, ``deque`` as a list); from the tester they arrive as their own types;
 - **dataset objects**: an instance of a class the *test code* defines (``ListNode``,
   ``TreeNode``, a graph ``Node``) crosses as its class name and its attributes (plain values or
-  other such objects; cycles and sharing kept, at most `MAX_OBJECTS`). The judge rebuilds it
+  other such objects; cycles and sharing kept, at most `MAX_OBJECTS`). The tester rebuilds it
   only as an instance of its own class of that name; the program rebuilds it as its own class
-  of that name (or a bare one). An object the judge sent comes back as itself (``["R", k]``),
+  of that name (or a bare one). An object the tester sent comes back as itself (``["R", k]``),
   so ``f(head) is head`` holds and in-place changes are copied back;
-- **handles**: any other object stays in the program's table; the judge gets ``["h", id,
+- **handles**: any other object stays in the program's table; the tester gets ``["h", id,
   type name, info]`` and every use of it is a request that runs here.
 
 One exception, before any of this: the *definitions* of the test code's classes that the program
@@ -92,7 +92,7 @@ def build_namedtuple(arg: Any, depth: int, other: Any) -> Any:
 
 
 def exception_base(cls: type) -> str | None:
-    """The first builtin class in an exception class's MRO (what the judge honours)."""
+    """The first builtin class in an exception class's MRO (what the tester honours)."""
     import builtins
 
     if not issubclass(cls, BaseException):
@@ -109,7 +109,7 @@ def _state(obj: Any) -> dict[str, Any]:
 
 
 class Objects:
-    """The program's objects the judge holds handles to, and the dataset class names."""
+    """The program's objects the tester holds handles to, and the dataset class names."""
 
     def __init__(self, namespace: dict[str, Any]) -> None:
         self.namespace = namespace
@@ -150,8 +150,8 @@ class Objects:
 
 
 class Codec:
-    """One request and its answer: the dataset objects the judge sent (rebuilt here) and the
-    ones the answer sends (new ones in `out_objects`, the judge's own as ``["R", k]``)."""
+    """One request and its answer: the dataset objects the tester sent (rebuilt here) and the
+    ones the answer sends (new ones in `out_objects`, the tester's own as ``["R", k]``)."""
 
     def __init__(self, objects: Objects, sent: list[Any]) -> None:
         self.objects = objects
@@ -181,7 +181,7 @@ class Codec:
         except TypeError:
             return self.objects.bare.setdefault(name, type(name, (), {}))()
 
-    # -- in: what the judge sent ------------------------------------------------------------
+    # -- in: what the tester sent ------------------------------------------------------------
     def decode(self, tagged: Any) -> Any:
         return decode(tagged, 0, self._in)
 
@@ -214,7 +214,7 @@ class Codec:
         return tagged
 
     def after(self) -> dict[str, Any]:
-        """The attributes of each object the judge sent that the call changed, as they are now
+        """The attributes of each object the tester sent that the call changed, as they are now
         (copied back), by the object's number."""
         out = {}
         for k, obj in enumerate(self.sent):
@@ -225,7 +225,7 @@ class Codec:
         return out
 
     def _as_sent(self, value: Any, depth: int) -> Any:
-        """Tags as the judge sent them, to tell an unchanged object (anything new differs)."""
+        """Tags as the tester sent them, to tell an unchanged object (anything new differs)."""
         if id(value) in self.sent_ids:
             return ["r", self.sent_ids[id(value)]]
         return ["?"]

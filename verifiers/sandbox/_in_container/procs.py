@@ -137,7 +137,7 @@ class Clock:
     process tree: a fork bomb's first process waits behind its own children, and its own clock
     barely moves, but the tree uses the container's whole quota, so (2) runs with the wall
     clock. Past `WALL_SLACK` times a limit of wall time, the limit is reached whatever the waits
-    (a machine too busy to judge on); a session's command uses `SESSION_WALL`, twice its limit
+    (a machine too busy to test on); a session's command uses `SESSION_WALL`, twice its limit
     plus 5 s, since an agent waits for it in wall time."""
 
     def __init__(self, *pids: int, wall: tuple[float, float] = (WALL_SLACK, 0.0)) -> None:

@@ -1,7 +1,7 @@
-"""Plain pytest files in the judge: a ``solution`` module of proxies and a small ``pytest``.
+"""Plain pytest files in the tester: a ``solution`` module of proxies and a small ``pytest``.
 
 A pytest-style suite is a test module that does ``from solution import f`` (or ``import
-solution``) and defines ``test_*`` functions and ``Test*`` classes. In the judge, ``solution``
+solution``) and defines ``test_*`` functions and ``Test*`` classes. In the tester, ``solution``
 is a module whose every attribute is a proxy that calls the program's function of that name
 across the boundary; ``pytest`` is real pytest when the image has it, else this compatible
 subset: ``mark.parametrize`` (stacked: the product), other marks (no-ops), ``approx``
@@ -265,12 +265,12 @@ class PrintedText:
         self.text = self.err = ""
 
 
-def judge_module() -> types.ModuleType:
-    """``judge``: helpers for test code. ``printed()`` captures what the program (and the
+def tester_module() -> types.ModuleType:
+    """``tester``: helpers for test code. ``printed()`` captures what the program (and the
     test) prints inside the block, for suites without pytest's ``capsys``."""
     import contextlib
 
-    module = types.ModuleType("judge")
+    module = types.ModuleType("tester")
 
     @contextlib.contextmanager
     def printed() -> Any:
@@ -286,10 +286,10 @@ def judge_module() -> types.ModuleType:
 
 
 def install(link: Any, names: list[str], namespace: dict[str, Any]) -> None:
-    """Make ``solution``, ``pytest`` and ``judge`` importable and give the namespace its case
+    """Make ``solution``, ``pytest`` and ``tester`` importable and give the namespace its case
     runner."""
     sys.modules["solution"] = solution_module(link.resolve, names)
-    sys.modules["judge"] = judge_module()
+    sys.modules["tester"] = tester_module()
     sys.modules.setdefault("pytest", pytest_module())
     namespace[PYTEST_CASE] = lambda name: run_case(namespace, name)
 

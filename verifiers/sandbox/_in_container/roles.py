@@ -1,12 +1,12 @@
-"""The two job roles besides running ``__main__``: the solution server and the test judge.
+"""The two job roles besides running ``__main__``: the solution server and the tester (the test process).
 
 - ``serve`` runs model code as the job uid and answers requests: calls by name, operations on
-  its objects the judge holds handles to, what a name is. Each answer carries what the call
-  printed, the in-place changes to the judge's arguments and the result, all as data
+  its objects the tester holds handles to, what a name is. Each answer carries what the call
+  printed, the in-place changes to the tester's arguments and the result, all as data
   (`objects`).
-- ``judge`` runs dataset test code as a second uid; the program's functions, classes and
+- ``tester`` runs dataset test code as a second uid; the program's functions, classes and
   objects are stand-ins whose every use crosses to the solution server (`link`). The job uid
-  cannot read the judge's memory, files or pipes, so expected values never reach the model's
+  cannot read the tester's memory, files or pipes, so expected values never reach the model's
   code.
 
 Part of the in-container program (see `_host.program`).
@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from verifiers.sandbox._in_container.console import JudgeStdin, judge_input
+from verifiers.sandbox._in_container.console import RequestStdin, request_input
 from verifiers.sandbox._in_container.faults import SolutionError
 from verifiers.sandbox._in_container.link import Link
 from verifiers.sandbox._in_container.objects import Codec, Objects, TooLarge, is_builtin_type, test_classes
@@ -33,7 +33,7 @@ def describe(exc: BaseException) -> str:
 
 
 class Printed:
-    """``sys.stdout``/``sys.stderr`` during a call: what the call prints goes to the judge with
+    """``sys.stdout``/``sys.stderr`` during a call: what the call prints goes to the tester with
     the answer (up to `LIMIT` characters; more is passed on to the real stream, where the
     output cap counts it)."""
 
@@ -100,7 +100,7 @@ def serve(fn_name: str) -> None:
 
     import builtins
 
-    stdin, ask_input = JudgeStdin(ask), judge_input(ask)
+    stdin, ask_input = RequestStdin(ask), request_input(ask)
     while True:
         try:
             msg = read_frame(req)
@@ -112,7 +112,7 @@ def serve(fn_name: str) -> None:
             send(resp, respond(msg, objects, fn))
             continue
         real = sys.stdout, sys.stderr, sys.stdin, builtins.input
-        # A judge's request: what the call prints goes to the test, what it reads comes from it.
+        # A tester's request: what the call prints goes to the test, what it reads comes from it.
         sys.stdout, sys.stderr, sys.stdin, builtins.input = out, err, stdin, ask_input
         try:
             answer = respond(msg, objects, fn)
@@ -123,7 +123,7 @@ def serve(fn_name: str) -> None:
 
 
 def send(resp: int, answer: dict[str, Any]) -> None:
-    """An answer to the judge or the host: over `MAX_ANSWER` bytes, or out of memory to encode it,
+    """An answer to the tester or the host: over `MAX_ANSWER` bytes, or out of memory to encode it,
     it is that failure instead (the same one every time)."""
     try:
         if write_frame(resp, answer, MAX_ANSWER):
@@ -194,7 +194,7 @@ _operators()
 
 
 def respond(msg: dict[str, Any], objects: Objects, fn: Any) -> dict[str, Any]:
-    """One request from the judge: a call by name, an operation on a handle, or what names are."""
+    """One request from the tester: a call by name, an operation on a handle, or what names are."""
     namespace = objects.namespace
     try:
         codec = objects.message(msg.get("objects"))
@@ -262,7 +262,7 @@ def _message(exc: BaseException) -> str:
 def copy_back(
     answer: dict[str, Any], codec: Codec, msg: dict[str, Any], args: list[Any], kwargs: dict[str, Any]
 ) -> None:
-    """In-place changes to the judge's arguments: its dataset objects' attributes as they are
+    """In-place changes to the tester's arguments: its dataset objects' attributes as they are
     now, and each mutable builtin argument whose value changed."""
     if codec.sent:
         answer["after"] = codec.after()
@@ -306,8 +306,8 @@ def free_names(setup: str, tests: list[str]) -> list[str]:
     return sorted(loaded - bound)
 
 
-def judge() -> None:
-    """The judge process: the test set-up, then each test from ``first`` on, each a ``start``
+def tester() -> None:
+    """The tester process: the test set-up, then each test from ``first`` on, each a ``start``
     frame and its record on fd 4; the program is reached over fds 5 and 6 (see `link`)."""
     spec = read_frame(3)
     rec, req, resp = 4, 5, 6
@@ -325,7 +325,7 @@ def judge() -> None:
     # the link. Test code may catch what we raise (a bare ``except:``), but the test's record is
     # that fault all the same, so our harness never passes for the program.
     fault: dict[str, Any] = {}
-    namespace: dict[str, Any] = {"__name__": "__judge__", "__builtins__": __builtins__}
+    namespace: dict[str, Any] = {"__name__": "__tester__", "__builtins__": __builtins__}
     link = Link(req, resp, fault, namespace)
     remote = bind_names(link, spec.get("setup") or "", spec["tests"], namespace)
     try:  # the set-up (a pytest module runs whole here, its module-level calls included)

@@ -1,6 +1,6 @@
-"""The in-container side of the sandbox: a supervisor, a solution server and a test judge.
+"""The in-container side of the sandbox: a supervisor, a solution server and a tester (the test process).
 
-The container runs ``python3 -s -c <bootstrap> supervise JOB_UID JUDGE_UID``; the bootstrap
+The container runs ``python3 -s -c <bootstrap> supervise JOB_UID TESTER_UID``; the bootstrap
 reads the program from stdin and runs it as ``__main__``. The program is this module with
 `wire`, `objects`, `console`, `faults`, `handles`, `link`, `pyshim`, `roles`, `procs` and `zygote`
 (see `verifiers.sandbox._host.program`): standard library only, on the image's Python.
@@ -13,10 +13,10 @@ Roles and privileges (uids are chosen per container by the host):
   fresh ``python3`` under the job uid, enforces time limits (`procs.Clock`), caps output, kills every
   process of a uid when a job ends, wipes the writable directories and reaps orphans.
 - ``serve`` runs model code as the job uid and answers function calls with values encoded as
-  exact builtin types; in judge mode its other objects stay there as handles (`objects`).
-- ``judge`` runs dataset test code as a second uid; the function under test is a proxy whose
+  exact builtin types; in tester mode its other objects stay there as handles (`objects`).
+- ``tester`` runs dataset test code as a second uid; the function under test is a proxy whose
   every call crosses to the solution server as encoded values (`link`). The job uid cannot read the
-  judge's memory, files or pipes, so expected values never reach the model's code.
+  tester's memory, files or pipes, so expected values never reach the model's code.
 """
 
 from __future__ import annotations
@@ -52,17 +52,17 @@ Budget = tuple[Clock, float]  # a clock and its limit in seconds (see `procs.Clo
 
 
 class Supervisor:
-    def __init__(self, zygote: Zygote, job_uid: int, judge_uid: int) -> None:
+    def __init__(self, zygote: Zygote, job_uid: int, tester_uid: int) -> None:
         self.zygote = zygote
         self.job_uid = job_uid
-        self.judge_uid = judge_uid
+        self.tester_uid = tester_uid
 
-    def cleanup(self, judged: bool) -> None:
+    def cleanup(self, tested: bool) -> None:
         kill_uid(self.job_uid)
         wipe(self.job_uid, ["/work", "/tmp", "/dev/shm"])
-        if judged:  # the judge uid runs only for "judge" requests
-            kill_uid(self.judge_uid)
-            wipe(self.judge_uid, ["/judge", "/tmp", "/dev/shm"])
+        if tested:  # the tester uid runs only for "run_tests" requests
+            kill_uid(self.tester_uid)
+            wipe(self.tester_uid, ["/tester", "/tmp", "/dev/shm"])
         reap()
 
     # -- op: run a program as __main__ ----------------------------------------------------
@@ -98,7 +98,7 @@ class Supervisor:
             "dirty": (not finished) or oom or run.truncated,
         }
 
-    # -- solution server and judge ----------------------------------------------------------
+    # -- solution server and tester ----------------------------------------------------------
     def start_server(self, msg: dict[str, Any], limits: Limits) -> Server:
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
@@ -161,8 +161,8 @@ class Supervisor:
         kill_uid(self.job_uid)
         return {"results": results, "dirty": dirty}
 
-    def op_judge(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """Run each test statement in a judge process (judge uid) against a solution server."""
+    def op_run_tests(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Run each test statement in a tester process (tester uid) against a solution server."""
         limits = Limits(msg)
         tests: list[str] = msg["tests"]
         suite = (Clock(), float(msg.get("suite_timeout_s", 60.0)))
@@ -175,19 +175,19 @@ class Supervisor:
                     records[j] = {"status": "timeout", "detail": "the suite ran out of time"}
                 break
             server = self.start_server({**msg, "fn_name": msg.get("entry_point", "")}, limits)
-            # The judge gets the server's pipe ends (spawn closes our copies): its calls to the
-            # program do not pass through here, and the program cannot reach the judge.
-            judge_in_r, judge_in_w = os.pipe()
+            # The tester gets the server's pipe ends (spawn closes our copies): its calls to the
+            # program do not pass through here, and the program cannot reach the tester.
+            tester_in_r, tester_in_w = os.pipe()
             rec_r, rec_w = os.pipe()
             jpid, jin, jout, jerr = self.zygote.spawn(
-                self.judge_uid,
-                "/judge",
-                "judge",
+                self.tester_uid,
+                "/tester",
+                "tester",
                 "",
                 {},
                 limits,
-                [judge_in_r, rec_w, server.req_w, server.resp_r],
-                job_env("/judge"),
+                [tester_in_r, rec_w, server.req_w, server.resp_r],
+                job_env("/tester"),
             )
             server.req_w = server.resp_r = -1
             suite[0].track(server.pid)
@@ -197,7 +197,7 @@ class Supervisor:
                 os.set_blocking(fd, False)
             os.close(jin)
             write_frame(
-                judge_in_w,
+                tester_in_w,
                 {
                     "setup": msg.get("setup", ""),
                     "entry_point": msg.get("entry_point", ""),
@@ -206,17 +206,17 @@ class Supervisor:
                     "timeout_s": limits.timeout_s,
                 },
             )
-            os.close(judge_in_w)
-            k, stopped = self.follow_judge(rec_r, server, jpid, records, k, limits, suite)
+            os.close(tester_in_w)
+            k, stopped = self.follow_tests(rec_r, server, jpid, records, k, limits, suite)
             os.close(rec_r)
             server.close()
             kill_uid(self.job_uid)
-            kill_uid(self.judge_uid)
+            kill_uid(self.tester_uid)
             reap()
             dirty = dirty or stopped
         return {"records": records, "dirty": dirty}
 
-    def follow_judge(
+    def follow_tests(
         self,
         rec_r: int,
         server: Server,
@@ -226,8 +226,8 @@ class Supervisor:
         limits: Limits,
         suite: Budget,
     ) -> tuple[int, bool]:
-        """Read the judge's records; returns (next test to run, whether a test was stopped).
-        A test's time runs from its "start" (before it, the judge's set-up has 5 s more)."""
+        """Read the tester's records; returns (next test to run, whether a test was stopped).
+        A test's time runs from its "start" (before it, the tester's set-up has 5 s more)."""
         test = (Clock(server.pid, jpid), limits.timeout_s + 5)
         ooms = oom_kills()
         while k < len(records):
@@ -246,7 +246,7 @@ class Supervisor:
             try:
                 record = read_frame(rec_r)
             except (EOFError, ValueError):
-                failed = {"status": "judge_error", "detail": "the test code failed to run"}
+                failed = {"status": "tester_error", "detail": "the test code failed to run"}
                 records[k] = self.memory(failed, ooms, limits)
                 return k + 1, False
             if "start" in record:
@@ -266,7 +266,7 @@ class Supervisor:
         """``answer``, or the memory limit's failure when the program ran out of memory: its
         MemoryError (past its data limit), or the container's OOM killer since ``ooms``."""
         status = answer.get("status")
-        died = status in ("crashed", "judge_error") and oom_kills() > ooms
+        died = status in ("crashed", "tester_error") and oom_kills() > ooms
         if status == "memory" or answer.get("type") == "MemoryError" or died:
             detail = f"the program ran out of memory (its limit is {limits.memory_mb} MB)"
             return {"status": "memory", "detail": detail, "restart": answer.get("restart")}
@@ -286,8 +286,8 @@ class Supervisor:
                     reply = self.op_run(msg)
                 elif op == "call":
                     reply = self.op_call(msg)
-                elif op == "judge":
-                    reply = self.op_judge(msg)
+                elif op == "run_tests":
+                    reply = self.op_run_tests(msg)
                 elif op in SESSION_OPS:
                     reply = SESSION_OPS[op](self, msg)
                 else:
@@ -295,7 +295,7 @@ class Supervisor:
             except Exception as exc:  # report, never die: the host recycles us if needed
                 reply = {"error": f"{type(exc).__name__}: {exc}", "dirty": True}
             if op not in SESSION_OPS:  # a session's container: nothing is wiped or killed between requests
-                self.cleanup(judged=op == "judge")
+                self.cleanup(tested=op == "run_tests")
             reply["id"] = msg.get("id")
             write_frame(1, reply)
 
@@ -378,7 +378,7 @@ class Server:
 
 
 def main() -> None:
-    """``supervise JOB_UID JUDGE_UID``: the container's command, once the program arrived (see `_host.program`)."""
+    """``supervise JOB_UID TESTER_UID``: the container's command, once the program arrived (see `_host.program`)."""
     zygote = Zygote()  # first: before any job data exists in this process
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))  # `docker stop` is instant

@@ -1,7 +1,7 @@
 """The sandbox's wire format, shared by the host and the processes inside a container.
 
 Frames are an 8-byte big-endian length and JSON. Values crossing between a program and its
-judge (or the host) are tagged so that only exact builtin types survive: a subclass of a
+tester (or the host) are tagged so that only exact builtin types survive: a subclass of a
 builtin or any other object arrives as "not a value" (`NotAValue`), never as itself, unless
 the codec given as ``other`` makes data of it (handles and copies, see `objects`).
 

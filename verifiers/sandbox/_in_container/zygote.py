@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from verifiers.sandbox._in_container.procs import Limits, b64
-from verifiers.sandbox._in_container.roles import judge, serve
+from verifiers.sandbox._in_container.roles import serve, tester
 from verifiers.sandbox._in_container.sessions import SHELL, drop_capabilities
 from verifiers.sandbox._in_container.wire import HEADER
 
@@ -85,7 +85,7 @@ class Zygote:
                 "arg": arg,
                 "env": env,
                 "files": {name: b64(data) for name, data in files.items()},
-                "limits": [limits.nproc, limits.fsize, limits.nofile, limits.memory_mb if mode != "judge" else 0],
+                "limits": [limits.nproc, limits.fsize, limits.nofile, limits.memory_mb if mode != "tester" else 0],
             }
         ).encode()
         try:
@@ -166,8 +166,8 @@ def become_job(msg: dict[str, Any], fds: list[int]) -> None:
             exec(code, main.__dict__)  # the job itself
         elif mode == "serve":
             serve(msg["arg"])
-        elif mode == "judge":
-            judge()
+        elif mode == "tester":
+            tester()
         elif mode == "shell":  # a session's command (see `sessions`): this process becomes bash
             sys.stdout.flush()
             os.execve("/bin/bash", ["bash", "-c", SHELL, "bash", msg["arg"]], dict(os.environ))

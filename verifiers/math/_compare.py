@@ -1,8 +1,8 @@
-"""Structural judgement: one rule per kind of answer (text, matrices and vectors, function
+"""Structural comparison: one rule per kind of answer (text, matrices and vectors, function
 definitions, named values, equations, ratios, intervals and statements, tuples, collections,
 one value).
 
-`judge(gold, pred, scalars)` compares two parsed answers; the scalar comparison is a parameter:
+`compare(gold, pred, scalars)` compares two parsed answers; the scalar comparison is a parameter:
 the in-process fast path uses exact rationals and raises `NeedSympy` for anything else, and the
 worker process passes the sympy comparator.
 """
@@ -43,17 +43,17 @@ from verifiers.math._nodes import (
 )
 from verifiers.math._notation import in_notation, noted, quotient
 from verifiers.math._numeric import rational, rational_equal
-from verifiers.math._params import Verdict, with_parameters
+from verifiers.math._params import Match, with_parameters
 from verifiers.math._shapes import elements, exact, named_values, signs_expanded, value_of_equation
 
-__all__ = ["NeedSympy", "Scalars", "Verdict", "judge", "rational_equal"]
+__all__ = ["Match", "NeedSympy", "Scalars", "compare", "rational_equal"]
 
 ScalarEq = Callable[[Node, Node], bool]
 T = TypeVar("T")
 
 
 class NeedSympy(Exception):
-    """The fast path cannot decide; the sympy judge in a worker must."""
+    """The fast path cannot decide; the sympy comparison in a worker must."""
 
 
 class Scalars:
@@ -155,7 +155,7 @@ def _scalar(scalars: Scalars, gold: Node, pred: Node) -> bool:
 
 
 # -- the rules ------------------------------------------------------------------------------
-def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
+def compare(gold: Node, pred: Node, scalars: Scalars) -> Match:
     """Compare a parsed gold answer with a parsed prediction; returns (equal, reason).
 
     The rules, in order: text, function definitions, named values, equations (reduced to
@@ -165,27 +165,27 @@ def judge(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
 
     Examples:
         >>> from verifiers.math._parser import parse
-        >>> judge(parse("(1, 2)"), parse("(1, 3)"), Scalars(MathConfig()))
+        >>> compare(parse("(1, 2)"), parse("(1, 3)"), Scalars(MathConfig()))
         (False, 'the tuples differ')
     """
     gold, pred, note = in_notation(gold, pred, scalars.config)
-    verdict = with_parameters(gold, pred, lambda g, p: _rules(g, p, scalars), scalars.config)
-    return noted(gold, pred, verdict, scalars.config, note)
+    match = with_parameters(gold, pred, lambda g, p: _rules(g, p, scalars), scalars.config)
+    return noted(gold, pred, match, scalars.config, note)
 
 
-def _rules(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
+def _rules(gold: Node, pred: Node, scalars: Scalars) -> Match:
     expanded = signs_expanded(gold, scalars.config), signs_expanded(pred, scalars.config)
     if expanded != (gold, pred):
         same, why = _rules(*expanded, scalars)
         return same, why + (" (expand_plus_minus: every choice of signs)" if same else "")
     eq: ScalarEq = lambda a, b: _scalar(scalars, a, b)  # noqa: E731
-    verdict = _text(gold, pred) or _definition(eq, gold, pred, scalars.config) or _named(eq, gold, pred)
-    if verdict is not None:
-        return verdict
-    verdict, gold, pred = _equations(gold, pred, scalars)
-    verdict = verdict or _matrix(eq, gold, pred)  # after equations: v = (1, 2) is a vector's value
-    if verdict is not None:
-        return verdict
+    match = _text(gold, pred) or _definition(eq, gold, pred, scalars.config) or _named(eq, gold, pred)
+    if match is not None:
+        return match
+    match, gold, pred = _equations(gold, pred, scalars)
+    match = match or _matrix(eq, gold, pred)  # after equations: v = (1, 2) is a vector's value
+    if match is not None:
+        return match
     config = scalars.config
     if isinstance(gold, Ratio) or isinstance(pred, Ratio):
         return _ratio(eq, gold, pred, config)
@@ -198,7 +198,7 @@ def _rules(gold: Node, pred: Node, scalars: Scalars) -> Verdict:
     return _single(eq, gold, pred, config)
 
 
-def _text(gold: Node, pred: Node) -> Verdict | None:
+def _text(gold: Node, pred: Node) -> Match | None:
     """Text answers match as normalized text, and never a mathematical answer."""
     if isinstance(gold, Text) and isinstance(pred, Text):
         return gold.text == pred.text, "the text answers " + ("match" if gold.text == pred.text else "differ")
@@ -207,7 +207,7 @@ def _text(gold: Node, pred: Node) -> Verdict | None:
     return None
 
 
-def _matrix(eq: ScalarEq, gold: Node, pred: Node) -> Verdict | None:
+def _matrix(eq: ScalarEq, gold: Node, pred: Node) -> Match | None:
     """Matrices match entry by entry, shapes first; a column or row vector matches a tuple
     with the same entries in the same order."""
     if not isinstance(gold, Matrix) and not isinstance(pred, Matrix):
@@ -229,7 +229,7 @@ def _matrix(eq: ScalarEq, gold: Node, pred: Node) -> Verdict | None:
     return same, "the matrices " + ("have equal entries" if same else "differ in an entry")
 
 
-def _definition(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict | None:
+def _definition(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Match | None:
     """A function definition matches the same function under the same name, its arguments
     renamed or not (``h(s) = s^2`` is ``h(t) = t^2``, never ``g(t) = t^2``); with
     ``equation_as_value``, its right side is the value an expression alone gives (``t^2``)."""
@@ -258,7 +258,7 @@ def _same_definition(eq: ScalarEq, gold: Def, pred: Def) -> bool:
     return _scalar_or_structure(eq, g, p)
 
 
-def _named(eq: ScalarEq, gold: Node, pred: Node) -> Verdict | None:
+def _named(eq: ScalarEq, gold: Node, pred: Node) -> Match | None:
     """Names given on both sides must match (``q = 2, p = 3`` is ``(p, q) = (3, 2)``); values
     without names take the gold's names in order (``m = 12, k = 3`` is ``12, 3``, not ``3, 12``)."""
     named_gold, named_pred = named_values(gold), named_values(pred)
@@ -273,7 +273,7 @@ def _named(eq: ScalarEq, gold: Node, pred: Node) -> Verdict | None:
     return same, "the named values " + ("match" if same else "differ")
 
 
-def _equations(gold: Node, pred: Node, scalars: Scalars) -> tuple[Verdict | None, Node, Node]:
+def _equations(gold: Node, pred: Node, scalars: Scalars) -> tuple[Match | None, Node, Node]:
     """Equations judged as equations, or reduced to their values (``x = 2`` -> 2)."""
     config = scalars.config
     if isinstance(gold, Relation) and "~" in gold.ops:  # a gold's note: 2.62 in ``\frac{3+\sqrt{5}}{2} \approx 2.62``
@@ -293,7 +293,7 @@ def _equations(gold: Node, pred: Node, scalars: Scalars) -> tuple[Verdict | None
     return None, gold, pred
 
 
-def _two_equations(gold: Relation, pred: Relation, gval: Node | None, scalars: Scalars) -> Verdict:
+def _two_equations(gold: Relation, pred: Relation, gval: Node | None, scalars: Scalars) -> Match:
     """Equivalent as equations (``2x = 4`` is ``x - 2 = 0``), else equal as the values stated."""
     if len(gold.exprs) == len(pred.exprs) == 2 and scalars.equation_equal(gold, pred):
         return True, "the equations are equivalent"
@@ -303,7 +303,7 @@ def _two_equations(gold: Relation, pred: Relation, gval: Node | None, scalars: S
     return False, "the equations are not equivalent"
 
 
-def _ratio(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict:
+def _ratio(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Match:
     """Ratios are equal when proportional (``7:32`` = ``14:64``), term order counting; a gold ratio
     of two terms and a number, by `MathConfig.ratio_as_quotient` (``7:2`` is ``3.5``, never ``2/7``)."""
     if not (isinstance(gold, Ratio) and isinstance(pred, Ratio)):
@@ -315,7 +315,7 @@ def _ratio(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict:
     return same, "the ratios " + ("are proportional" if same else "differ")
 
 
-def _ranges(eq: ScalarEq, gold: Node, pred: Node) -> Verdict:
+def _ranges(eq: ScalarEq, gold: Node, pred: Node) -> Match:
     """Intervals, unions and inequalities match as sets of numbers; other comparisons as
     statements."""
     gold_iv, pred_iv = intervals(gold), intervals(pred)
@@ -334,7 +334,7 @@ def _same_interval(eq: ScalarEq, a: Interval, b: Interval) -> bool:
     )
 
 
-def _statement(eq: ScalarEq, gold: Node, pred: Node) -> Verdict:
+def _statement(eq: ScalarEq, gold: Node, pred: Node) -> Match:
     """Comparisons that are not one-variable intervals, compared term by term: a chain
     ``f(2) < f(1) < f(4)`` (also written ``f(4) > f(1) > f(2)``), ``a^b > 3^n/n``, and the
     symmetric ``AB \\perp CD`` / ``AB \\parallel CD`` (either way round)."""
@@ -361,7 +361,7 @@ def _chain(node: Node) -> Relation | None:
     return node
 
 
-def _tuple(eq: ScalarEq, gold: Tup, pred: Node, config: MathConfig) -> Verdict:
+def _tuple(eq: ScalarEq, gold: Tup, pred: Node, config: MathConfig) -> Match:
     """Tuples match in order (``x = 2, y = 3`` gives the values of ``(2, 3)``)."""
     if not isinstance(pred, Tup | List):
         return False, f"a tuple and a {pred.noun} differ"
@@ -370,7 +370,7 @@ def _tuple(eq: ScalarEq, gold: Tup, pred: Node, config: MathConfig) -> Verdict:
     return same, "the tuples " + ("match" if same else "differ")
 
 
-def _collection(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict:
+def _collection(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Match:
     """Sets, lists and ``\\pm`` pairs match as collections of distinct values, in any order."""
     if isinstance(pred, Tup | Interval | Union):
         return False, f"a {gold.noun} and a {pred.noun} differ"
@@ -387,7 +387,7 @@ def _holds_a_set(node: Node) -> bool:
     return isinstance(node, List) and len(node.items) > 1 and any(isinstance(i, Set) for i in node.items)
 
 
-def _single(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Verdict:
+def _single(eq: ScalarEq, gold: Node, pred: Node, config: MathConfig) -> Match:
     """The gold is one value: the prediction must give exactly one (repeats are one)."""
     values = _distinct(eq, elements(pred, config))
     if len(values) != 1:

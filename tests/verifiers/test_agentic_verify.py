@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifiers.agentic import AgenticTask, Environment, Limits, Verifier, judge_separate
+from verifiers.agentic import AgenticTask, Environment, Limits, Verifier, verify_separate
 from verifiers.sandbox import Session, image_tag
 
 pytestmark = pytest.mark.docker
@@ -54,13 +54,13 @@ def test_only_the_artifacts_are_judged(commands: str, status: str) -> None:
     with Session(image=image_tag(), timeout_s=10) as s:
         if commands:
             assert s.exec(commands).exit_code == 0
-        v = judge_separate(s, task, image_tag())
+        v = verify_separate(s, task, image_tag())
     assert v.status == status, v.reason
 
 
 def test_tests_that_write_no_reward_are_a_masked_error() -> None:
     with Session(image=image_tag(), timeout_s=10) as s:
-        v = judge_separate(s, _task(b"exit 2\n"), image_tag())
+        v = verify_separate(s, _task(b"exit 2\n"), image_tag())
     assert (v.status, v.correct) == ("error", None) and "wrote no" in v.reason and "exit 2" in v.reason
 
 
@@ -71,7 +71,7 @@ def test_tests_past_their_limit_are_a_timeout_and_the_verifier_is_removed() -> N
 
     task = replace(_task(b"sleep 60\n"), limits=Limits(verifier_timeout_s=2, memory_mb=256, network_mode="none"))
     with Session(image=image_tag(), timeout_s=10) as s:
-        v = judge_separate(s, task, image_tag())
+        v = verify_separate(s, task, image_tag())
     assert (v.status, v.correct) == ("timeout", None) and "past 2 s" in v.reason
     ours = {"label": "org.grpo-envs.verifier=answer"}  # other runs on this engine may be judging now
     assert engine_client().containers.list(all=True, filters=ours) == []

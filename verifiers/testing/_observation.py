@@ -1,4 +1,4 @@
-"""`Judged`: one call of a verifier under test, normalized from whatever it returned (shared by
+"""`Observation`: one call of a verifier under test, normalized from whatever it returned (shared by
 the laws and the runner that calls verifiers in threads or worker processes)."""
 
 from __future__ import annotations
@@ -7,14 +7,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from verifiers.result import _CORRECT as STATUS_CORRECT
-from verifiers.result import VerifyResult
+from verifiers.result import STATUS_CORRECT, VerifyResult
 
-__all__ = ["Judged"]
+__all__ = ["Observation"]
 
 
 @dataclass(frozen=True)
-class Judged:
+class Observation:
     """One call's outcome, normalized from whatever the verifier returned."""
 
     correct: bool | None
@@ -34,12 +33,14 @@ class Judged:
         return f"{said}; reason: {self.reason}" if self.reason else said
 
 
-def _normalize(value: Any, top: float) -> Judged:
+def _normalize(value: Any, top: float) -> Observation:
     if isinstance(value, VerifyResult):
         consistent = STATUS_CORRECT.get(value.status, "?") is value.correct
-        return Judged(value.correct, float(value.reward), value.status, value.reason, consistent=consistent)
+        return Observation(value.correct, float(value.reward), value.status, value.reason, consistent=consistent)
     if isinstance(value, bool):
-        return Judged(value, float(value), None, "")
+        return Observation(value, float(value), None, "")
     if isinstance(value, (int, float)):
-        return Judged(float(value) == top, float(value), None, "")
-    return Judged(None, math.nan, None, "", error=f"returned a {type(value).__name__}, not a VerifyResult/bool/float")
+        return Observation(float(value) == top, float(value), None, "")
+    return Observation(
+        None, math.nan, None, "", error=f"returned a {type(value).__name__}, not a VerifyResult/bool/float"
+    )

@@ -1,7 +1,7 @@
-"""Judging an agentic task after the agent's turn: `judge_task` picks the task's mode (the one place
+"""Verifying an agentic task after the agent's turn: `verify_task` picks the task's mode (the one place
 it is read); separate mode (our default) is here, shared mode in `verifiers.agentic._shared`.
 
-`judge_separate(session, task, image)`: the declared ``artifacts`` are copied out of the agent's
+`verify_separate(session, task, image)`: the declared ``artifacts`` are copied out of the agent's
 session (as data, a tar), the session's container may then go; a fresh verifier container is made
 from the task's image, with ``/tests`` and ``/logs/verifier`` created empty and owned by root
 before anything runs, the artifacts put at their paths and the tests copied in; ``test.sh`` runs
@@ -28,13 +28,13 @@ import uuid
 from typing import Any
 
 from verifiers.agentic._log import EpisodeLog
-from verifiers.agentic._shared import judge_shared
+from verifiers.agentic._shared import verify_shared
 from verifiers.agentic._task import AgenticTask
 from verifiers.agentic._verdict import verdict_from_files
 from verifiers.result import VerifyResult
 from verifiers.sandbox import Session, engine_client
 
-__all__ = ["judge_separate", "judge_task"]
+__all__ = ["verify_separate", "verify_task"]
 
 VERIFIER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 ARTIFACT_UID = 65534  # nobody: who owns the artifacts in the verifier container, and who should run them
@@ -160,18 +160,18 @@ def _run_tests(
         container.remove(force=True)
 
 
-def judge_task(
+def verify_task(
     session: Session, task: AgenticTask, image: str, *, client: Any = None, log: EpisodeLog | None = None
 ) -> VerifyResult:
     """The verdict of ``task`` on what the agent left in ``session`` (a `task_session`), in the
-    task's ``[verifier] environment_mode``: `judge_separate` or `judge_shared`. The judging steps
+    task's ``[verifier] environment_mode``: `verify_separate` or `verify_shared`. The judging steps
     are added to ``log`` (phase ``"judge"``)."""
     if task.verifier.mode == "shared":
-        return judge_shared(session, task, log=log)
-    return judge_separate(session, task, image, client=client, log=log)
+        return verify_shared(session, task, log=log)
+    return verify_separate(session, task, image, client=client, log=log)
 
 
-def judge_separate(
+def verify_separate(
     session: Session, task: AgenticTask, image: str, *, client: Any = None, log: EpisodeLog | None = None
 ) -> VerifyResult:
     """The verdict of ``task`` on the state the agent left in ``session``: its artifacts judged
@@ -179,7 +179,7 @@ def judge_separate(
     the agent's doing; what could not be judged is a masked error with its reason.
 
     Examples:
-        >>> judge_separate(session, task, build_task_image(task))  # doctest: +SKIP
+        >>> verify_separate(session, task, build_task_image(task))  # doctest: +SKIP
         VerifyResult(reward=1.0, correct=True, status='correct', ...)
     """
     log = log if log is not None else EpisodeLog(task.name)

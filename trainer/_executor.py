@@ -1,9 +1,9 @@
 """The trainer's verifier executor (``verifier_executor``): none for "local", else one per rank
-that judges on one cluster for the whole job.
+that verifies on one cluster for the whole job.
 
 Under torchrun every rank makes its own executor. With ``RAY_ADDRESS`` set they all connect
 there; without it, rank 0 starts a local cluster and every other rank joins it, so the ranks
-share one set of judge actors (`RayExecutor` names them on the cluster) instead of each rank
+share one set of verifier actors (`RayExecutor` names them on the cluster) instead of each rank
 starting a cluster of its own that asks for every CPU of the machine.
 """
 
@@ -19,7 +19,7 @@ __all__ = ["open_executor"]
 
 
 def open_executor(name: str, dist: Dist) -> Executor | None:
-    """The executor ``name`` names for this rank (None: judge in this process).
+    """The executor ``name`` names for this rank (None: verify in this process).
 
     Examples:
         >>> open_executor("local", Dist()) is None

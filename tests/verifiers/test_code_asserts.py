@@ -56,8 +56,8 @@ def box() -> Iterator[DockerSandbox]:
 
 
 @pytest.mark.docker
-class TestJudgedAsserts:
-    def test_a_test_that_expects_an_exception_judges_the_program(self, box: DockerSandbox) -> None:
+class TestAssertsInTheTester:
+    def test_a_test_that_expects_an_exception_tests_the_program(self, box: DockerSandbox) -> None:
         assert vc.verify(DIVIDE_RAISES, fenced(RIGHT), sandbox=box).correct
         wrong = vc.verify(DIVIDE_RAISES, fenced(WRONG), sandbox=box)
         assert not wrong.correct and wrong.reward == pytest.approx(1 / 2) and wrong.components["test_0"] == 0.0
@@ -104,7 +104,7 @@ class TestJudgedAsserts:
 
     def test_the_crossings_carry_values_never_code(self, box: DockerSandbox) -> None:
         """A keyword argument that is code (a lambda, a class) cannot cross: the test fails in the
-        judge and the program receives nothing it could run."""
+        tester and the program receives nothing it could run."""
         tests = {"asserts": "assert apply(fn=lambda v: v + 1, value=1) == 2", "entry_point": "apply"}
         program = "def apply(fn, value):\n    return fn(value)"
         r = vc.verify(tests, fenced(program), sandbox=box)
