@@ -17,11 +17,11 @@ Examples:
 
 from __future__ import annotations
 
-import concurrent.futures
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from grpo_envs._env import score_tasks
 from grpo_envs._judgement import Judgement
 from grpo_envs.adapters._common import Scorer, completion_text, named_executor, reference_text, task_seeds
 from grpo_envs.adapters._trl_env import environment_factory
@@ -97,15 +97,11 @@ def reward_function(
         texts = [completion_text(c) for c in completions or []]
         tasks = _rows_by_task(env_id, len(texts), kwargs.get("task_seed"), kwargs.get("split"))
         references = kwargs.get("reference") or [None] * len(texts)
-        on = judges_on()
-
-        def judge(task: _TaskRows) -> list[Judgement]:
-            (task_seed, split), ks = task
-            return scorer.score(
-                task_seed, [texts[k] for k in ks], split=split, reference=references[ks[0]], executor=on
-            )
-
-        judgements = _in_row_order(len(texts), tasks, _judge_tasks(judge, tasks, at_once=on is not None))
+        asked = [
+            scorer.completions(seed, [texts[k] for k in ks], split=split, reference=references[ks[0]])
+            for (seed, split), ks in tasks
+        ]
+        judgements = _in_row_order(len(texts), tasks, score_tasks(asked, executor=judges_on()))
         log_metric = kwargs.get("log_metric")
         if callable(log_metric) and texts:
             log_metric("grpo_envs/correct_rate", sum(j.correct is True for j in judgements) / len(texts))
@@ -131,16 +127,6 @@ def _rows_by_task(env_id: str, n: int, seeds: Any, splits: Any) -> list[_TaskRow
     for k in range(n):
         by_task[(int(seeds[k]), str(splits[k]))].append(k)
     return list(by_task.items())
-
-
-def _judge_tasks(
-    judge: Callable[[_TaskRows], list[Judgement]], tasks: list[_TaskRows], *, at_once: bool
-) -> list[list[Judgement]]:
-    """Each task's judgements: task after task (judged here), or every task at once (on an executor)."""
-    if not at_once:
-        return [judge(task) for task in tasks]
-    with concurrent.futures.ThreadPoolExecutor(max(1, min(32, len(tasks)))) as threads:
-        return list(threads.map(judge, tasks))
 
 
 def _in_row_order(n: int, tasks: list[_TaskRows], scored: list[list[Judgement]]) -> list[Judgement]:
