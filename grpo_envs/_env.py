@@ -347,9 +347,9 @@ def verify_tasks(items: Sequence[TaskCompletions], *, executor: Executor | None 
     answers of all of them go to each verifier as one batch of (reference, answer, prompt)."""
     ready = [item.env._answers(item.task, item.completions) for item in items]
     batches: dict[int, list[int]] = {}  # by verifier: the items whose answers it judges
-    for k, answers in enumerate(ready):
-        if answers.todo:
-            batches.setdefault(id(answers.verifier), []).append(k)
+    for k, asked in enumerate(ready):
+        if asked.todo:
+            batches.setdefault(id(asked.verifier), []).append(k)
     for ks in batches.values():
         references = [items[k].task.answer for k in ks for _ in ready[k].todo]
         answers = [a for k in ks for a in ready[k].answers]
@@ -358,7 +358,7 @@ def verify_tasks(items: Sequence[TaskCompletions], *, executor: Executor | None 
         for k in ks:
             for i in ready[k].todo:
                 ready[k].results[i] = next(judged)
-    return [answers.results for answers in ready]
+    return [asked.results for asked in ready]
 
 
 def _verified(

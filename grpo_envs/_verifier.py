@@ -116,7 +116,7 @@ class Verifier:
         """Judge (reference, answer, prompt) items, of one task or many (on ``executor``, e.g. a
         `RayExecutor`, when the batch can run there). Never raises on the verifier's failures;
         an executor's own (no cluster, no worker) are the caller's."""
-        asked = list(prompts) if prompts is not None else [None] * len(answers)
+        asked: list[str | None] = list(prompts) if prompts is not None else [None] * len(answers)
         if not len(references) == len(answers) == len(asked):
             raise ValueError(f"{len(references)} references, {len(answers)} answers and {len(asked)} prompts")
         if not answers:
