@@ -68,19 +68,18 @@ def reward_function(
 ) -> Callable[..., list[float | None]]:
     """A TRL reward function: ``f(prompts, completions, completion_ids, **columns) -> rewards``.
 
-    Completions may be text or chat messages (the assistant's content is judged). Completions
-    of the same task are verified together (in parallel). Keyword arguments it does not use
+    Completions may be text or chat messages (the assistant's content is judged). Every
+    task's completions are verified together, one batch per verifier (`score_tasks`). Keyword arguments it does not use
     (``trainer_state``, ``log_extra``, ``log_metric``, ``environments``, other columns) are
     accepted and ignored; ``log_metric``, when given, receives the correct rate.
 
-    ``executor`` is where completions are judged: ``"local"`` (this process, task after task),
+    ``executor`` is where completions are judged: ``"local"`` (this process),
     ``"ray"`` (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new local one; ``pip install
     'grpo-envs[ray]'``) or an `Executor` instance. The one-line switch:
-    ``reward_function(env_id, executor="ray")``. With an executor every task of a batch is judged
-    at once, rewards in input order. A name is checked here but its executor is made at the
-    first call (building the reward function never starts Ray), shared by every adapter in this
-    process (verl's too) and closed at exit; a verifier whose ``verify_many`` takes no
-    ``executor`` judges here anyway. ``executor`` is this function's own argument, never
+    ``reward_function(env_id, executor="ray")``; rewards come back in input order. A name is
+    checked here but its executor is made at the first call (building the reward function never
+    starts Ray), shared by every adapter in this process (verl's too) and closed at exit; a
+    verifier made from a function of one item (`Verifier.from_fn`) judges here anyway. ``executor`` is this function's own argument, never
     passed to the env: every other keyword argument is (``env_kwargs``).
 
     A completion nobody could judge (a verifier timeout or error) gets ``None``: TRL turns it

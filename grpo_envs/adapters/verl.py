@@ -148,9 +148,9 @@ def compute_score_batch(
     **kwargs: Any,
 ) -> list[dict[str, Any]]:
     """`compute_score` for a whole batch (verl's ``batch`` reward manager calls it so), one
-    result per completion, in order. Completions of one task are judged together, and with
-    ``verifier_executor="ray"`` (``reward_kwargs`` in verl's config) every task of the batch at
-    once on a `RayExecutor` (verl's own Ray cluster when it runs inside one). ``judge``: as
+    result per completion, in order. Every task's completions are judged together, one batch
+    per verifier (`score_tasks`), with ``verifier_executor="ray"`` (``reward_kwargs`` in verl's
+    config) on a `RayExecutor` (verl's own Ray cluster when it runs inside one). ``judge``: as
     `compute_score` takes it.
     """
     infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
