@@ -11,7 +11,7 @@ from typing import Any
 import gymnasium
 import pytest
 
-from grpo_envs import ANSWER_TAGS, ReasoningEnv, Task, Verifier
+from grpo_envs import ANSWER_TAGS, ReasoningEnv, Task, Verifier, make_group, score_groups
 from verifiers import VerifyResult
 from verifiers.testing import check_verifier
 
@@ -118,3 +118,12 @@ def test_a_batch_function_that_raises_gives_every_answer_an_error() -> None:
     assert [r.status for r in results] == ["error", "error"] and "batch down" in results[0].reason
     short = Verifier("s", lambda refs, answers, prompts, executor: [True]).verify_many(["1", "1"], ["1", "2"])
     assert {r.status for r in short} == {"error"} and "1 verdicts for 2 answers" in short[0].reason
+
+
+def test_groups_of_several_envs_scored_at_once_get_what_each_gets_alone() -> None:
+    ids = ("grpo_envs/Arithmetic-v0", "grpo_envs/Countdown-v0", "grpo_envs/Arithmetic-v0", "grpo_envs/Digits-v0")
+    groups = [make_group(env_id, seed=k, num_generations=3) for k, env_id in enumerate(ids)]
+    texts = [[g.env.reference_completion(g.task), "no idea", "\\boxed{1}"] for g in groups]
+    together = score_groups(groups, texts)
+    assert [s.judgements for s in together] == [g.score(t).judgements for g, t in zip(groups, texts, strict=True)]
+    assert [s.rewards[0] for s in together] == [1.0] * 4
