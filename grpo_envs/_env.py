@@ -257,7 +257,7 @@ class ReasoningEnv(gymnasium.Env[str, str]):
                 continue
             results.append(_PENDING)
             todo.append(k)
-            answers.append(span)
+            answers.append(str(span))
         verifier = self.verifier
         if self.answer_format.span and verifier.spans is not None:
             verifier = verifier.spans  # the format found the answer: it is judged as it is

@@ -81,21 +81,38 @@ class Verifier:
             object.__setattr__(self, "digest", hashlib.blake2b(text.encode(), digest_size=8).hexdigest())
 
     @classmethod
-    def from_fn(cls, name: str, fn: Callable[[Any, str], VerifyValue], **fields: Any) -> Verifier:
+    def from_fn(
+        cls,
+        name: str,
+        fn: Callable[[Any, str], VerifyValue],
+        *,
+        config: Any = None,
+        equivalent: Callable[[str, str], bool] | None = None,
+        spans: Verifier | None = None,
+    ) -> Verifier:
         """A verifier of ``fn(reference, answer)`` (what `verifiers.testing` checks), item by item
-        in this process; ``fields``: `config`, `equivalent`, `spans`."""
+        in this process."""
 
         def batch(
             references: list[Any], answers: list[str], prompts: list[str | None], executor: Executor | None
         ) -> list[VerifyValue | Exception]:
             return [_called(fn, reference, answer) for reference, answer in zip(references, answers, strict=True)]
 
-        return cls(name, functools.update_wrapper(batch, fn), **fields)
+        wrapped = functools.update_wrapper(batch, fn)  # its digest shows fn's source
+        return cls(name, wrapped, config=config, equivalent=equivalent, spans=spans)
 
     @classmethod
-    def from_prompted_fn(cls, name: str, fn: Callable[[Any, str, str | None], VerifyValue], **fields: Any) -> Verifier:
+    def from_prompted_fn(
+        cls,
+        name: str,
+        fn: Callable[[Any, str, str | None], VerifyValue],
+        *,
+        config: Any = None,
+        equivalent: Callable[[str, str], bool] | None = None,
+        spans: Verifier | None = None,
+    ) -> Verifier:
         """A verifier of ``fn(reference, answer, prompt)`` (a reward model needs the task's
-        prompt; None where there is none), item by item in this process; ``fields`` as `from_fn`."""
+        prompt; None where there is none), item by item in this process."""
 
         def batch(
             references: list[Any], answers: list[str], prompts: list[str | None], executor: Executor | None
@@ -103,7 +120,8 @@ class Verifier:
             items = zip(references, answers, prompts, strict=True)
             return [_called(fn, reference, answer, prompt) for reference, answer, prompt in items]
 
-        return cls(name, functools.update_wrapper(batch, fn), **fields)
+        wrapped = functools.update_wrapper(batch, fn)
+        return cls(name, wrapped, config=config, equivalent=equivalent, spans=spans)
 
     def verify_many(
         self,

@@ -79,8 +79,9 @@ def reward_function(
     ``reward_function(env_id, executor="ray")``; rewards come back in input order. A name is
     checked here but its executor is made at the first call (building the reward function never
     starts Ray), shared by every adapter in this process (verl's too) and closed at exit; a
-    verifier made from a function of one item (`Verifier.from_fn`) judges here anyway. ``executor`` is this function's own argument, never
-    passed to the env: every other keyword argument is (``env_kwargs``).
+    verifier made from a function of one item (`Verifier.from_fn`) judges here anyway.
+    ``executor`` is this function's own argument, never passed to the env: every other keyword
+    argument is (``env_kwargs``).
 
     A completion nobody could judge (a verifier timeout or error) gets ``None``: TRL turns it
     into NaN and, when every reward function says None, leaves it out of its group's mean and
