@@ -326,9 +326,24 @@ _PENDING = VerifyResult.judged("error", "Not verified.")
 def score_tasks(items: Sequence[TaskCompletions], *, executor: Executor | None = None) -> list[list[Judgement]]:
     """The verdicts (`Judgement`) on the completions of many tasks, of one env or several, in
     order: every answer goes to its env's verifier in one batch per verifier (on ``executor``,
-    e.g. a `RayExecutor`, when given), then each env's rubric scores it; never raises on a completion."""
+    e.g. a `RayExecutor`, when given), then each env's rubric scores it; never raises on a completion.
+    An env whose own `judgements` replaces ReasoningEnv's (its verdicts come from elsewhere: the
+    server of an `OpenEnvEnv`) is asked for them."""
+    own = [type(item.env).judgements is not ReasoningEnv.judgements for item in items]
+    here = [item for item, elsewhere in zip(items, own, strict=True) if not elsewhere]
+    scored = iter(_scored(here, verify_tasks(here, executor=executor)))
+    return [
+        item.env.judgements(item.task, item.completions, group_id=item.group_id, executor=executor)
+        if elsewhere
+        else next(scored)
+        for item, elsewhere in zip(items, own, strict=True)
+    ]
+
+
+def _scored(items: Sequence[TaskCompletions], verified: list[list[VerifyResult]]) -> list[list[Judgement]]:
+    """Each item's verifier results with its env's rubric, as `Judgement`s."""
     out = []
-    for item, results in zip(items, verify_tasks(items, executor=executor), strict=True):
+    for item, results in zip(items, verified, strict=True):
         env, verifier = item.env, f"{item.env.verifier.name}:{item.env.verifier.digest}"
         judged = []
         for completion, result in zip(item.completions, results, strict=True):
