@@ -24,7 +24,7 @@ from __future__ import annotations
 from grpo_envs._check import EnvReport, check_disjoint, check_env
 from grpo_envs._env import ReasoningEnv
 from grpo_envs._formats import ANSWER_TAGS, BOXED, CODE, THINK_ANSWER, AnswerFormat
-from grpo_envs._group import Group, GroupScore, make_group
+from grpo_envs._group import Group, GroupScore, make_group, score_groups
 from grpo_envs._judgement import Judgement
 from grpo_envs._judging import JudgeConfig
 from grpo_envs._registry import env_ids, resolve_env_id
@@ -70,6 +70,7 @@ __all__ = [
     "make_group",
     "math_verifier",
     "resolve_env_id",
+    "score_groups",
     "stable_seed",
 ]
 

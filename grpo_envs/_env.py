@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, SupportsFloat
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple, SupportsFloat
 
 import gymnasium
 
@@ -21,7 +22,7 @@ from verifiers import VerifyResult
 from verifiers.executors import Executor
 from verifiers.structure import THINKING_FORMATS, read_completion
 
-__all__ = ["ReasoningEnv"]
+__all__ = ["ReasoningEnv", "TaskCompletions", "score_tasks", "verify_tasks"]
 
 log = logging.getLogger("grpo_envs")
 Messages = list[dict[str, str]]
@@ -211,62 +212,56 @@ class ReasoningEnv(gymnasium.Env[str, str]):
         executor: Executor | None = None,
     ) -> list[Judgement]:
         """The verdicts (reward, verifier result, rubric parts, provenance) on completions of
-        ``task``, verified together (on ``executor`` when given); never raises on a completion."""
-        verifier = f"{self.verifier.name}:{self.verifier.digest}"
-        out = []
-        for completion, result in zip(completions, self.judge(task, completions, executor=executor), strict=True):
-            text = completion if isinstance(completion, str) else ""
-            reward, parts = self.rubric.score(task, text, result)
-            out.append(
-                Judgement(float(reward), result, parts, task.task_id, self.env_id, self.version, verifier, group_id)
-            )
-        return out
+        ``task``, verified together (on ``executor`` when given); never raises on a completion.
+        Many tasks' completions at once: `score_tasks`."""
+        return score_tasks([TaskCompletions(self, task, completions, group_id)], executor=executor)[0]
 
-    def judge(
+    def verify(
         self, task: Task, completions: Sequence[object], *, executor: Executor | None = None
     ) -> list[VerifyResult]:
-        """Verify completions of one task (in parallel when the verifier can; on ``executor``,
+        """The verifier's results on completions of one task, without the rubric (on ``executor``,
         e.g. a `RayExecutor`, when given); never raises."""
+        return verify_tasks([TaskCompletions(self, task, completions)], executor=executor)[0]
+
+    def _answers(self, task: Task, completions: Sequence[object]) -> _Answers:
+        """What the verifier is to judge in ``completions``: each one's answer span, or the
+        verdict it gets without the verifier (no answer, not text, the extractor failed)."""
         if self.thought_opened is not None:  # the template opened the thought: the completion is inside it
             opener = _opener(self.thought_opened)
             completions = [opener + c if isinstance(c, str) else c for c in completions]
-        spans: list[str | None] = []
-        results: list[VerifyResult] = [
-            VerifyResult.judged("no_answer", f"The completion does not follow the {self.answer_format.name} format.")
-        ] * len(completions)
+        results: list[VerifyResult] = []
+        todo: list[int] = []
+        answers: list[str] = []
         for k, completion in enumerate(completions):
             if not isinstance(completion, str):
-                spans.append(None)
-                results[k] = VerifyResult.judged(
-                    "no_answer", f"The completion is a {type(completion).__name__}, not text."
-                )
+                kind = type(completion).__name__
+                results.append(VerifyResult.judged("no_answer", f"The completion is a {kind}, not text."))
                 continue
             try:
-                spans.append(self.answer_format.extract(completion))
+                span = self.answer_format.extract(completion)
             except Exception as exc:  # the extractor's bug, not the completion's: an error, not a verdict
                 name = self.answer_format.name
                 log_error_once(exc, "answer format %s failed on a completion of %s", name, task.task_id)
-                spans.append(None)
-                results[k] = VerifyResult.judged("error", f"The answer extractor failed: {type(exc).__name__}: {exc}.")
-        todo = [k for k, span in enumerate(spans) if span is not None]
-        for k, span in enumerate(spans):
-            if span is None and results[k].status == "no_answer" and isinstance(completions[k], str):
-                note = read_completion(str(completions[k])).note  # the thinking never closed: say so
-                if note:
-                    results[k] = VerifyResult.judged("no_answer", f"No answer: {note}.")
+                results.append(
+                    VerifyResult.judged("error", f"The answer extractor failed: {type(exc).__name__}: {exc}.")
+                )
+                continue
+            if span is None:
+                note = read_completion(completion).note  # the thinking never closed: say so
+                why = (
+                    f"No answer: {note}."
+                    if note
+                    else f"The completion does not follow the {self.answer_format.name} format."
+                )
+                results.append(VerifyResult.judged("no_answer", why))
+                continue
+            results.append(_PENDING)
+            todo.append(k)
+            answers.append(str(span))
         verifier = self.verifier
         if self.answer_format.span and verifier.spans is not None:
             verifier = verifier.spans  # the format found the answer: it is judged as it is
-        if todo:
-            try:
-                answers, prompt = [str(spans[k]) for k in todo], self.prompt_text(task)
-                judged = verifier.verify_all(task.answer, answers, executor=executor, prompt=prompt)
-            except Exception as exc:  # an executor's failure (a verifier's own is a verdict in verify_all)
-                log_error_once(exc, "verifier %s failed on %s", self.verifier.name, task.task_id)
-                judged = [VerifyResult.judged("error", f"The verifier failed: {exc}.")] * len(todo)
-            for k, result in zip(todo, judged, strict=True):
-                results[k] = result
-        return results
+        return _Answers(verifier, results, todo, answers, self.prompt_text(task) if todo else None)
 
     def _info(self, judgement: Judgement | None = None) -> dict[str, Any]:
         assert self.task is not None
@@ -301,3 +296,99 @@ def _opener(name: str) -> str:
             return fmt.start[0]
     names = [f.name for f in THINKING_FORMATS if f.start]
     raise EnvConfigError("ReasoningEnv", "thought_opened", [None, *names], name)
+
+
+class TaskCompletions(NamedTuple):
+    """Completions of one task, with the env that judges them (``group_id``: their group's)."""
+
+    env: ReasoningEnv
+    task: Task
+    completions: Sequence[object]
+    group_id: str | None = None
+
+
+@dataclass(frozen=True)
+class _Answers:
+    """One task's completions made ready for its verifier (`ReasoningEnv._answers`): the
+    verdicts known without it, and the answers at ``todo`` that go to it (with the prompt)."""
+
+    verifier: Verifier
+    results: list[VerifyResult]
+    todo: list[int]
+    answers: list[str]
+    prompt: str | None
+
+
+_PENDING = VerifyResult.judged("error", "Not verified.")
+"""A placeholder for an answer that goes to the verifier (replaced by its verdict)."""
+
+
+def score_tasks(items: Sequence[TaskCompletions], *, executor: Executor | None = None) -> list[list[Judgement]]:
+    """The verdicts (`Judgement`) on the completions of many tasks, of one env or several, in
+    order: every answer goes to its env's verifier in one batch per verifier (on ``executor``,
+    e.g. a `RayExecutor`, when given), then each env's rubric scores it; never raises on a completion.
+    An env whose own `judgements` replaces ReasoningEnv's (its verdicts come from elsewhere: the
+    server of an `OpenEnvEnv`) is asked for them."""
+    own = [type(item.env).judgements is not ReasoningEnv.judgements for item in items]
+    here = [item for item, elsewhere in zip(items, own, strict=True) if not elsewhere]
+    scored = iter(_scored(here, verify_tasks(here, executor=executor)))
+    return [
+        item.env.judgements(item.task, item.completions, group_id=item.group_id, executor=executor)
+        if elsewhere
+        else next(scored)
+        for item, elsewhere in zip(items, own, strict=True)
+    ]
+
+
+def _scored(items: Sequence[TaskCompletions], verified: list[list[VerifyResult]]) -> list[list[Judgement]]:
+    """Each item's verifier results with its env's rubric, as `Judgement`s."""
+    out = []
+    for item, results in zip(items, verified, strict=True):
+        env, verifier = item.env, f"{item.env.verifier.name}:{item.env.verifier.digest}"
+        judged = []
+        for completion, result in zip(item.completions, results, strict=True):
+            text = completion if isinstance(completion, str) else ""
+            reward, parts = env.rubric.score(item.task, text, result)
+            judgement = Judgement(
+                float(reward), result, parts, item.task.task_id, env.env_id, env.version, verifier, item.group_id
+            )
+            judged.append(judgement)
+        out.append(judged)
+    return out
+
+
+def verify_tasks(items: Sequence[TaskCompletions], *, executor: Executor | None = None) -> list[list[VerifyResult]]:
+    """The verifiers' results (no rubric) on the completions of many tasks, in order: the
+    answers of all of them go to each verifier as one batch of (reference, answer, prompt)."""
+    ready = [item.env._answers(item.task, item.completions) for item in items]
+    batches: dict[int, list[int]] = {}  # by verifier: the items whose answers it judges
+    for k, asked in enumerate(ready):
+        if asked.todo:
+            batches.setdefault(id(asked.verifier), []).append(k)
+    for ks in batches.values():
+        references = [items[k].task.answer for k in ks for _ in ready[k].todo]
+        answers = [a for k in ks for a in ready[k].answers]
+        prompts = [ready[k].prompt for k in ks for _ in ready[k].todo]
+        judged = iter(_verified(ready[ks[0]].verifier, references, answers, prompts, executor, [items[k] for k in ks]))
+        for k in ks:
+            for i in ready[k].todo:
+                ready[k].results[i] = next(judged)
+    return [asked.results for asked in ready]
+
+
+def _verified(
+    verifier: Verifier,
+    references: list[Any],
+    answers: list[str],
+    prompts: list[str | None],
+    executor: Executor | None,
+    items: list[TaskCompletions],
+) -> list[VerifyResult]:
+    """``verifier``'s batch; an executor's failure is every answer's error (a verifier's own is
+    a verdict of `Verifier.verify_many`)."""
+    try:
+        return verifier.verify_many(references, answers, prompts, executor=executor)
+    except Exception as exc:
+        where = ", ".join(sorted({item.task.task_id for item in items}))
+        log_error_once(exc, "verifier %s failed on %s", items[0].env.verifier.name, where)
+        return [VerifyResult.judged("error", f"The verifier failed: {exc}.")] * len(answers)

@@ -9,14 +9,14 @@ from typing import Any
 
 import gymnasium
 
-from grpo_envs._env import ReasoningEnv
+from grpo_envs._env import ReasoningEnv, TaskCompletions, score_tasks
 from grpo_envs._judgement import Judgement
 from grpo_envs._task import Task, stable_digest
 from grpo_envs.errors import GrpoEnvsError
 from verifiers import VerifyResult
 from verifiers.executors import Executor
 
-__all__ = ["Group", "GroupScore", "make_group"]
+__all__ = ["Group", "GroupScore", "make_group", "score_groups"]
 
 
 @dataclass(frozen=True)
@@ -70,13 +70,15 @@ class Group:
         ``executor`` (`verifiers.executors`: e.g. ``RayExecutor()``) judges them elsewhere; an
         env whose verifier cannot run there judges them here.
         """
+        return score_groups([self], [completions], executor=executor)[0]
+
+    def _completions(self, completions: Sequence[str]) -> TaskCompletions:
         if isinstance(completions, str):
             raise GrpoEnvsError("score takes the group's completions as a list of strings, got one string")
         if len(completions) != self.num_generations:
             n = self.num_generations
             raise GrpoEnvsError(f"the group has size {n} (num_generations), got {len(completions)} completions")
-        judged = self.env.judgements(self.task, list(completions), group_id=self.group_id, executor=executor)
-        return GroupScore(tuple(judged))
+        return TaskCompletions(self.env, self.task, list(completions), self.group_id)
 
     def make_envs(self) -> list[ReasoningEnv]:
         """G fresh env instances (from ``env.spec``) reset to this task: multi-turn rollouts."""
@@ -90,6 +92,22 @@ class Group:
             env.reset(seed=self.seed, options={"group_id": self.group_id})
             envs.append(env)
         return envs
+
+
+def score_groups(
+    groups: Sequence[Group], completions: Sequence[Sequence[str]], *, executor: Executor | None = None
+) -> list[GroupScore]:
+    """Each group's score, all groups verified at once: one batch per verifier over every
+    group's answers (on ``executor``, e.g. a `RayExecutor`, when given); never raises on a completion.
+
+    Examples:
+        >>> groups = [make_group("grpo_envs/Arithmetic-v0", seed=s, num_generations=2) for s in (1, 2)]
+        >>> scores = score_groups(groups, [[g.env.reference_completion(g.task), "no idea"] for g in groups])
+        >>> [s.rewards for s in scores]
+        [(1.0, 0.0), (1.0, 0.0)]
+    """
+    asked = [group._completions(texts) for group, texts in zip(groups, completions, strict=True)]
+    return [GroupScore(tuple(judged)) for judged in score_tasks(asked, executor=executor)]
 
 
 def make_group(

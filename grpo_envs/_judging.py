@@ -17,6 +17,7 @@ from grpo_envs._env import ReasoningEnv
 from grpo_envs._verifier import Verifier, judge_verifier
 from grpo_envs.errors import GrpoEnvsError
 from verifiers import VerifyResult
+from verifiers.executors import Executor
 
 __all__ = ["JUDGE_MODES", "KEY_VARIABLE", "JudgeConfig"]
 
@@ -164,21 +165,28 @@ class JudgeConfig:
         except ServerError as exc:
             raise GrpoEnvsError(f"the judge: {exc}") from None
 
-    def over(self, rule: Callable[..., VerifyResult], judge: Any = None) -> Any:
-        """What judges an answer given a rule function (e.g. `verifiers.math.verify`): the rule
-        then ``judge`` (default: a new `judge`), or the judge alone in mode "judge"."""
+    def over(self, rule: Callable[..., VerifyResult], judge: Any = None, *, rule_many: Any = None) -> Any:
+        """What judges an answer given a rule function (e.g. `verifiers.math.verify`; its batch
+        ``rule_many``, e.g. `verifiers.math.verify_many`, runs on an executor): the rule then
+        ``judge`` (default: a new `judge`), or the judge alone in mode "judge"."""
         from verifiers.judges import with_judge
 
         judge = judge if judge is not None else self.judge()
-        return judge if self.mode == "judge" else with_judge(rule, judge)
+        return judge if self.mode == "judge" else with_judge(rule, judge, rule_many=rule_many)
 
     def verifier(self, rule: Verifier, judge: Any = None) -> Verifier:
         """An env's verifier ``rule`` with the judge (`over`): named ``<rule>+judge``, keeping the
         rule's ``equivalent`` (maj@k) and, for answers an answer format hands over, its ``spans``."""
         judge = judge if judge is not None else self.judge()
-        made = judge_verifier(self.over(_as_rule(rule), judge), name=f"{rule.name}+judge")
+        key = (id(self), id(rule), id(judge))  # one value for envs that share the rule and the judge:
+        if key in _MADE:  # their tasks' items go in one batch (`score_tasks`)
+            return _MADE[key][-1]
+        one, many = _as_rule(rule)
+        made = judge_verifier(self.over(one, judge, rule_many=many), name=f"{rule.name}+judge")
         spans = None if rule.spans is None else self.verifier(rule.spans, judge)
-        return dataclasses.replace(made, equivalent=rule.equivalent, spans=spans)
+        made = dataclasses.replace(made, equivalent=rule.equivalent, spans=spans)
+        _MADE[key] = (self, rule, judge, made)  # holding what the key's ids name
+        return made
 
     def apply(self, env: Any, judge: Any = None) -> Any:
         """``env`` (a `ReasoningEnv`, or a wrapper of one) judged with the judge; returns it."""
@@ -257,12 +265,20 @@ class JudgeConfig:
         return dataclasses.replace(made, api_key=getattr(args, "judge_api_key", None))
 
 
-def _as_rule(verifier: Verifier) -> Callable[[Any, Any], VerifyResult]:
-    """An env's verifier as the rule `with_judge` takes: ``rule(reference, answer) -> VerifyResult``
-    (a verifier's failure is an "error" verdict, never raised)."""
+_MADE: dict[tuple[int, int, int], tuple[JudgeConfig, Verifier, Any, Verifier]] = {}
+"""`JudgeConfig.verifier`'s verifiers by (settings, rule, judge)."""
+
+
+def _as_rule(verifier: Verifier) -> tuple[Callable[[Any, Any], VerifyResult], Callable[..., list[VerifyResult]]]:
+    """An env's verifier as the rule `with_judge` takes, ``rule(reference, answer)``, and its
+    batch ``rule_many(references, answers, executor=)`` (on the executor: in parallel on Ray).
+    A verifier's failure is an "error" verdict, never raised."""
 
     def rule(reference: Any, answer: Any) -> VerifyResult:
-        return verifier._one(reference, answer, None)
+        return verifier.verify_many([reference], [answer])[0]
 
-    rule.__name__ = verifier.name
-    return rule
+    def rule_many(references: list[Any], answers: list[Any], *, executor: Executor | None = None) -> list[VerifyResult]:
+        return verifier.verify_many(references, answers, executor=executor)
+
+    rule.__name__ = rule_many.__name__ = verifier.name
+    return rule, rule_many

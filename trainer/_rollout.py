@@ -13,7 +13,6 @@ Each turn's verdict is a `grpo_envs.Judgement`, kept as is: our envs give theirs
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import logging
 import math
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium
 
-from grpo_envs import Judgement, ReasoningEnv, make_group, stable_seed
+from grpo_envs import Judgement, ReasoningEnv, make_group, score_groups, stable_seed
 from grpo_envs.tools import reply_ids as tool_reply_ids
 from grpo_envs.tools import tool_format
 from trainer._decode import decode_completion
@@ -325,7 +324,7 @@ def _single_turn(
     samples = sample(flat, [(int(seed), j, 0) for seed in seeds for j in range(num_generations)])
     spans = [range(k * num_generations, (k + 1) * num_generations) for k in range(len(groups))]
     all_texts = [[kind.text(samples[i]) for i in span] for span in spans]
-    scores = _scores(groups, all_texts, executor)
+    scores = score_groups(groups, all_texts, executor=executor)  # all groups at once
     out: list[list[Rollout]] = []
     for k, (span, texts) in enumerate(zip(spans, all_texts, strict=True)):
         group_rollouts = []
@@ -336,14 +335,6 @@ def _single_turn(
             group_rollouts.append(r)
         out.append(group_rollouts)
     return out
-
-
-def _scores(groups: Sequence[Any], texts: Sequence[list[str]], executor: Executor | None) -> list[Any]:
-    """Each group's score: one after the other here, or all at once on ``executor``."""
-    if executor is None:
-        return [grp.score(t) for grp, t in zip(groups, texts, strict=True)]
-    with concurrent.futures.ThreadPoolExecutor(max(1, min(32, len(groups)))) as threads:
-        return list(threads.map(lambda g_t: g_t[0].score(g_t[1], executor=executor), zip(groups, texts, strict=True)))
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import Any
 
 import gymnasium
 
-from grpo_envs._env import ReasoningEnv
+from grpo_envs._env import ReasoningEnv, TaskCompletions, score_tasks
 from grpo_envs._judgement import Judgement
 from grpo_envs._judging import JudgeConfig
 from grpo_envs._registry import resolve_env_id
@@ -86,6 +86,20 @@ class Scorer:
             self._tasks[key] = env.task
             return env.task
 
+    def completions(
+        self, seed: int, completions: Sequence[str], *, split: str = "train", reference: str | None = None
+    ) -> TaskCompletions:
+        """Completions of task ``seed`` with the env that judges them (`score_tasks` scores many
+        tasks' at once); ``reference``, when given, must be the rebuilt task's."""
+        task = self.task(seed, split)
+        if reference is not None and reference != reference_text(task):
+            raise GrpoEnvsError(
+                f"task seed {seed} of {self.env_id} ({split}) rebuilds a task whose reference is "
+                f"{reference_text(task)[:80]!r}, not {reference[:80]!r}: the dataset was made with another "
+                "env version or arguments"
+            )
+        return TaskCompletions(self.env(split), task, list(completions))
+
     def score(
         self,
         seed: int,
@@ -96,14 +110,8 @@ class Scorer:
         executor: Executor | None = None,
     ) -> list[Judgement]:
         """The verdicts on completions of one task, verified together (on ``executor`` if given)."""
-        task = self.task(seed, split)
-        if reference is not None and reference != reference_text(task):
-            raise GrpoEnvsError(
-                f"task seed {seed} of {self.env_id} ({split}) rebuilds a task whose reference is "
-                f"{reference_text(task)[:80]!r}, not {reference[:80]!r}: the dataset was made with another "
-                "env version or arguments"
-            )
-        return self.env(split).judgements(task, list(completions), executor=executor)
+        asked = self.completions(seed, completions, split=split, reference=reference)
+        return score_tasks([asked], executor=executor)[0]
 
 
 _EXECUTORS: dict[str, Executor] = {}

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from grpo_envs._env import score_tasks
 from grpo_envs._judgement import Judgement
 from grpo_envs._judging import JudgeConfig
 from grpo_envs.adapters._common import Scorer
@@ -57,10 +58,11 @@ class EnvJudge:
                 self._scorers[env_id] = Scorer(env_id, judge=self.settings)
             return self._scorers[env_id]
 
-    def judge(
+    def score(
         self, responses: Sequence[str], labels: Sequence[str], prompts: Sequence[str] | None = None
     ) -> list[Judgement]:
-        """The env judges with its own tasks' prompts (``prompts`` is not read)."""
+        """The verdicts, every task's responses verified at once; the env judges with its own
+        tasks' prompts (``prompts`` is not read)."""
         groups: dict[tuple[str, str, int], list[int]] = {}
         for k, label in enumerate(labels):
             try:
@@ -71,9 +73,12 @@ class EnvJudge:
                     f"item {k}: label {label[:80]!r} is not a task key from write_dataset (to judge gold answers "
                     "instead, run the server with --verifier math or --verifier code)"
                 ) from None
+        asked = [
+            self._scorer(env_id).completions(seed, [responses[k] for k in ks], split=split)
+            for (env_id, split, seed), ks in groups.items()
+        ]
         out: list[Judgement | None] = [None] * len(responses)
-        for (env_id, split, seed), ks in groups.items():
-            scored = self._scorer(env_id).score(seed, [responses[k] for k in ks], split=split, executor=self.executor)
+        for ks, scored in zip(groups.values(), score_tasks(asked, executor=self.executor), strict=True):
             for k, judgement in zip(ks, scored, strict=True):
                 out[k] = judgement
         return [v for v in out if v is not None]
@@ -96,17 +101,22 @@ class GoldJudge:
         self.hybrid = None
         if judge is not None:
             from verifiers.judges import with_judge
-            from verifiers.math import verify
+            from verifiers.math import verify, verify_many
 
-            self.hybrid = with_judge(functools.partial(verify, timeout_s=timeout_s), judge)
+            rule, rule_many = (
+                functools.partial(verify, timeout_s=timeout_s),
+                functools.partial(verify_many, timeout_s=timeout_s),
+            )
+            self.hybrid = with_judge(rule, judge, rule_many=rule_many)
         self.name = f"verifier:{verifier}" + ("+judge" if judge is not None else "")
         self.verifier = verifier
         self.timeout_s = timeout_s
         self.executor = executor
 
-    def judge(
+    def score(
         self, responses: Sequence[str], labels: Sequence[str], prompts: Sequence[str] | None = None
     ) -> list[Judgement]:
+        """The verdicts on ``responses`` against their gold ``labels``, as one batch."""
         for k, label in enumerate(labels):
             if not label.strip():
                 raise BadLabel(f"item {k}: the label is empty; it must be the gold answer")

@@ -183,7 +183,7 @@ class OpenEnvEnv(ReasoningEnv):
 
     def default_verifier(self) -> Verifier:
         """The server judges: this one only says so."""
-        return Verifier(
+        return Verifier.from_fn(
             "openenv-server", lambda ref, answer: VerifyResult.judged("error", "OpenEnvEnv judges on the server.")
         )
 

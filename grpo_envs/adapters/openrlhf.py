@@ -162,7 +162,7 @@ class RewardServer:
         if env_id is not None:
             if judge is not None and not isinstance(judge, JudgeConfig):
                 raise GrpoEnvsError("with env_id, judge must be a grpo_envs.JudgeConfig (for the env's verifier)")
-            self.judge: EnvJudge | GoldJudge = EnvJudge(
+            self.scorer: EnvJudge | GoldJudge = EnvJudge(
                 env_id, allow_any_env=allow_any_env, env_kwargs=env_kwargs, executor=executor, judge=judge
             )
         else:
@@ -170,7 +170,7 @@ class RewardServer:
                 if judge.mode != "hybrid":
                     raise GrpoEnvsError("gold answers are judged rule first: judge mode 'judge' needs env_id")
                 judge = judge.judge()
-            self.judge = GoldJudge(str(verifier), timeout_s=timeout_s, executor=executor, judge=judge)
+            self.scorer = GoldJudge(str(verifier), timeout_s=timeout_s, executor=executor, judge=judge)
         self.httpd = _Server((host, port), self._handler())
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -223,7 +223,7 @@ class RewardServer:
                 raise _BadRequest(400, f"item {k}: query does not start with its prompt; send the prompt as generated")
             responses.append(self._strip(q[len(p) :]))
         try:
-            verdicts = self.judge.judge(responses, labels, prompts=[str(p) for p in prompts])
+            verdicts = self.scorer.score(responses, labels, prompts=[str(p) for p in prompts])
         except BadLabel as exc:
             raise _BadRequest(400, str(exc)) from None
         rewards = [v.reward for v in verdicts]

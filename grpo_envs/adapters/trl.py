@@ -17,11 +17,11 @@ Examples:
 
 from __future__ import annotations
 
-import concurrent.futures
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from grpo_envs._env import score_tasks
 from grpo_envs._judgement import Judgement
 from grpo_envs.adapters._common import Scorer, completion_text, named_executor, reference_text, task_seeds
 from grpo_envs.adapters._trl_env import environment_factory
@@ -68,20 +68,20 @@ def reward_function(
 ) -> Callable[..., list[float | None]]:
     """A TRL reward function: ``f(prompts, completions, completion_ids, **columns) -> rewards``.
 
-    Completions may be text or chat messages (the assistant's content is judged). Completions
-    of the same task are verified together (in parallel). Keyword arguments it does not use
+    Completions may be text or chat messages (the assistant's content is judged). Every
+    task's completions are verified together, one batch per verifier (`score_tasks`). Keyword arguments it does not use
     (``trainer_state``, ``log_extra``, ``log_metric``, ``environments``, other columns) are
     accepted and ignored; ``log_metric``, when given, receives the correct rate.
 
-    ``executor`` is where completions are judged: ``"local"`` (this process, task after task),
+    ``executor`` is where completions are judged: ``"local"`` (this process),
     ``"ray"`` (a `RayExecutor` on ``RAY_ADDRESS``'s cluster, else a new local one; ``pip install
     'grpo-envs[ray]'``) or an `Executor` instance. The one-line switch:
-    ``reward_function(env_id, executor="ray")``. With an executor every task of a batch is judged
-    at once, rewards in input order. A name is checked here but its executor is made at the
-    first call (building the reward function never starts Ray), shared by every adapter in this
-    process (verl's too) and closed at exit; a verifier whose ``verify_many`` takes no
-    ``executor`` judges here anyway. ``executor`` is this function's own argument, never
-    passed to the env: every other keyword argument is (``env_kwargs``).
+    ``reward_function(env_id, executor="ray")``; rewards come back in input order. A name is
+    checked here but its executor is made at the first call (building the reward function never
+    starts Ray), shared by every adapter in this process (verl's too) and closed at exit; a
+    verifier made from a function of one item (`Verifier.from_fn`) judges here anyway.
+    ``executor`` is this function's own argument, never passed to the env: every other keyword
+    argument is (``env_kwargs``).
 
     A completion nobody could judge (a verifier timeout or error) gets ``None``: TRL turns it
     into NaN and, when every reward function says None, leaves it out of its group's mean and
@@ -97,15 +97,11 @@ def reward_function(
         texts = [completion_text(c) for c in completions or []]
         tasks = _rows_by_task(env_id, len(texts), kwargs.get("task_seed"), kwargs.get("split"))
         references = kwargs.get("reference") or [None] * len(texts)
-        on = judges_on()
-
-        def judge(task: _TaskRows) -> list[Judgement]:
-            (task_seed, split), ks = task
-            return scorer.score(
-                task_seed, [texts[k] for k in ks], split=split, reference=references[ks[0]], executor=on
-            )
-
-        judgements = _in_row_order(len(texts), tasks, _judge_tasks(judge, tasks, at_once=on is not None))
+        asked = [
+            scorer.completions(seed, [texts[k] for k in ks], split=split, reference=references[ks[0]])
+            for (seed, split), ks in tasks
+        ]
+        judgements = _in_row_order(len(texts), tasks, score_tasks(asked, executor=judges_on()))
         log_metric = kwargs.get("log_metric")
         if callable(log_metric) and texts:
             log_metric("grpo_envs/correct_rate", sum(j.correct is True for j in judgements) / len(texts))
@@ -131,16 +127,6 @@ def _rows_by_task(env_id: str, n: int, seeds: Any, splits: Any) -> list[_TaskRow
     for k in range(n):
         by_task[(int(seeds[k]), str(splits[k]))].append(k)
     return list(by_task.items())
-
-
-def _judge_tasks(
-    judge: Callable[[_TaskRows], list[Judgement]], tasks: list[_TaskRows], *, at_once: bool
-) -> list[list[Judgement]]:
-    """Each task's judgements: task after task (judged here), or every task at once (on an executor)."""
-    if not at_once:
-        return [judge(task) for task in tasks]
-    with concurrent.futures.ThreadPoolExecutor(max(1, min(32, len(tasks)))) as threads:
-        return list(threads.map(judge, tasks))
 
 
 def _in_row_order(n: int, tasks: list[_TaskRows], scored: list[list[Judgement]]) -> list[Judgement]:

@@ -23,7 +23,6 @@ Example (in verl's config: ``reward.custom_reward_function.path`` = this file,
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import functools
 import json
 import math
@@ -31,11 +30,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from grpo_envs._env import TaskCompletions, score_tasks
 from grpo_envs._judgement import Judgement
 from grpo_envs._judging import JudgeConfig
 from grpo_envs._task import Task
 from grpo_envs.adapters._common import Scorer, named_executor, reference_text, task_seeds
-from verifiers.executors import Executor
 
 __all__ = ["compute_score", "compute_score_async", "compute_score_batch", "rows", "write_parquet"]
 
@@ -134,7 +133,8 @@ def compute_score(
     """
     text = solution_str if isinstance(solution_str, str) else ""
     key = _key(data_source, ground_truth, extra_info, _judge_json(judge))
-    return _result(_scorer(key.env_id, key.kwargs(), key.judge), key.split, _judge(key, [text], None)[0])
+    (judgement,) = score_tasks([_completions(key, [text])])[0]
+    return _result(_scorer(key.env_id, key.kwargs(), key.judge), key.split, judgement)
 
 
 def compute_score_batch(
@@ -148,9 +148,9 @@ def compute_score_batch(
     **kwargs: Any,
 ) -> list[dict[str, Any]]:
     """`compute_score` for a whole batch (verl's ``batch`` reward manager calls it so), one
-    result per completion, in order. Completions of one task are judged together, and with
-    ``verifier_executor="ray"`` (``reward_kwargs`` in verl's config) every task of the batch at
-    once on a `RayExecutor` (verl's own Ray cluster when it runs inside one). ``judge``: as
+    result per completion, in order. Every task's completions are judged together, one batch
+    per verifier (`score_tasks`), with ``verifier_executor="ray"`` (``reward_kwargs`` in verl's
+    config) on a `RayExecutor` (verl's own Ray cluster when it runs inside one). ``judge``: as
     `compute_score` takes it.
     """
     infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
@@ -165,16 +165,12 @@ def compute_score_batch(
     for k, (source, truth, info) in enumerate(zip(data_sources, ground_truths, infos, strict=True)):
         groups.setdefault(_key(source, truth, info, table), []).append(k)
     texts = [s if isinstance(s, str) else "" for s in solution_strs]
-
-    def one(key: _Key) -> list[dict[str, Any]]:
-        scorer = _scorer(key.env_id, key.kwargs(), key.judge)
-        return [_result(scorer, key.split, j) for j in _judge(key, [texts[k] for k in groups[key]], executor)]
-
+    asked = [_completions(key, [texts[k] for k in ks]) for key, ks in groups.items()]
     out: list[dict[str, Any] | None] = [None] * len(texts)
-    with concurrent.futures.ThreadPoolExecutor(max(1, min(32, len(groups))) if executor else 1) as threads:
-        for key, results in zip(groups, threads.map(one, groups), strict=True):
-            for k, result in zip(groups[key], results, strict=True):
-                out[k] = result
+    for (key, ks), judgements in zip(groups.items(), score_tasks(asked, executor=executor), strict=True):
+        scorer = _scorer(key.env_id, key.kwargs(), key.judge)
+        for k, judgement in zip(ks, judgements, strict=True):
+            out[k] = _result(scorer, key.split, judgement)
     return [r for r in out if r is not None]
 
 
@@ -259,16 +255,17 @@ def _key(data_source: str, ground_truth: str, extra_info: dict[str, Any] | None,
     return _Key(env_id, str(info.get("env_kwargs") or ""), str(info.get("split", "train")), seed, ground_truth, judge)
 
 
-def _judge(key: _Key, texts: list[str], executor: Executor | None) -> list[Judgement]:
+def _completions(key: _Key, texts: list[str]) -> TaskCompletions:
+    """Completions of the task ``key`` names, with the env that judges them."""
     scorer = _scorer(key.env_id, key.kwargs(), key.judge)
     if key.task_seed is not None:
-        return scorer.score(key.task_seed, texts, split=key.split, reference=key.ground_truth, executor=executor)
+        return scorer.completions(key.task_seed, texts, split=key.split, reference=key.ground_truth)
     try:
         answer: Any = json.loads(key.ground_truth)
     except (TypeError, json.JSONDecodeError):
         answer = key.ground_truth
     task = Task("verl", "", answer if not isinstance(answer, (int, float)) else key.ground_truth)
-    return scorer.env(key.split).judgements(task, texts, executor=executor)
+    return TaskCompletions(scorer.env(key.split), task, texts)
 
 
 def _result(scorer: Scorer, split: str, judgement: Judgement) -> dict[str, Any]:

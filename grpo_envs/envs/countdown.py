@@ -163,7 +163,7 @@ class Countdown(ReasoningEnv):
     levels = tuple({"count": n} for n in (3, 4, 5, 6))  # numbers to combine
 
     def __init__(self, *, count: int = 4, max_value: int = 50, **kwargs: Any):
-        kwargs.setdefault("verifier", Verifier("countdown", check_countdown))
+        kwargs.setdefault("verifier", Verifier.from_fn("countdown", check_countdown))
         super().__init__(**kwargs)
         if not 3 <= count <= 6:
             raise EnvConfigError("Countdown", "count", "an int in [3, 6]", count)

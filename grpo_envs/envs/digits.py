@@ -78,7 +78,7 @@ class Digits(ReasoningEnv):
     levels = ({"ops": "c"}, {"ops": "cs"}, {"ops": "csm"}, {"ops": "csmp"})  # copy, +1, then sums, products
 
     def __init__(self, *, ops: str = "cs", **kwargs: Any):
-        kwargs.setdefault("verifier", Verifier("first-digit", _first_digit))
+        kwargs.setdefault("verifier", Verifier.from_fn("first-digit", _first_digit))
         super().__init__(**kwargs)
         if not ops or set(ops) - set(OPS):
             raise EnvConfigError("Digits", "ops", f"letters from {''.join(sorted(OPS))}", ops)

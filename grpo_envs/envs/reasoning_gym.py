@@ -75,9 +75,9 @@ class ReasoningGym(ReasoningEnv):
         self.data_seed = stable_seed("reasoning-gym", dataset, split) % (2**31)
         self.data = self._dataset(self.rg_config)
         self.levels = tuple({"level": k} for k in range(_curriculum_levels(dataset)))
-        spans = Verifier("reasoning-gym", self._score, config=(dataset, partial_credit, "span"))
+        spans = Verifier.from_fn("reasoning-gym", self._score, config=(dataset, partial_credit, "span"))
         kwargs.setdefault(
-            "verifier", Verifier("reasoning-gym", self._verify, config=(dataset, partial_credit), spans=spans)
+            "verifier", Verifier.from_fn("reasoning-gym", self._verify, config=(dataset, partial_credit), spans=spans)
         )
         super().__init__(**kwargs)
 

@@ -200,7 +200,7 @@ def test_a_faulty_completion_is_zero_reward_not_a_crash() -> None:
     def broken(reference: Any, answer: str) -> VerifyResult:
         raise RuntimeError("verifier bug")
 
-    env = gymnasium.make("grpo_envs/Arithmetic-v0", verifier=Verifier("broken", broken))
+    env = gymnasium.make("grpo_envs/Arithmetic-v0", verifier=Verifier.from_fn("broken", broken))
     env.reset(seed=0)
     _, reward, _, _, info = env.step("\\boxed{1}")
     assert reward == 0.0 and info["status"] == "error" and "verifier bug" in info["reason"]

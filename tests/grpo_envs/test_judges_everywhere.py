@@ -50,8 +50,8 @@ def test_an_env_judged_by_a_rule_then_a_judge(server: JudgeServer) -> None:
     assert reward == 1.0 and len(server.requests) == 1  # the rule accepted: no call
     executor = LocalExecutor()
     try:
-        results = env.verifier.verify_all(
-            "150", ["The answer is 2 hours and 30 minutes.", "\\boxed{7}"], executor=executor, prompt="q"
+        results = env.verifier.verify_many(
+            ["150"] * 2, ["The answer is 2 hours and 30 minutes.", "\\boxed{7}"], ["q"] * 2, executor=executor
         )
     finally:
         executor.close()

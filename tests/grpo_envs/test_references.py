@@ -45,7 +45,7 @@ def test_each_tasks_reference_is_correct_in_every_format(env_id: str, answer_for
     for seed in range(12):
         env.reset(seed=seed)
         reference = env.reference_completion(env.task)
-        (result,) = env.judge(env.task, [reference])
+        (result,) = env.verify(env.task, [reference])
         assert result.correct is True, (env_id, seed, reference[:200], result)
 
 
@@ -56,9 +56,9 @@ def test_an_answer_tag_holding_a_grid_is_read_whole() -> None:
     env.reset(seed=0)
     gold = env.task.metadata["gold"]
     assert "\n" in gold and len(gold) > 100  # several lines, longer than a one-line answer
-    (result,) = env.judge(env.task, [f"<think>Let me see.</think>\n<answer>\n{gold}\n</answer>"])
+    (result,) = env.verify(env.task, [f"<think>Let me see.</think>\n<answer>\n{gold}\n</answer>"])
     assert result.correct is True, result
-    (inside,) = env.judge(env.task, [f"<think><answer>{gold}</answer></think>\nI am not sure."])
+    (inside,) = env.verify(env.task, [f"<think><answer>{gold}</answer></think>\nI am not sure."])
     assert inside.correct is not True  # a tag written while thinking is not the answer
 
 
@@ -82,5 +82,5 @@ def test_every_reasoning_gym_gold_is_accepted_in_both_answer_formats(dataset: st
             env.reset(seed=seed)
             if env.task.metadata["gold"] == "None":
                 pytest.skip(f"{dataset} stores no answer: its scorer checks a solution against the puzzle")
-            (result,) = env.judge(env.task, [env.reference_completion(env.task)])
+            (result,) = env.verify(env.task, [env.reference_completion(env.task)])
             assert result.correct is True, (dataset, answer_format.name, env.task.metadata["gold"][:200], result)

@@ -17,11 +17,11 @@ def test_an_env_told_the_template_opened_the_thought_pays_no_value_written_while
     right = f"The answer is $\\boxed{{{env.reference_answer(task)}}}$."
     cut = f"Let me think. {right} But wait, the other case"
     closed = f"Is it 0?\n</think>\n\n{right}"
-    assert [r.correct for r in env.judge(task, [cut, closed])] == [True, True]  # told nothing: the bug
+    assert [r.correct for r in env.verify(task, [cut, closed])] == [True, True]  # told nothing: the bug
     env.thought_opened = "think"
-    told = env.judge(task, [cut, closed, 7])
+    told = env.verify(task, [cut, closed, 7])
     assert [r.correct for r in told] == [False, True, False]
     assert told[0].status == "no_answer" and "never closed" in told[0].reason
     env.thought_opened = "<think>"
     with pytest.raises(EnvConfigError, match="thought_opened must be"):
-        env.judge(task, [cut])
+        env.verify(task, [cut])

@@ -1,5 +1,5 @@
-"""One verifier contract: `Verifier(name, fn)` takes what `verifiers.testing` takes (a bool, a float
-or a `VerifyResult`), may give ``fn`` the prompt, and turns a function that raises or returns
+"""One verifier contract: `Verifier.from_fn(name, fn)` takes what `verifiers.testing` takes (a bool, a
+float or a `VerifyResult`), `Verifier.from_prompted_fn` gives ``fn`` the prompt too, and both turn a function that raises or returns
 something else into an error verdict whose traceback is logged once per distinct error."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import gymnasium
 import pytest
 
-from grpo_envs import ANSWER_TAGS, ReasoningEnv, Task, Verifier
+from grpo_envs import ANSWER_TAGS, ReasoningEnv, Task, Verifier, make_group, score_groups
 from verifiers import VerifyResult
 from verifiers.testing import check_verifier
 
@@ -37,7 +37,7 @@ def exact_float(reference: Any, answer: str) -> float:
     ],
 )
 def test_a_bool_a_float_and_a_verify_result_are_verdicts(fn: Any, rewards: list[float], statuses: list[str]) -> None:
-    results = Verifier("mine", fn).verify_all("12", ["12", "13"])
+    results = Verifier.from_fn("mine", fn).verify_many(["12", "12"], ["12", "13"])
     assert [r.reward for r in results] == rewards and [r.status for r in results] == statuses
     assert [r.correct for r in results] == [True, False]
 
@@ -51,35 +51,31 @@ def test_the_same_function_passes_the_kit_and_scores_in_an_env() -> None:
             n = rng.randint(1, 50)
             return Task(f"twice-{n}", f"What is 2 * {n}?", str(2 * n))
 
-    env = Twice(verifier=Verifier("exact", exact_bool), answer_format=ANSWER_TAGS)
+    env = Twice(verifier=Verifier.from_fn("exact", exact_bool), answer_format=ANSWER_TAGS)
     env.reset(seed=1)
     assert env.task is not None
     _, reward, _, _, info = env.step(f"<answer>{env.task.answer}</answer>")
     assert reward == 1.0 and info["correct"] is True  # was: 'bool' object has no attribute 'reward'
 
 
-def test_a_function_that_takes_the_prompt_gets_it_and_others_do_not() -> None:
+def test_a_prompted_function_gets_the_prompt_and_a_plain_one_does_not() -> None:
     seen: list[Any] = []
 
-    def with_prompt(reference: Any, answer: str, *, prompt: str | None = None) -> bool:
+    def with_prompt(reference: Any, answer: str, prompt: str | None) -> bool:
         seen.append(prompt)
         return True
 
-    def with_kwargs(reference: Any, answer: str, **kwargs: Any) -> bool:
-        seen.append(kwargs.get("prompt"))
-        return True
-
-    env = gymnasium.make("grpo_envs/Arithmetic-v0", verifier=Verifier("p", with_prompt)).unwrapped
+    env = gymnasium.make("grpo_envs/Arithmetic-v0", verifier=Verifier.from_prompted_fn("p", with_prompt)).unwrapped
     prompt, _ = env.reset(seed=3)
     env.step("\\boxed{1}")
     assert seen == [prompt]  # the prompt as the model saw it (with the answer format's instruction)
-    Verifier("k", with_kwargs).verify_all("1", ["1"], prompt="q?")
+    Verifier.from_prompted_fn("k", with_prompt).verify_many(["1"], ["1"], ["q?"])
     assert seen[-1] == "q?"
-    assert Verifier("plain", exact_bool).verify_all("1", ["1"], prompt="q?")[0].correct is True
+    assert Verifier.from_fn("plain", exact_bool).verify_many(["1"], ["1"], ["q?"])[0].correct is True
     many: list[Any] = []
-    batch = Verifier("b", exact_bool, lambda ref, answers, prompt=None: many.append(prompt) or [True] * len(answers))
-    assert [r.status for r in batch.verify_all("1", ["1", "2"], prompt="q?")] == ["correct", "correct"]
-    assert many == ["q?"]
+    batch = Verifier("b", lambda refs, answers, prompts, executor: many.extend(prompts) or [True] * len(answers))
+    assert [r.status for r in batch.verify_many(["1", "1"], ["1", "2"], ["q?", "q?"])] == ["correct", "correct"]
+    assert many == ["q?", "q?"]
 
 
 @pytest.mark.parametrize(
@@ -91,7 +87,7 @@ def test_a_function_that_takes_the_prompt_gets_it_and_others_do_not() -> None:
     ],
 )
 def test_anything_else_is_an_error_verdict(fn: Any, reason: str) -> None:
-    result = Verifier("odd", fn).verify_all("1", ["1"])[0]
+    result = Verifier.from_fn("odd", fn).verify_many(["1"], ["1"])[0]
     assert result.status == "error" and result.correct is None and reason in result.reason
 
 
@@ -103,10 +99,10 @@ def test_a_raising_verifier_is_an_error_verdict_logged_once_per_distinct_error(
             raise TypeError("cannot compare")
         raise ValueError(f"bad answer {answer}")  # a different message each time: still one error
 
-    verifier = Verifier("broken_w37", broken)
+    verifier = Verifier.from_fn("broken_w37", broken)
     with caplog.at_level(logging.DEBUG, logger="grpo_envs"):
-        results = verifier.verify_all("1", [str(k) for k in range(50)] + ["type", "type"])
-        results += verifier.verify_all("1", ["x", "y"])
+        results = verifier.verify_many(["1"] * 52, [str(k) for k in range(50)] + ["type", "type"])
+        results += verifier.verify_many(["1", "1"], ["x", "y"])
     assert {r.status for r in results} == {"error"} and all(r.correct is None for r in results)
     assert "ValueError: bad answer 7" in results[7].reason and "TypeError" in results[50].reason
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
@@ -115,10 +111,19 @@ def test_a_raising_verifier_is_an_error_verdict_logged_once_per_distinct_error(
 
 
 def test_a_batch_function_that_raises_gives_every_answer_an_error() -> None:
-    def many(reference: Any, answers: Any) -> list[bool]:
+    def many(references: Any, answers: Any, prompts: Any, executor: Any) -> list[bool]:
         raise RuntimeError("batch down")
 
-    results = Verifier("m", exact_bool, many).verify_all("1", ["1", "2"])
+    results = Verifier("m", many).verify_many(["1", "1"], ["1", "2"])
     assert [r.status for r in results] == ["error", "error"] and "batch down" in results[0].reason
-    short = Verifier("s", exact_bool, lambda ref, answers: [True]).verify_all("1", ["1", "2"])
+    short = Verifier("s", lambda refs, answers, prompts, executor: [True]).verify_many(["1", "1"], ["1", "2"])
     assert {r.status for r in short} == {"error"} and "1 verdicts for 2 answers" in short[0].reason
+
+
+def test_groups_of_several_envs_scored_at_once_get_what_each_gets_alone() -> None:
+    ids = ("grpo_envs/Arithmetic-v0", "grpo_envs/Countdown-v0", "grpo_envs/Arithmetic-v0", "grpo_envs/Digits-v0")
+    groups = [make_group(env_id, seed=k, num_generations=3) for k, env_id in enumerate(ids)]
+    texts = [[g.env.reference_completion(g.task), "no idea", "\\boxed{1}"] for g in groups]
+    together = score_groups(groups, texts)
+    assert [s.judgements for s in together] == [g.score(t).judgements for g, t in zip(groups, texts, strict=True)]
+    assert [s.rewards[0] for s in together] == [1.0] * 4

@@ -66,7 +66,7 @@ def test_every_sample_is_judged_on_the_executor_and_the_summary_is_the_local_one
     names = made_by_name(monkeypatch, executor)
     remote = evaluate(ENV, "demo", out=tmp_path / "remote", verifier_executor="ray", **ARGS)
     assert names == ["ray"] and executor.closed
-    assert sorted(executor.sizes) == [4] * 6  # each task's group, every sample
+    assert executor.sizes == [4 * 6]  # every task's group, every sample, in one batch
     assert remote == local and rows(tmp_path / "remote") == rows(tmp_path / "local")
     assert local["pass@1"]["value"] < 1.0  # the untrained demo model: the verdicts below differ
 
@@ -85,7 +85,7 @@ def test_chat_judges_single_turn_groups_on_the_executor(tmp_path: Path, monkeypa
         remote = evaluate(ENV, "m", out=tmp_path / "remote", verifier_executor="ray", **chat)
     finally:
         server.close()
-    assert len(server.requests) == 24 and sorted(executor.sizes) == [4, 4, 4] and executor.closed
+    assert len(server.requests) == 24 and executor.sizes == [4 * 3] and executor.closed  # one batch
     assert local["pass@1"]["value"] == 0.0 and remote["pass@1"]["value"] == 1.0  # the executor's verdicts
     assert [r["correct"] for r in rows(tmp_path / "remote")] == [True] * 12
 

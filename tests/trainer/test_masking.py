@@ -82,7 +82,7 @@ def flaky_digits_verifier() -> Verifier:
             return VerifyResult.judged("timeout", "the verifier timed out")
         return VerifyResult.judged("correct" if answer.strip() == str(reference) else "incorrect", "compared.")
 
-    return Verifier("flaky-digits", verify)
+    return Verifier.from_fn("flaky-digits", verify)
 
 
 def test_the_trl_reward_function_says_none_for_an_unjudged_completion() -> None:

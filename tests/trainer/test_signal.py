@@ -81,7 +81,7 @@ def verify(reference, answer):
 
 class Broken(Digits):
     def __init__(self, **kwargs):
-        super().__init__(verifier=Verifier("down", verify), **kwargs)
+        super().__init__(verifier=Verifier.from_fn("down", verify), **kwargs)
 
 gymnasium.register("broken/Digits-v0", entry_point=Broken)
 """

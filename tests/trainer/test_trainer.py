@@ -188,7 +188,9 @@ def test_a_verifier_that_fails_costs_a_completion_not_the_run(tmp_path: Path) ->
         return _first_digit(reference, completion)
 
     cfg = tiny(tmp_path, max_new_tokens=1, beta=0.0)
-    trainer = GRPOTrainer(cfg, env=lambda **kw: Digits(verifier=Verifier("flaky", flaky), **kw), show_progress=False)
+    trainer = GRPOTrainer(
+        cfg, env=lambda **kw: Digits(verifier=Verifier.from_fn("flaky", flaky), **kw), show_progress=False
+    )
     trainer.train()
     log = rows(tmp_path / "run" / "metrics.jsonl")
     assert sum(r.get("status/error", 0) for r in log) > 0

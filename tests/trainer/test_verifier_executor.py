@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from grpo_envs import make_group
+from grpo_envs import make_group, score_groups
 from trainer import TrainerError
 from trainer._distributed import Dist
-from trainer._rollout import _scores
 from trainer.config import GRPOConfig, load_config
 from verifiers import VerifyResult
 
@@ -43,10 +42,10 @@ def test_every_group_of_a_step_is_judged_on_the_executor() -> None:
     groups = [make_group("grpo_envs/Arithmetic-v0", seed=s, num_generations=3) for s in range(4)]
     texts = [["\\boxed{1}", "\\boxed{2}", "\\boxed{3}"] for _ in groups]
     executor = Recording()
-    scores = _scores(groups, texts, executor)
-    assert sorted(executor.sizes) == [3, 3, 3, 3]  # concurrently: in any order
+    scores = score_groups(groups, texts, executor=executor)
+    assert executor.sizes == [12]  # every group's answers in one batch
     assert all(score.rewards == (1.0, 1.0, 1.0) for score in scores)
-    local = _scores(groups, texts, None)  # the default: judged here, group by group
+    local = score_groups(groups, texts)  # the default: judged here
     assert [s.rewards for s in local] == [g.score(t).rewards for g, t in zip(groups, texts, strict=True)]
 
 

@@ -351,7 +351,7 @@ def judges(report: dict[str, Any]) -> None:
         report["local"] = run(local)
     finally:
         local.close()
-    with RayExecutor(timeout_s=60) as ex:
+    with RayExecutor(timeout_s=60, workers_per_node=1) as ex:  # the reward model and the env's rule (math): a CPU each
         report["ray"] = run(ex)
         report["actors"] = sorted(a.workload for a in ex.actors())
     server.close()

@@ -229,8 +229,10 @@ def test_group_score_sends_its_answers_to_the_executor() -> None:
 
 
 def test_a_verifier_of_your_own_runs_here_whatever_the_executor() -> None:
-    mine = Verifier("exact", lambda ref, ans: VerifyResult.judged("correct" if ans == ref else "incorrect", "text."))
-    assert [r.correct for r in mine.verify_all("4", ["4", "5"], executor=Recording())] == [True, False]
+    mine = Verifier.from_fn(
+        "exact", lambda ref, ans: VerifyResult.judged("correct" if ans == ref else "incorrect", "text.")
+    )
+    assert [r.correct for r in mine.verify_many(["4", "4"], ["4", "5"], executor=Recording())] == [True, False]
 
 
 def test_verify_results_pickle_for_the_trip_back() -> None:

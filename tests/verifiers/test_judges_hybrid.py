@@ -131,6 +131,35 @@ def test_a_batch_sends_one_call_per_answer_worth_judging_on_an_executor(
         with_judge(vm.verify, object())  # type: ignore[arg-type]
 
 
+class Recording(LocalExecutor):
+    """A local executor that records the workload of each call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kinds: list[tuple[str, int]] = []
+
+    def map(self, workload: Any, references: Any, completions: Any, options: Any) -> Any:
+        self.kinds.append((workload.name, len(completions)))
+        return super().map(workload, references, completions, options)
+
+
+def test_a_rule_with_its_batch_runs_as_one_workload_on_the_executor(serve: Callable[[Script], JudgeServer]) -> None:
+    server = serve(knows({("150", "2 hours and 30 minutes"): True}))
+    completions = ["\\boxed{150}", "The answer is 2 hours and 30 minutes.", ":", "The answer is 149.", None]
+    executor = Recording()
+    try:
+        batched = with_judge(vm.verify, judge_at(server), rule_many=vm.verify_many)
+        results = batched.verify_many(["150"] * 5, completions, prompts=["q"] * 5, executor=executor)
+        alone = with_judge(vm.verify, judge_at(server)).verify_many(["150"] * 5, completions, prompts=["q"] * 5)
+    finally:
+        executor.close()
+    assert [k for k in executor.kinds if k[0] == "math"] == [("math", 5)]  # the rule: one batch there
+    assert [(r.status, r.reward) for r in results] == [(r.status, r.reward) for r in alone]
+    assert [r.status for r in results] == ["correct", "correct", "no_answer", "incorrect", "no_answer"]
+    with pytest.raises(VerifierInputError, match="rule_many must be a batch function"):
+        with_judge(vm.verify, judge_at(server), rule_many=1)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("answer", "why"),
     [

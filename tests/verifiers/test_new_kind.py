@@ -61,13 +61,12 @@ def verify_many(
 
 
 def words_verifier() -> Verifier:
-    def one(reference: Any, answer: str) -> VerifyResult:
-        return verify_many([reference], [answer])[0]
+    def batch(
+        references: list[Any], answers: list[str], prompts: list[str | None], executor: Executor | None
+    ) -> list[VerifyResult]:
+        return verify_many(references, answers, executor=executor)
 
-    def many(reference: Any, answers: Sequence[str], executor: Executor | None = None) -> list[VerifyResult]:
-        return verify_many([reference] * len(answers), answers, executor=executor)
-
-    return Verifier("words", one, many)
+    return Verifier("words", batch)
 
 
 class Words(ReasoningEnv):

@@ -169,7 +169,7 @@ def test_judge_verdicts_on_ray_equal_the_local_executors_and_no_executors(judged
     assert ray["calls"] == none["calls"] > 0  # the actors reached the scripted judge on 127.0.0.1
     assert {s for s, *_ in ray["rm"]} <= {"correct", "incorrect", "no_answer"}
     assert [s for s, *_ in ray["env"]][:2] == ["correct", "correct"]  # JudgeConfig in an env: the judge paid
-    assert {"llm_judge", "reward_model"} <= set(judged["actors"])
+    assert {"llm_judge", "reward_model", "math"} <= set(judged["actors"])  # math: the env's rule, on Ray too
 
 
 def test_nothing_outlives_the_judges_run(judged: dict[str, Any]) -> None:

@@ -73,15 +73,24 @@ class Judge(Protocol):
     ) -> list[VerifyResult]: ...
 
 
+RuleMany = Callable[..., list[VerifyResult]]
+"""``rule_many(references, completions, *, executor=None)``: the rule over pairs, on ``executor``
+when given (e.g. `verifiers.math.verify_many`, which sends its workload there)."""
+
+
 class RuleThenJudge:
     """A rule and a judge as one verifier; made by `with_judge`."""
 
-    def __init__(self, rule: Callable[..., VerifyResult], judge: Judge) -> None:
+    def __init__(self, rule: Callable[..., VerifyResult], judge: Judge, rule_many: RuleMany | None = None) -> None:
         if not callable(rule):
             raise VerifierInputError(f"rule must be a verify function such as verifiers.math.verify, got {rule!r}")
+        if rule_many is not None and not callable(rule_many):
+            raise VerifierInputError(
+                f"rule_many must be a batch function such as verifiers.math.verify_many, got {rule_many!r}"
+            )
         if not callable(getattr(judge, "verify_many", None)):
             raise VerifierInputError(f"judge must have verify_many (an LLMJudge, a RewardModel), got {judge!r}")
-        self.rule, self.judge = rule, judge
+        self.rule, self.judge, self.rule_many = rule, judge, rule_many
 
     def __repr__(self) -> str:
         return (
@@ -100,11 +109,12 @@ class RuleThenJudge:
         prompts: Sequence[str | None] | None = None,
         executor: Executor | None = None,
     ) -> list[VerifyResult]:
-        """`verify` over pairs: the rule here, the judge's calls as one batch (on ``executor``)."""
+        """`verify` over pairs: the rule as one batch (on ``executor`` with a ``rule_many``, here
+        item by item without one), then the judge's calls as one batch (on ``executor``)."""
         if len(references) != len(completions) or (prompts is not None and len(prompts) != len(completions)):
             raise VerifierInputError("references, completions and prompts must have the same length")
         asked = list(prompts) if prompts is not None else [None] * len(completions)
-        ruled = [self._rule(r, c) for r, c in zip(references, completions, strict=True)]
+        ruled = self._ruled(references, completions, executor)
         out: list[VerifyResult] = []
         sent: list[int] = []
         for k, r in enumerate(ruled):
@@ -124,11 +134,22 @@ class RuleThenJudge:
                 out[k] = _both(ruled[k], j)
         return out
 
-    def _rule(self, reference: Any, completion: Any) -> VerifyResult:
-        result = self.rule(reference, completion)
-        if not isinstance(result, VerifyResult):
-            raise VerifierInputError(f"the rule must return a VerifyResult, got {type(result).__name__}")
-        return result
+    def _ruled(
+        self, references: Sequence[Any], completions: Sequence[Any], executor: Executor | None
+    ) -> list[VerifyResult]:
+        """The rule's verdicts: ``rule_many``'s batch, or ``rule`` item by item."""
+        if self.rule_many is not None:
+            results = list(self.rule_many(list(references), list(completions), executor=executor))
+            if len(results) != len(completions):
+                raise VerifierInputError(
+                    f"rule_many returned {len(results)} verdicts for {len(completions)} completions"
+                )
+        else:
+            results = [self.rule(r, c) for r, c in zip(references, completions, strict=True)]
+        for result in results:
+            if not isinstance(result, VerifyResult):
+                raise VerifierInputError(f"the rule must return a VerifyResult, got {type(result).__name__}")
+        return results
 
 
 def _ruled(r: VerifyResult, why: str) -> VerifyResult:
@@ -149,14 +170,16 @@ def _both(rule: VerifyResult, judge: VerifyResult) -> VerifyResult:
     return VerifyResult(judge.reward, judge.correct, judge.status, reason, rule.extracted, parts)
 
 
-def with_judge(rule: Callable[..., VerifyResult], judge: Judge) -> RuleThenJudge:
+def with_judge(rule: Callable[..., VerifyResult], judge: Judge, *, rule_many: RuleMany | None = None) -> RuleThenJudge:
     """A verifier that trusts ``rule`` (e.g. `verifiers.math.verify`) and asks ``judge`` (an
     `LLMJudge`, a `RewardModel`) only about the rule's rejections with an extracted, non-trivial
     answer (see `not_worth_judging`); the judge sees the question, the gold and that answer,
     never the thinking or the whole completion. ``no_answer`` never goes to the judge (one-token
     attacks live there), nor does an answer the rule accepted. A judge that fails on a rejection
     masks it (status "timeout"/"error"). The verdict's ``reason`` and ``components`` (``rule``,
-    ``judge``) keep both verdicts and say which one decided.
+    ``judge``) keep both verdicts and say which one decided. ``rule_many`` (e.g.
+    `verifiers.math.verify_many`): the rule over a batch, on the executor a batch is judged on
+    (in parallel on Ray); without it, ``rule`` judges a batch item by item here.
 
     Examples:
         >>> from verifiers import math
@@ -166,4 +189,4 @@ def with_judge(rule: Callable[..., VerifyResult], judge: Judge) -> RuleThenJudge
         >>> r.status, r.components["rule"]
         ('correct', 1.0)
     """
-    return RuleThenJudge(rule, judge)
+    return RuleThenJudge(rule, judge, rule_many)
