@@ -64,7 +64,7 @@ def _done(path: Path) -> dict[int, list[RolloutRecord]]:
     for line in path.read_text().splitlines():
         try:
             record = RolloutRecord.from_json(json.loads(line))
-        except ValueError:
+        except (ValueError, TypeError):  # a torn line, or one that is not a record: the task is done again
             continue
         if record.task_seed is not None:
             rows.setdefault(record.task_seed, []).append(record)
