@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 def page(n: int, chars: int, folder: Path) -> tuple[Path, float]:
     from trainer.eval._audit_result import AuditReport
-    from trainer.eval._audit_rows import AuditRow, Verdict
+    from trainer.eval._audit_rows import AuditRow, Grade
     from trainer.eval._page import write_page
 
     think = "Let me compute step by step. " * (chars // 2 // 29)
@@ -41,7 +41,7 @@ def page(n: int, chars: int, folder: Path) -> tuple[Path, float]:
         AuditRow(f"s{k}", "42", f"<think>{think}</think>{final}", prompt="What is 12 + 30?", task=f"t{k % 7}")
         for k in range(n)
     ]
-    yes, no = Verdict("correct", True, "The values are equal.", "42"), Verdict("incorrect", False, "Not equal.", "41")
+    yes, no = Grade("correct", True, "The values are equal.", "42"), Grade("incorrect", False, "Not equal.", "41")
     items = [(r, yes, no if k % 3 == 0 else yes) for k, r in enumerate(rows)]
     report = AuditReport("ours", "judge", n, n - len(items[::3]), {"first": 0, "second": 0}, ())
     started = time.perf_counter()

@@ -142,6 +142,7 @@ def correct_rate(model: Any, tokenizer: Any, h: dict[str, Any], n_tasks: int) ->
     import gymnasium
     import torch
 
+    from trainer._generation import TransformersGenerator
     from trainer._rollout import rollout
 
     seeds = list(range(900_000, 900_000 + n_tasks))
@@ -149,15 +150,13 @@ def correct_rate(model: Any, tokenizer: Any, h: dict[str, Any], n_tasks: int) ->
     with torch.random.fork_rng():
         torch.manual_seed(12345)
         groups = rollout(
-            model,
+            TransformersGenerator(model, tokenizer, torch.device("cpu")),
             tokenizer,
             envs,
             seeds,
             h["G"],
             max_new_tokens=h["max_new_tokens"],
             temperature=1.0,
-            top_p=1.0,
-            device=torch.device("cpu"),
             make_env=lambda: gymnasium.make(ENV, split="eval", **ENV_KWARGS),
         )
     flat = [r.correct is True for g in groups for r in g]

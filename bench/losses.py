@@ -113,6 +113,7 @@ def correct_rate(task: str, model: Any, tokenizer: Any, args: argparse.Namespace
     """Mean correct rate of G samples on each of ``args.eval`` fixed eval-split tasks."""
     import torch
 
+    from trainer._generation import TransformersGenerator
     from trainer._rollout import rollout
 
     seeds = list(range(900_000, 900_000 + args.eval))
@@ -120,15 +121,13 @@ def correct_rate(task: str, model: Any, tokenizer: Any, args: argparse.Namespace
     with torch.random.fork_rng():
         torch.manual_seed(12345)
         groups = rollout(
-            model,
+            TransformersGenerator(model, tokenizer, torch.device("cpu")),
             tokenizer,
             envs,
             seeds,
             args.generations,
             max_new_tokens=TASKS[task]["new_tokens"],
             temperature=1.0,
-            top_p=1.0,
-            device=torch.device("cpu"),
             make_env=lambda: make_env(task, split="eval"),
         )
     flat = [r.correct is True for g in groups for r in g]

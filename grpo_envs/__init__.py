@@ -1,10 +1,10 @@
 """grpo-envs: reasoning tasks as Gymnasium environments with verifiable rewards.
 
 Owns: the environment (`ReasoningEnv`, `Task`, the registry and the built-in `envs`), answer
-formats and rubrics, the verdict on one completion as one value (`Judgement`), groups of G
-completions (`make_group`), the laws every env keeps (`check_env`), the `adapters` to other
-trainers and the ``grpo-envs`` command. Uses `verifiers`; never imports `trainer` (see
-``docs/architecture.md``).
+formats and rubrics, the verdict on one completion as one value (`Judgement`), a judged
+rollout as one JSON row (`RolloutRecord`), groups of G completions (`make_group`), the laws
+every env keeps (`check_env`), the `adapters` to other trainers and the ``grpo-envs`` command.
+Uses `verifiers`; never imports `trainer` (see ``docs/architecture.md``).
 
 Importing this package is cheap: it imports neither torch nor docker, and environment
 modules load only when an environment is made. It registers the built-in ids
@@ -27,6 +27,7 @@ from grpo_envs._formats import ANSWER_TAGS, BOXED, CODE, THINK_ANSWER, AnswerFor
 from grpo_envs._group import Group, GroupScore, make_group, score_groups
 from grpo_envs._judgement import Judgement
 from grpo_envs._judging import JudgeConfig
+from grpo_envs._record import RolloutRecord
 from grpo_envs._registry import env_ids, resolve_env_id
 from grpo_envs._registry import load_plugins as _load_plugins
 from grpo_envs._registry import register_builtins as _register_builtins
@@ -54,6 +55,7 @@ __all__ = [
     "Judgement",
     "ReasoningEnv",
     "RewardTerm",
+    "RolloutRecord",
     "Rubric",
     "SetupError",
     "Task",

@@ -124,6 +124,45 @@ class Judgement:
         """The verifier's components of its verdict (the rubric's are `reward_parts`)."""
         return self.result.components
 
+    def to_json(self) -> dict[str, Any]:
+        """The verdict as plain JSON values: its reward and its `info` keys. The one serialisation
+        of a verdict: the OpenEnv server sends it, eval's and the trainer's rows store it
+        (`RolloutRecord`); `from_json` reads it back.
+
+        Examples:
+            >>> j = Judgement.of_step(1.0, {"reason": "done", "task_id": "t"})
+            >>> Judgement.from_json(j.to_json()) == j
+            True
+        """
+        return {"reward": self.reward, **self.info()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Judgement:
+        """The verdict `to_json` wrote (a key it lacks takes its default: a row written before a key
+        was added). The verifier's own reward is the rubric's ``correctness`` part (`Rubric`), else
+        the reward. Raises ValueError on a status that is not a `Status`."""
+        reward = float(data.get("reward") or 0.0)
+        parts = {str(k): float(v) for k, v in dict(data.get("reward_parts") or {}).items()}
+        extracted = data.get("extracted")
+        result = VerifyResult.judged(
+            data.get("status"),  # type: ignore[arg-type]  # checked by VerifyResult
+            str(data.get("reason") or ""),
+            extracted=None if extracted is None else str(extracted),
+            reward=parts.get("correctness", reward),
+            components={str(k): float(v) for k, v in dict(data.get("components") or {}).items()},
+        )
+        version, group_id = data.get("env_version"), data.get("group_id")
+        return cls(
+            reward,
+            result,
+            parts,
+            str(data.get("task_id") or ""),
+            str(data.get("env_id") or ""),
+            version if isinstance(version, int) else 0,
+            str(data.get("verifier") or ""),
+            group_id if isinstance(group_id, str) else None,
+        )
+
     def info(self) -> dict[str, Any]:
         """The verdict as Gymnasium ``info`` keys (plain values: JSON-serializable)."""
         out: dict[str, Any] = {

@@ -30,13 +30,11 @@ from trainer._sampling import Context, Continuation, Generator, SamplingParams, 
 from verifiers import VerifyResult
 
 if TYPE_CHECKING:
-    import torch
-
     from verifiers.executors import Executor
 
 log = logging.getLogger("trainer")
 
-__all__ = ["Rollout", "generate", "is_single_turn", "rollout"]
+__all__ = ["Rollout", "is_single_turn", "rollout"]
 
 
 @dataclass
@@ -245,28 +243,6 @@ class _Sampler:
         return check_count(self.generator, self.generator.generate(contexts, params), contexts)
 
 
-def generate(
-    model: Any,
-    tokenizer: Any,
-    contexts: list[list[int]],
-    *,
-    max_new_tokens: int,
-    temperature: float,
-    top_p: float,
-    device: torch.device,
-    batch_size: int = 256,
-    min_new_tokens: int = 0,
-) -> list[Continuation]:
-    """Sample one continuation per context (token ids up to and including EOS, truncated?).
-
-    A shortcut for ``TransformersGenerator(model, tokenizer, device, batch_size).generate(...)``.
-    """
-    from trainer._generation import TransformersGenerator
-
-    params = SamplingParams(max_new_tokens, temperature, top_p, min_new_tokens)
-    return TransformersGenerator(model, tokenizer, device, batch_size).generate(contexts, params)
-
-
 def is_single_turn(env: gymnasium.Env[Any, Any]) -> bool:
     """A `ReasoningEnv` of one turn: its G rollouts of a task are one group, verified together
     (one env per task); any other env is stepped (one env per rollout)."""
@@ -275,7 +251,7 @@ def is_single_turn(env: gymnasium.Env[Any, Any]) -> bool:
 
 
 def rollout(
-    model: Any,
+    generator: Generator,
     tokenizer: Any,
     envs: Sequence[gymnasium.Env[Any, Any]],
     seeds: Sequence[int],
@@ -283,31 +259,22 @@ def rollout(
     *,
     max_new_tokens: int,
     temperature: float,
-    top_p: float,
-    device: torch.device | None,
     make_env: Callable[[], gymnasium.Env[Any, Any]],
     max_turns: int = 16,
     min_new_tokens: int = 0,
-    generator: Generator | None = None,
     sample_seed: int | None = None,
     executor: Executor | None = None,
 ) -> list[list[Rollout]]:
     """G rollouts for each seed; ``envs`` holds one env per seed (single-turn ReasoningEnv) or is
     grown to one per rollout with ``make_env`` (any other env).
 
-    ``generator`` samples the completions (default: `TransformersGenerator` over ``model``); all
+    ``generator`` samples the completions (e.g. `trainer._generation.TransformersGenerator`); all
     ``len(seeds) x num_generations`` contexts of a turn go to it in one call, token ids or chat
     messages as it takes them (`trainer._sampling.takes`; ``tokenizer`` may be None for one that
     takes messages). With ``sample_seed``, each context comes with a seed of its own, derived from
     ``sample_seed``, its task's seed, its sample index and the turn (`SamplingParams.seeds`).
     ``executor`` (e.g. a `RayExecutor`) judges single-turn groups, all of a step's groups at once."""
-    if generator is None:
-        import torch
-
-        from trainer._generation import TransformersGenerator
-
-        generator = TransformersGenerator(model, tokenizer, device or torch.device("cpu"))
-    params = SamplingParams(max_new_tokens, temperature, top_p, min_new_tokens)
+    params = SamplingParams(max_new_tokens, temperature, min_new_tokens=min_new_tokens)
     sample = _Sampler(generator, tokenizer, params, sample_seed)
     if is_single_turn(envs[0] if envs else make_env()):
         return _single_turn(envs, seeds, num_generations, sample, executor)

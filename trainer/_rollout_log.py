@@ -1,16 +1,24 @@
 """``rollouts.jsonl``: every training rollout as a row (``GRPOTrainer(rollout_log=True)``,
-``grpo-envs train --rollout-log``), the shape of eval's ``samples.jsonl`` plus the step, so
-``grpo-envs audit`` re-judges what the policy was trained on. Written by the main rank after each
-step; a resumed run drops the rows after its checkpoint's step, as it does for ``metrics.jsonl``."""
+``grpo-envs train --rollout-log``): a `grpo_envs.RolloutRecord` with its step, the row eval's
+``samples.jsonl`` holds per sample (both made by `record_of`), so ``grpo-envs audit`` re-judges
+what the policy was trained on. Written by the main rank after each step; a resumed run drops
+the rows after its checkpoint's step, as it does for ``metrics.jsonl``."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["RolloutLog"]
+from grpo_envs import Judgement, RolloutRecord
+from verifiers import VerifyResult
+
+if TYPE_CHECKING:
+    from trainer._rollout import Rollout
+
+__all__ = ["RolloutLog", "record_of"]
 
 
 class RolloutLog:
@@ -35,14 +43,30 @@ class RolloutLog:
         for seed, group in zip(seeds, groups, strict=True):
             task = _task(self._env, seed)
             for j, r in enumerate(group):
-                row = {"step": step, "task_seed": seed, "sample": j, **task, "completion": r.text}
-                row.update(reward=r.reward, correct=r.correct, status=r.status, reason=r.reason)
-                row.update(extracted=r.extracted, tokens=r.generated, truncated=r.truncated)
-                if "overlong" in r.reward_parts:  # sampling.overlong: the penalty inside ``reward``
-                    row["overlong"] = r.reward_parts["overlong"]
-                lines.append(json.dumps(row))
+                lines.append(json.dumps(record_of(r, task_seed=seed, sample=j, step=step, **task).to_json()))
         with open(self.path, "a") as f:
             f.write("".join(line + "\n" for line in lines))
+
+
+def record_of(
+    r: Rollout,
+    *,
+    task_seed: int,
+    sample: int,
+    task_id: str,
+    prompt: str,
+    reference: Any,
+    attributes: Mapping[str, Any] | None = None,
+    step: int | None = None,
+) -> RolloutRecord:
+    """``r`` as the row eval and the rollout log store: its last verdict with the rollout's reward
+    and reward parts (summed over turns, shaped), the task's seed, id, prompt and reference."""
+    last = r.judgement or Judgement(0.0, VerifyResult.judged("no_answer", ""), {}, task_id, "", 0, "")
+    verdict = replace(last, reward=r.reward or 0.0, reward_parts=r.reward_parts, task_id=task_id)
+    return RolloutRecord(
+        r.text, verdict, r.reward, task_seed, sample, task_id, prompt, reference, r.generated, r.truncated,
+        attributes or {}, step,
+    )  # fmt: skip
 
 
 def _task(env: Any, seed: int) -> dict[str, Any]:

@@ -172,17 +172,14 @@ class _Worker:
         device = self.device
         generator = timed(TransformersGenerator(self.model, self.tokenizer, device, share_prefix=spec.share_prefix))
         groups = rollout(
-            self.model,
+            generator,
             self.tokenizer,
             at_level(self.envs[:n_envs], job.level),
             job.seeds,
             spec.num_generations,
             max_new_tokens=spec.max_new_tokens,
             temperature=spec.temperature,
-            top_p=1.0,
-            device=device,
             make_env=self.make_env,
-            generator=generator,
         )
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
         behaviour_logps(

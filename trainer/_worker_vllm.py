@@ -133,17 +133,14 @@ class VLLMWorker:
             self.envs.append(self.make_env())
         generator = timed(self)
         groups = rollout(
-            None,
+            generator,
             self.tokenizer,
             at_level(self.envs[:n_envs], job.level),
             job.seeds,
             spec.num_generations,
             max_new_tokens=spec.max_new_tokens,
             temperature=spec.temperature,
-            top_p=1.0,
-            device=None,
             make_env=self.make_env,
-            generator=generator,
             sample_seed=stable_seed(spec.seed, "vllm-train", job.step + 1, *job.again),  # the trainer's stream
         )
         return Done(job.step, self.version, groups, generator.seconds, time.perf_counter() - started, round=job.round)

@@ -192,17 +192,14 @@ class GRPOTrainer:
         mine = self.dist.shard(seeds)
         generator = self._generator()
         groups = rollout(
-            unwrap(self.model),
+            generator,
             self.tokenizer,
             envs[: len(envs) * len(mine) // len(seeds)],
             mine,
             cfg.num_generations,
             max_new_tokens=cfg.max_new_tokens,
             temperature=cfg.temperature,
-            top_p=1.0,
-            device=self.device,
             make_env=self.make_env,
-            generator=generator,
             sample_seed=stream if self.engine is not None else None,
             executor=self.executor,
         )

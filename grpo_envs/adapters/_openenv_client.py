@@ -320,23 +320,13 @@ class OpenEnvEnv(ReasoningEnv):
 
     def _judgement(self, task: Task, result: Any, group_id: str | None) -> Judgement:
         """The verdict of one remote step, built once from what crossed the wire: a grpo-envs
-        server's verdict fields, or another env's reward (None: 0.0, a turn without one) and
-        whatever ``correct``/``status``/``reason`` it sends, read as any env's (`Judgement.of_step`)."""
+        server's serialised verdict (`Judgement.from_json`), or another env's reward (None: 0.0, a
+        turn without one) and whatever ``correct``/``status``/``reason`` it sends, read as any
+        env's (`Judgement.of_step`)."""
         obs, reward = result.observation, float(result.reward or 0.0)
-        if self.ours:
-            parts = dict(obs["reward_parts"])
-            verdict = VerifyResult(
-                parts.get("correctness", reward),
-                obs["correct"],
-                obs["status"],
-                obs["reason"],
-                obs["extracted"],
-                obs["components"],
-            )
-            return Judgement(
-                reward, verdict, parts, task.task_id, self.env_id, self.remote_version, obs["verifier"], group_id
-            )
-        said = {k: obs[k] for k in ("correct", "status", "reason") if k in obs}
         provenance = {"task_id": task.task_id, "env_id": self.env_id, "env_version": self.remote_version}
+        if self.ours:
+            return Judgement.from_json({**obs, "reward": reward, **provenance, "group_id": group_id})
+        said = {k: obs[k] for k in ("correct", "status", "reason") if k in obs}
         judged = Judgement.of_step(reward, {**said, **provenance, "group_id": group_id})
         return dataclasses.replace(judged, verifier="openenv-server")

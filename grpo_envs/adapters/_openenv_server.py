@@ -3,8 +3,9 @@
 Each WebSocket session (``/ws``) gets one `GrpoEnvsEnvironment`, which holds one of our envs
 per split and plays episodes on it. The wire types are pydantic models that OpenEnv validates:
 `TextAction` (``{"text": ...}``; anything else is OpenEnv's VALIDATION_ERROR) and
-`TextObservation`, whose explicit fields carry our verdict (``Observation.metadata`` is dropped
-when OpenEnv serialises an observation, so nothing rides there).
+`TextObservation`, whose explicit fields carry our verdict, serialised by `Judgement.to_json`
+(``Observation.metadata`` is dropped when OpenEnv serialises an observation, so nothing rides
+there).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ __all__ = ["GrpoEnvsEnvironment", "GrpoEnvsState", "Served", "TextAction", "Text
 
 log = logging.getLogger("grpo_envs")
 RESET_KEYS = ("seed", "episode_id", "split", "options")
+SET_BY_THE_ENV = ("reward", "task_id", "env_id", "env_version")  # of a verdict's keys (`Judgement.to_json`)
 
 
 class TextAction(Action):  # type: ignore[misc]
@@ -247,11 +249,9 @@ def _observation(
 ) -> TextObservation:
     assert env.task is not None
     judgement: Judgement | None = info.get("judgement")  # the step's verdict; none after reset
-    verdict: dict[str, Any] = {}
-    if judgement is not None:
-        verdict = {"correct": judgement.correct, "status": judgement.status, "reason": judgement.reason}
-        verdict |= {"extracted": judgement.extracted, "verifier": judgement.verifier, "group_id": judgement.group_id}
-        verdict |= {"reward_parts": dict(judgement.reward_parts), "components": dict(judgement.components)}
+    verdict = {} if judgement is None else judgement.to_json()  # read back by `Judgement.from_json`
+    for key in SET_BY_THE_ENV:  # the observation says them after reset too (reward: OpenEnv's own)
+        verdict.pop(key, None)
     return TextObservation(
         done=bool(terminated or truncated),
         reward=reward,

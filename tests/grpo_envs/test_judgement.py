@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import pickle
 
 import gymnasium
 import pytest
 
 import grpo_envs
-from grpo_envs import AnswerFormat, EnvConfigError, GrpoEnvsError, Judgement, make_group
+from grpo_envs import AnswerFormat, EnvConfigError, GrpoEnvsError, Judgement, RolloutRecord, make_group
 from grpo_envs.adapters._common import Scorer
 
 
@@ -30,6 +32,53 @@ def test_step_group_and_adapters_render_the_same_verdict() -> None:
     assert [(j.reward, j.status, dict(j.reward_parts)) for j in adapter] == [
         (j.reward, j.status, dict(j.reward_parts)) for j in score.judgements
     ]
+
+
+def test_a_verdict_serialised_reads_back_as_itself() -> None:
+    group = make_group("grpo_envs/Arithmetic-v0", seed=5, num_generations=3)
+    completions = [group.env.reference_completion(group.task), "the answer is 12345", "no idea"]
+    judgements = [*group.score(completions).judgements, Judgement.of_step(0.5, {"reason": "half", "task_id": "t"})]
+    judgements.append(Judgement.of_step(float("nan"), {}))  # an error: nobody judged it
+    for j in judgements:
+        data = json.loads(json.dumps(j.to_json()))
+        assert Judgement.from_json(data) == j and data["reward"] == j.reward
+        assert {k: data[k] for k in j.info()} == j.info()  # Gymnasium's info keys are the same ones
+    with pytest.raises(ValueError, match="status must be one of"):
+        Judgement.from_json({"status": "great"})
+
+
+def test_a_rollout_record_is_one_row_read_back_old_rows_included() -> None:
+    group = make_group("grpo_envs/Arithmetic-v0", seed=5, num_generations=2)
+    right = group.score([group.env.reference_completion(group.task)] * 2).judgements[0]
+    shaped = dataclasses.replace(right, reward=0.75, reward_parts={**right.reward_parts, "overlong": -0.25})
+    record = RolloutRecord("\\boxed{4}", shaped, 0.75, task_seed=5, sample=1, task_id=right.task_id, prompt="q")
+    record = dataclasses.replace(record, reference="4", tokens=9, truncated=True, attributes={"op": "+"}, step=3)
+    row = json.loads(json.dumps(record.to_json()))
+    assert RolloutRecord.from_json(row) == record and pickle.loads(pickle.dumps(record)) == record
+    assert (row["step"], row["status"], row["correct"], row["reward"], row["overlong"]) == (
+        3,
+        "correct",
+        True,
+        0.75,
+        -0.25,
+    )
+    old = {  # a row of eval's samples.jsonl as written before `RolloutRecord`
+        "task_seed": 11, "task_id": "t", "sample": 0, "prompt": "2 + 2?", "completion": "\\boxed{5}", "reward": -0.5,
+        "correct": False, "status": "incorrect", "reason": "The values are different.", "extracted": "5",
+        "tokens": 3, "truncated": False, "attributes": {"op": "+"}, "overlong": -0.5, "reference": "4",
+    }  # fmt: skip
+    read = RolloutRecord.from_json(old)
+    assert (read.judgement.status, read.judgement.correct, read.judgement.reason, read.judgement.extracted) == (
+        "incorrect", False, "The values are different.", "5"
+    )  # fmt: skip
+    assert (read.reward, read.overlong, read.tokens, read.reference, dict(read.attributes)) == (
+        -0.5,
+        -0.5,
+        3,
+        "4",
+        {"op": "+"},
+    )
+    assert {k: v for k, v in read.to_json().items() if k in old} == old  # rewritten, it keeps what it said
 
 
 def test_the_verifiers_components_and_the_rubrics_parts_are_apart() -> None:

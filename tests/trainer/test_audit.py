@@ -20,6 +20,7 @@ import pytest
 from tests.verifiers.judge_server import JudgeServer, slots
 from trainer import TrainerError
 from trainer.eval import AuditReport, audit
+from trainer.eval._audit_rows import Grade, read_samples
 from verifiers.judges import LLMJudge
 from verifiers.structure import read_completion
 
@@ -321,6 +322,24 @@ def test_evals_rows_are_keyed_by_task_seed_and_sample(tmp_path: Path) -> None:
     report = audit(tmp_path / "samples.jsonl", rescore=True, show_progress=False)
     assert (report.samples, report.agree, report.out) == (2, 1, tmp_path / "audit")
     assert [g.keys for g in report.groups] == [("11/1",)]
+
+
+def test_rollout_log_rows_written_before_the_record_are_read_as_they_were(tmp_path: Path) -> None:
+    rows = [  # as the trainer's rollout log wrote them before `grpo_envs.RolloutRecord`
+        {"step": step, "task_seed": 7, "sample": 0, "task_id": "t", "prompt": "2 + 2?", "reference": "4",
+         "completion": c, "reward": 0.0, "correct": None, "status": s, "reason": r, "extracted": e, "tokens": 3,
+         "truncated": False, "overlong": -0.5}
+        for step, (c, s, r, e) in enumerate([("\\boxed{4}", "timeout", "Timed out after 5.0 s.", None),
+                                             ("\\boxed{5}", "correct", "The values are equal.", "5")], 1)
+    ]  # fmt: skip
+    (tmp_path / "rollouts.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    [first, second] = read_samples(tmp_path / "rollouts.jsonl")
+    assert (first.key, first.gold, first.overlong) == ("1/7/0", "4", -0.5)
+    assert first.stored == Grade("timeout", None, "Timed out after 5.0 s.", None)  # not judged, as stored
+    assert second.stored == Grade("correct", True, "The values are equal.", "5")  # ``correct`` follows the status
+    report = audit(tmp_path / "rollouts.jsonl", rescore=True, show_progress=False)
+    assert (report.samples, report.agree, [g.keys for g in report.groups]) == (2, 0, [("2/7/0",)])
+    assert report.overlong["samples"] == 2
 
 
 @pytest.mark.slow

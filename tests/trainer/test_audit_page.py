@@ -16,7 +16,7 @@ import pytest
 from tests.trainer.test_audit import GROUPS, JUDGE, ROWS, judge, script_for, write_rows
 from tests.verifiers.judge_server import JudgeServer
 from trainer.eval import audit
-from trainer.eval._audit_rows import AuditRow, Verdict
+from trainer.eval._audit_rows import AuditRow, Grade
 from trainer.eval._page import write_page
 
 pytestmark = pytest.mark.slow
@@ -110,7 +110,7 @@ def test_thousands_of_samples_render_a_page_at_a_time_and_the_screenshot_is_not_
         for k in range(5000)
     ]
     rows[377] = AuditRow("s377", "1", "It is 1.</script><b>bold</b><!--", task="t2")  # text, never markup
-    items = [(r, Verdict("correct", True, "ok", "1"), Verdict("incorrect", False, "no", r.key)) for r in rows]
+    items = [(r, Grade("correct", True, "ok", "1"), Grade("incorrect", False, "no", r.key)) for r in rows]
     report = AuditReport("a", "b", 5000, 0, {"first": 0, "second": 0}, ())
     path = write_page(report, items, tmp_path / "big.html")
     dom = browse(path, tmp_path, "task=t2&page=3")

@@ -67,6 +67,24 @@ def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path: Path) -> None:
     assert len(done) >= 12
 
 
+OLD_KEYS = (  # a row of samples.jsonl as eval wrote it before `grpo_envs.RolloutRecord`
+    "task_seed", "task_id", "sample", "prompt", "completion", "reward", "correct", "status", "reason", "extracted",
+    "tokens", "truncated", "attributes", "reference",
+)  # fmt: skip
+
+
+def test_a_run_resumes_from_rows_written_before_the_record(tmp_path: Path) -> None:
+    whole = evaluate("grpo_envs/Digits-v0", "demo", out=tmp_path / "whole", **ARGS)
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    old = [{k: row[k] for k in OLD_KEYS} for row in rows(tmp_path / "whole")[:12]]  # 3 tasks, in the old shape
+    old = [{**row, "reason": f"(old) {row['reason']}"} for row in old]  # marked: a task done again would lose it
+    (cut / "samples.jsonl").write_text("".join(json.dumps(row) + "\n" for row in old))
+    resumed = evaluate("grpo_envs/Digits-v0", "demo", out=cut, resume=True, **ARGS)
+    assert resumed == whole
+    assert [{k: row[k] for k in OLD_KEYS} for row in rows(cut)[:12]] == old  # kept as they said, not redone
+
+
 def test_bad_input_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(TrainerError, match="cannot make env 'grpo_envs/Nope-v0'.*envs list"):
         evaluate("grpo_envs/Nope-v0", "demo", out=tmp_path / "x", **ARGS)

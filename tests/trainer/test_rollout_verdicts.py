@@ -32,9 +32,9 @@ class Scripted:
 
 
 def play(envs: list[Any], turns: list[str]) -> Rollout:
-    sampling: dict[str, Any] = dict(max_new_tokens=64, temperature=1.0, top_p=1.0, device=None)
+    sampling: dict[str, Any] = dict(max_new_tokens=64, temperature=1.0)
     groups = rollout(
-        None, TOKENIZER, envs, [5], len(envs), make_env=lambda: envs[0], generator=Scripted(turns),
+        Scripted(turns), TOKENIZER, envs, [5], len(envs), make_env=lambda: envs[0],
         max_turns=len(turns), **sampling
     )  # fmt: skip
     return groups[0][0]

@@ -42,8 +42,8 @@ def test_a_logged_generators_logps_follow_the_tokens_into_the_batch(turns: int) 
     single = turns == 1
     make_env = (lambda: gymnasium.make("grpo_envs/Digits-v0")) if single else (lambda: EchoDigit(turns=turns))
     envs = [make_env() for _ in range(2 if single else 6)]
-    sampling = dict(max_new_tokens=2, temperature=1.0, top_p=1.0, device=None)
-    groups = rollout(None, tok, envs, [1, 2], 3, make_env=make_env, generator=gen, **sampling)  # type: ignore[arg-type]
+    sampling = dict(max_new_tokens=2, temperature=1.0)
+    groups = rollout(gen, tok, envs, [1, 2], 3, make_env=make_env, **sampling)  # type: ignore[arg-type]
     rows = [r for g in groups for r in g]
     for r in rows:
         assert r.sampler_logps is not None and len(r.sampler_logps) == len(r.ids) == len(r.mask)

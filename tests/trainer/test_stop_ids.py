@@ -86,15 +86,14 @@ def test_a_sampled_call_token_ends_the_turn_and_the_observation_follows_token_ex
             return [Continuation((*head, *t.ids), t.truncated) for t in tails]
 
     gen = WriteThenSample()
-    sampling: dict[str, Any] = dict(max_new_tokens=8, temperature=1.0, top_p=1.0, device=None)
+    sampling: dict[str, Any] = dict(max_new_tokens=8, temperature=1.0)
     (r,) = rollout(
-        None,
+        gen,
         tokenizer,
         [FakeShell("harmony")],
         [0],
         1,
         make_env=lambda: FakeShell("harmony"),
-        generator=gen,
         max_turns=2,
         **sampling,
     )[0]  # type: ignore[arg-type]

@@ -65,10 +65,8 @@ def test_a_replayed_tool_episode_is_rewarded_and_token_exact(family: str) -> Non
     tokenizer = family_tokenizer(family)
     fmt = tool_format(FAMILIES[family][0])
     gen = Replay(tokenizer, fmt.name)
-    sampling = dict(max_new_tokens=64, temperature=1.0, top_p=1.0, device=None)
-    groups = rollout(
-        None, tokenizer, [FakeShell(fmt.name)], [0], 1, make_env=lambda: FakeShell(fmt.name), generator=gen, **sampling
-    )  # type: ignore[arg-type]
+    sampling = dict(max_new_tokens=64, temperature=1.0)
+    groups = rollout(gen, tokenizer, [FakeShell(fmt.name)], [0], 1, make_env=lambda: FakeShell(fmt.name), **sampling)  # type: ignore[arg-type]
     (r,) = groups[0]
     assert r.reward == 1.0 and len(r.judgements) == 3
     tools = [bash_tool()] if fmt.takes_tools else None
@@ -123,7 +121,7 @@ def test_the_terminal_env_replayed_through_the_rollout_is_rewarded() -> None:
     def make_env() -> Terminal:
         return Terminal([TASK], session=FakeSession)
 
-    sampling = dict(max_new_tokens=64, temperature=1.0, top_p=1.0, device=None)
-    (r,) = rollout(None, tokenizer, [make_env()], [0], 1, make_env=make_env, generator=ReplayTask(), **sampling)[0]  # type: ignore[arg-type]
+    sampling = dict(max_new_tokens=64, temperature=1.0)
+    (r,) = rollout(ReplayTask(), tokenizer, [make_env()], [0], 1, make_env=make_env, **sampling)[0]  # type: ignore[arg-type]
     assert r.reward == 1.0 and len(r.judgements) == 3
     assert "<tool_response>\n42\n\n</tool_response>" in tokenizer.decode(r.ids)  # cat printed 42 and a newline

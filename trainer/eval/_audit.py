@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from trainer.errors import TrainerError
 from trainer.eval._audit_result import AuditReport
-from trainer.eval._audit_rows import AuditRow, Verdict, read_samples
+from trainer.eval._audit_rows import AuditRow, Grade, read_samples
 from trainer.eval._opinions import Opinion, OursOpinion, StoredOpinion, second
 from trainer.eval._signature import group
 
@@ -95,7 +95,7 @@ def _first(rows: Sequence[AuditRow], rescore: bool) -> Opinion:
     return OursOpinion()
 
 
-Pair = tuple[Verdict, Verdict]
+Pair = tuple[Grade, Grade]
 
 
 def _judged(
@@ -119,7 +119,7 @@ def _judged(
     with open(path, "a") as sink, tqdm(total=len(todo), unit="sample", desc="audit", disable=not show_progress) as bar:
         for start in range(0, len(todo), CHUNK):
             chunk = todo[start : start + CHUNK]
-            pairs = list(zip(first.judge(chunk), opinion.judge(chunk), strict=True))
+            pairs = list(zip(first.grade(chunk), opinion.grade(chunk), strict=True))
             lines = [
                 {"key": row.key, "first": a.to_json(), "second": b.to_json()}
                 for row, (a, b) in zip(chunk, pairs, strict=True)
@@ -155,14 +155,14 @@ def _progress(path: Path, header: dict[str, Any]) -> dict[str, Pair]:
     for line in lines[1:]:
         try:
             item = json.loads(line)
-            done[str(item["key"])] = (Verdict(**item["first"]), Verdict(**item["second"]))
+            done[str(item["key"])] = (Grade(**item["first"]), Grade(**item["second"]))
         except (ValueError, KeyError, TypeError):
             continue
     return done
 
 
 def _report(
-    items: Sequence[tuple[AuditRow, Verdict, Verdict]], first: str, second_name: str, folder: Path, rescore: bool
+    items: Sequence[tuple[AuditRow, Grade, Grade]], first: str, second_name: str, folder: Path, rescore: bool
 ) -> AuditReport:
     from trainer.eval._audit_report import examples
 

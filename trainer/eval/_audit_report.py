@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from trainer.eval._audit_result import AuditReport
-from trainer.eval._audit_rows import AuditRow, Verdict
+from trainer.eval._audit_rows import AuditRow, Grade
 from trainer.eval._signature import Group
 
 __all__ = ["examples", "plot_groups", "write"]
@@ -22,7 +22,7 @@ EXAMPLES = 2
 TAIL = 160
 
 
-def examples(g: Group, by_key: Mapping[str, tuple[AuditRow, Verdict, Verdict]]) -> tuple[dict[str, Any], ...]:
+def examples(g: Group, by_key: Mapping[str, tuple[AuditRow, Grade, Grade]]) -> tuple[dict[str, Any], ...]:
     """The group's first two samples, short: key, task, gold, both extracts and the completion's tail."""
     shown = []
     for key in g.keys[:EXAMPLES]:
@@ -58,7 +58,7 @@ def _group_json(rank: int, g: Group, report: AuditReport) -> dict[str, Any]:
     }
 
 
-def write(report: AuditReport, items: Sequence[tuple[AuditRow, Verdict, Verdict]], folder: Path) -> None:
+def write(report: AuditReport, items: Sequence[tuple[AuditRow, Grade, Grade]], folder: Path) -> None:
     """``report.jsonl``, ``summary.json``, ``groups.png`` and ``audit.html`` in ``folder``."""
     from trainer.eval._page import write_page
 

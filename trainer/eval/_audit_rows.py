@@ -1,6 +1,7 @@
 """The samples an audit reads: eval's ``samples.jsonl``, the trainer's ``rollouts.jsonl``, or any
-JSONL of prompt / gold / completion, as `AuditRow` values with a key of their own; and `Verdict`,
-one grader's verdict on one sample as it is stored."""
+JSONL of prompt / gold / completion, as `AuditRow` values with a key of their own; and `Grade`,
+one grader's grade of one sample as the audit stores it. Eval's and the trainer's rows are
+`grpo_envs.RolloutRecord` rows: their stored verdict is read as one."""
 
 from __future__ import annotations
 
@@ -10,21 +11,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grpo_envs import RolloutRecord
 from trainer.errors import TrainerError
-from verifiers.result import VerifyResult
+from verifiers.result import _CORRECT, VerifyResult  # _CORRECT: made public by issue 50's naming work
 
-__all__ = ["AuditRow", "Verdict", "read_samples"]
+__all__ = ["AuditRow", "Grade", "read_samples"]
 
 GOLD_FIELDS = ("gold", "reference", "answer")
 COMPLETION_FIELDS = ("completion", "response", "output")
 PROMPT_FIELDS = ("prompt", "question", "problem")
 TASK_FIELDS = ("task_id", "source", "task")
-_JUDGED = {"correct": True, "incorrect": False, "no_answer": False, "unparseable": False}
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """One grader's verdict on one sample: ``correct`` None is "not judged" (a timeout, an error,
+class Grade:
+    """One grader's grade of one sample: ``correct`` None is "not judged" (a timeout, an error,
     a judge that failed), never a disagreement."""
 
     status: str
@@ -33,18 +34,20 @@ class Verdict:
     extracted: str | None = None
 
     @classmethod
-    def of(cls, result: VerifyResult) -> Verdict:
-        """The verdict of a verifier's result."""
+    def of(cls, result: VerifyResult) -> Grade:
+        """The grade a verifier's result gives."""
         return cls(result.status, result.correct, result.reason, result.extracted)
 
     @classmethod
-    def from_json(cls, row: Mapping[str, Any]) -> Verdict:
-        """A verdict as stored (``status``, ``reason``, ``extracted``; ``correct`` follows the status)."""
-        status = str(row.get("status"))
-        extracted = row.get("extracted")
-        return cls(
-            status, _JUDGED.get(status), str(row.get("reason") or ""), None if extracted is None else str(extracted)
-        )
+    def stored(cls, row: Mapping[str, Any]) -> Grade:
+        """The verdict stored in a row: a `RolloutRecord`'s (eval's and the trainer's rows, old or
+        new); a status of another tool's stays as it is, not judged."""
+        try:
+            return cls.of(RolloutRecord.from_json(row).judgement.result)
+        except (ValueError, TypeError):  # not one of our statuses, or a field of another shape
+            status, extracted = str(row.get("status")), row.get("extracted")
+            reason = str(row.get("reason") or "")
+            return cls(status, _CORRECT.get(status), reason, None if extracted is None else str(extracted))
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "correct": self.correct, "reason": self.reason, "extracted": self.extracted}
@@ -63,7 +66,7 @@ class AuditRow:
     completion: str
     prompt: str | None = None
     task: str = ""
-    stored: Verdict | None = None
+    stored: Grade | None = None
     label: bool | None = None
     overlong: float | None = None  # the overlong penalty in the stored reward (a shaped run's rows)
 
@@ -118,7 +121,7 @@ def _row(data: Any, n: int, path: Path) -> AuditRow:
         completion=completion,
         prompt=None if prompt is None else str(prompt),
         task=str(_first(data, TASK_FIELDS) or ""),
-        stored=Verdict.from_json(data) if isinstance(data.get("status"), str) else None,
+        stored=Grade.stored(data) if isinstance(data.get("status"), str) else None,
         label=label if isinstance(label, bool) else None,
         overlong=float(data["overlong"]) if isinstance(data.get("overlong"), int | float) else None,
     )

@@ -72,7 +72,7 @@ def open_backend(name: str, model: Any, probe: Any, opts: Options) -> Backend:
 
 
 def _sampling(opts: Options) -> dict[str, Any]:
-    return {"max_new_tokens": opts.max_new_tokens, "temperature": opts.temperature, "top_p": 1.0}
+    return {"max_new_tokens": opts.max_new_tokens, "temperature": opts.temperature}
 
 
 def _transformers(model: Any, probe: Any, opts: Options) -> Backend:
@@ -92,14 +92,12 @@ def _transformers(model: Any, probe: Any, opts: Options) -> Backend:
         torch.manual_seed(chunk_seed)
         with torch.no_grad():
             return rollout(
-                policy,
+                generator,
                 tok,
                 envs,
                 seeds,
                 opts.samples,
                 make_env=make_env,
-                device=device,
-                generator=generator,
                 executor=opts.executor,
                 **_sampling(opts),
             )
@@ -141,14 +139,12 @@ def _seeded_run(tok: Any, generator: Any, opts: Options) -> Run:
 
     def run(envs: list[Any], seeds: Sequence[int], make_env: Callable[[], Any], chunk_seed: int) -> list[list[Any]]:
         return rollout(
-            None,
+            generator,
             tok,
             envs,
             seeds,
             opts.samples,
             make_env=make_env,
-            device=None,
-            generator=generator,
             sample_seed=opts.seed,
             executor=opts.executor,
             **_sampling(opts),

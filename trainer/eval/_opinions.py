@@ -1,7 +1,7 @@
 """The graders an audit compares: the verdict stored with each sample, our math verifier (any
 `MathConfig`), Math-Verify (when installed), an LLM judge. Each is an `Opinion`: a name and
-``judge(rows) -> verdicts``, in order. A grader that cannot judge a sample (no gold, a judge that
-failed, a timeout) gives a verdict with ``correct`` None: "not judged", never a disagreement."""
+``grade(rows) -> grades``, in order. A grader that cannot judge a sample (no gold, a judge that
+failed, a timeout) gives a grade with ``correct`` None: "not judged", never a disagreement."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from trainer.errors import TrainerError
-from trainer.eval._audit_rows import AuditRow, Verdict
+from trainer.eval._audit_rows import AuditRow, Grade
 
 if TYPE_CHECKING:
     from verifiers.judges import Judge
@@ -24,16 +24,16 @@ if TYPE_CHECKING:
 __all__ = ["JudgeOpinion", "MathVerifyOpinion", "Opinion", "OursOpinion", "StoredOpinion", "math_config", "second"]
 
 log = logging.getLogger("trainer")
-NO_GOLD = Verdict("error", None, "Not judged: the sample has no gold answer (a gold, reference or answer field).")
+NO_GOLD = Grade("error", None, "Not judged: the sample has no gold answer (a gold, reference or answer field).")
 
 
 class Opinion(Protocol):
-    """A grader: ``name`` (shown in every report) and ``judge(rows)``, one verdict per row, in order."""
+    """A grader: ``name`` (shown in every report) and ``grade(rows)``, one grade per row, in order."""
 
     @property
     def name(self) -> str: ...
 
-    def judge(self, rows: Sequence[AuditRow]) -> list[Verdict]: ...
+    def grade(self, rows: Sequence[AuditRow]) -> list[Grade]: ...
 
 
 class StoredOpinion:
@@ -41,8 +41,8 @@ class StoredOpinion:
 
     name = "stored"
 
-    def judge(self, rows: Sequence[AuditRow]) -> list[Verdict]:
-        return [row.stored or Verdict("error", None, "Not judged: the sample has no stored verdict.") for row in rows]
+    def grade(self, rows: Sequence[AuditRow]) -> list[Grade]:
+        return [row.stored or Grade("error", None, "Not judged: the sample has no stored verdict.") for row in rows]
 
 
 @dataclass(frozen=True)
@@ -52,12 +52,12 @@ class OursOpinion:
     config: Any = None
     name: str = "ours"
 
-    def judge(self, rows: Sequence[AuditRow]) -> list[Verdict]:
+    def grade(self, rows: Sequence[AuditRow]) -> list[Grade]:
         from verifiers import math as vm
         from verifiers.errors import VerifierInputError
 
         config = self.config or vm.MathConfig()
-        out: list[Verdict | None] = [None if row.gold is not None else NO_GOLD for row in rows]
+        out: list[Grade | None] = [None if row.gold is not None else NO_GOLD for row in rows]
         todo = [k for k, v in enumerate(out) if v is None]
         golds, completions = [str(rows[k].gold) for k in todo], [rows[k].completion for k in todo]
         try:
@@ -65,7 +65,7 @@ class OursOpinion:
         except VerifierInputError:  # one gold we cannot read: judge one by one, that one not judged
             results = [_one(vm.verify, g, c, config) for g, c in zip(golds, completions, strict=True)]
         for k, result in zip(todo, results, strict=True):
-            out[k] = Verdict.of(result)
+            out[k] = Grade.of(result)
         return [v for v in out if v is not None]
 
 
@@ -93,7 +93,7 @@ class MathVerifyOpinion:
             ) from None
         self.name = f"math-verify {md.version('math-verify')}"
 
-    def judge(self, rows: Sequence[AuditRow]) -> list[Verdict]:
+    def grade(self, rows: Sequence[AuditRow]) -> list[Grade]:
         quiet = logging.getLogger("math_verify")
         level, quiet.level = quiet.level, logging.ERROR  # its "timeout disabled" warning, once per call
         try:
@@ -101,7 +101,7 @@ class MathVerifyOpinion:
         finally:
             quiet.setLevel(level)
 
-    def _one(self, row: AuditRow) -> Verdict:
+    def _one(self, row: AuditRow) -> Grade:
         from math_verify import parse, verify
 
         if row.gold is None:
@@ -110,17 +110,17 @@ class MathVerifyOpinion:
         try:
             gold = parse(f"${row.gold}$", parsing_timeout=timeout)
             if not gold:
-                return Verdict("error", None, f"Not judged: Math-Verify reads no gold in {row.gold[:40]!r}.")
+                return Grade("error", None, f"Not judged: Math-Verify reads no gold in {row.gold[:40]!r}.")
             answer = parse(row.completion, parsing_timeout=timeout)
             if not answer:
-                return Verdict("no_answer", False, "Math-Verify parsed no answer.")
+                return Grade("no_answer", False, "Math-Verify parsed no answer.")
             same = bool(verify(gold, answer, timeout_seconds=timeout))
         except Exception as exc:  # the peer's own failure (a timeout, a parser error): not a verdict
-            return Verdict("error", None, f"Not judged: Math-Verify failed ({type(exc).__name__}).")
+            return Grade("error", None, f"Not judged: Math-Verify failed ({type(exc).__name__}).")
         extracted = str(answer[-1])[:200]
         if same:
-            return Verdict("correct", True, "Math-Verify: equal to the gold.", extracted)
-        return Verdict("incorrect", False, "Math-Verify: not equal to the gold.", extracted)
+            return Grade("correct", True, "Math-Verify: equal to the gold.", extracted)
+        return Grade("incorrect", False, "Math-Verify: not equal to the gold.", extracted)
 
 
 class JudgeOpinion:
@@ -128,17 +128,17 @@ class JudgeOpinion:
     is "not judged"."""
 
     def __init__(self, judge: Judge) -> None:
-        self.judge_ = judge
+        self.judge = judge
         self.name = f"judge {getattr(judge, 'model', type(judge).__name__)}"
 
-    def judge(self, rows: Sequence[AuditRow]) -> list[Verdict]:
+    def grade(self, rows: Sequence[AuditRow]) -> list[Grade]:
         todo = [k for k, row in enumerate(rows) if row.gold is not None]
-        results = self.judge_.verify_many(
+        results = self.judge.verify_many(
             [rows[k].gold for k in todo], [rows[k].completion for k in todo], prompts=[rows[k].prompt for k in todo]
         )
         out = [NO_GOLD] * len(rows)
         for k, result in zip(todo, results, strict=True):
-            out[k] = Verdict.of(result)
+            out[k] = Grade.of(result)
         return out
 
 

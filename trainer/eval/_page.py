@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from trainer.eval._audit_result import AuditReport
-from trainer.eval._audit_rows import AuditRow, Verdict
+from trainer.eval._audit_rows import AuditRow, Grade
 from verifiers.structure import read_completion
 
 __all__ = ["page_data", "write_page"]
 
 
-def _sample(row: AuditRow, a: Verdict, b: Verdict, group: int) -> dict[str, Any]:
+def _sample(row: AuditRow, a: Grade, b: Grade, group: int) -> dict[str, Any]:
     read = read_completion(row.completion)
     thinking: str | None
     final: str | None
@@ -48,7 +48,7 @@ def _sample(row: AuditRow, a: Verdict, b: Verdict, group: int) -> dict[str, Any]
     }
 
 
-def page_data(report: AuditReport, items: Sequence[tuple[AuditRow, Verdict, Verdict]]) -> dict[str, Any]:
+def page_data(report: AuditReport, items: Sequence[tuple[AuditRow, Grade, Grade]]) -> dict[str, Any]:
     """What the page shows, as the JSON it embeds."""
     where = {key: k for k, g in enumerate(report.groups) for key in g.keys}
     groups = [
@@ -79,7 +79,7 @@ def page_data(report: AuditReport, items: Sequence[tuple[AuditRow, Verdict, Verd
     }
 
 
-def write_page(report: AuditReport, items: Sequence[tuple[AuditRow, Verdict, Verdict]], path: Path) -> Path:
+def write_page(report: AuditReport, items: Sequence[tuple[AuditRow, Grade, Grade]], path: Path) -> Path:
     """Write the page to ``path``; it opens from disk in any browser."""
     data = page_data(report, items)
     # "<" never ends the JSON block early ("</script>" in a completion) written as \u003c, JSON's own escape.

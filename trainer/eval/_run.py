@@ -8,7 +8,8 @@ the same backend. With overlong shaping (the training run's ``sampling.overlong`
 ``shaping``; `trainer.eval._shaping`) each sample's reward carries DAPO's soft overlong
 punishment as reward part ``overlong``, stored beside it and summarised as ``reward/overlong``;
 ``correct`` and pass@k stay the verdict's. Every judged task is appended to ``samples.jsonl`` at
-once, so ``resume=True`` after a crash or Ctrl-C redoes none of them.
+once, one `grpo_envs.RolloutRecord` row per sample, so ``resume=True`` after a crash or Ctrl-C
+redoes none of them (it reads rows written before a key was added too).
 ``verifier_executor="ray"`` judges single-turn groups on a `RayExecutor` (each chunk's groups
 at once); multi-turn envs judge each turn in their ``step``, here.
 """
@@ -24,8 +25,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from grpo_envs import stable_seed
+from grpo_envs import RolloutRecord, stable_seed
 from trainer._envs import told_opened_thought
+from trainer._rollout_log import record_of
 from trainer.errors import TrainerError
 from trainer.eval._backends import Options, open_backend
 from trainer.eval._metrics import Sample, summarize
@@ -53,17 +55,19 @@ def _task_seeds(seed: int, n: int, probe: Any = None) -> list[int]:
     return [stable_seed(seed, "eval-task", k) % (2**31) for k in range(n)]
 
 
-def _done(path: Path) -> dict[int, list[dict[str, Any]]]:
-    """The rows already in ``samples.jsonl``, by task seed (a torn last line is dropped)."""
-    rows: dict[int, list[dict[str, Any]]] = {}
+def _done(path: Path) -> dict[int, list[RolloutRecord]]:
+    """The records already in ``samples.jsonl`` (rows written before a key was added included), by
+    task seed (a torn last line is dropped)."""
+    rows: dict[int, list[RolloutRecord]] = {}
     if not path.exists():
         return rows
     for line in path.read_text().splitlines():
         try:
-            row = json.loads(line)
-        except ValueError:
+            record = RolloutRecord.from_json(json.loads(line))
+        except (ValueError, TypeError):  # a torn line, or one that is not a record: the task is done again
             continue
-        rows.setdefault(int(row["task_seed"]), []).append(row)
+        if record.task_seed is not None:
+            rows.setdefault(record.task_seed, []).append(record)
     return rows
 
 
@@ -155,13 +159,13 @@ def _samples_file(env: Any, out: str | Path | None, resume: bool) -> Path:
 
 
 def _summary(
-    folder: Path, rows: list[dict[str, Any]], ks: list[int], probe: Any, facts: dict[str, Any]
+    folder: Path, rows: list[RolloutRecord], ks: list[int], probe: Any, facts: dict[str, Any]
 ) -> dict[str, Any]:
     """The summary of ``rows`` with ``facts`` beside it, written to ``summary.json`` and plotted."""
     equivalent = getattr(getattr(probe.unwrapped, "verifier", None), "equivalent", None)
     summary = summarize([_sample(row) for row in rows], ks, equivalent, seed=facts["seed"])
     summary.update(facts)
-    failed = [str(row.get("reason", "")) for row in rows if row.get("correct") is None]
+    failed = [row.judgement.reason for row in rows if row.judgement.correct is None]
     summary["unjudged_reason"] = failed[0] if failed else ""  # why a sample was not judged (the first)
     (folder / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     plot(summary, folder / "passk.png")
@@ -193,13 +197,13 @@ def _executor(name: str, probe: Any, env: Any) -> Executor | None:
     return executor
 
 
-def _resumed(path: Path, samples: int) -> dict[int, list[dict[str, Any]]]:
+def _resumed(path: Path, samples: int) -> dict[int, list[RolloutRecord]]:
     """The whole tasks (``samples`` rows) of ``path``, which is rewritten to hold only them (no
-    torn last line is appended to)."""
+    torn last line is appended to), as records written now."""
     done = {s: r for s, r in _done(path).items() if len(r) >= samples}
     if path.exists():
         tmp = path.with_suffix(".tmp")
-        tmp.write_text("".join(json.dumps(row) + "\n" for task_rows in done.values() for row in task_rows))
+        tmp.write_text("".join(json.dumps(row.to_json()) + "\n" for task_rows in done.values() for row in task_rows))
         tmp.replace(path)
     return done
 
@@ -257,7 +261,7 @@ def _generate(
     probe: Any,
     seeds: list[int],
     samples: int,
-    done: dict[int, list[dict[str, Any]]],
+    done: dict[int, list[RolloutRecord]],
     sink: IO[str],
     *,
     seed: int,
@@ -286,14 +290,11 @@ def _generate(
             for task_seed, group in zip(chunk, groups, strict=True):
                 if task_seed in missing:
                     task_id, prompt, attributes = _task_info(probe, task_seed)
-                    gold = _reference(probe)
-                    done[task_seed] = [
-                        {**_row(task_seed, task_id, prompt, attributes, j, r), "reference": gold}
-                        for j, r in enumerate(group)
-                    ]
-                    sink.write("".join(json.dumps(row) + "\n" for row in done[task_seed]))
+                    task = dict(task_id=task_id, prompt=prompt, reference=_reference(probe), attributes=attributes)
+                    done[task_seed] = [record_of(r, task_seed=task_seed, sample=j, **task) for j, r in enumerate(group)]
+                    sink.write("".join(json.dumps(row.to_json()) + "\n" for row in done[task_seed]))
                     sink.flush()
-                    tokens += sum(row["tokens"] for row in done[task_seed])
+                    tokens += sum(row.tokens for row in done[task_seed])
                     bar.update(samples)
             elapsed = max(time.perf_counter() - started, 1e-9)
             bar.set_postfix(tokens_per_s=f"{tokens / elapsed:.0f}")
@@ -311,37 +312,17 @@ def _reference(env: Any) -> Any:
     return plain
 
 
-def _row(task_seed: int, task_id: str, prompt: str, attributes: dict[str, Any], j: int, r: Any) -> dict[str, Any]:
-    part = {"overlong": r.reward_parts["overlong"]} if "overlong" in r.reward_parts else {}
-    return {
-        "task_seed": task_seed,
-        "task_id": task_id,
-        "sample": j,
-        "prompt": prompt,
-        "completion": r.text,
-        "reward": r.reward,
-        "correct": r.correct,
-        "status": r.status,
-        "reason": r.reason,
-        "extracted": r.extracted,
-        "tokens": r.generated,
-        "truncated": r.truncated,
-        "attributes": attributes,
-        **part,  # the overlong penalty inside ``reward`` (shaped runs only)
-    }
-
-
-def _sample(row: dict[str, Any]) -> Sample:
+def _sample(row: RolloutRecord) -> Sample:
     return Sample(
-        task_id=str(row["task_seed"]),  # tasks by seed: two seeds may draw the same small task
-        correct=row["correct"],
-        status=str(row["status"]),
-        extracted=row["extracted"],
-        reward=float(row["reward"] or 0.0),
-        tokens=int(row["tokens"]),
-        truncated=bool(row["truncated"]),
-        attributes=row.get("attributes") or {},
-        overlong=None if row.get("overlong") is None else float(row["overlong"]),
+        task_id=str(row.task_seed),  # tasks by seed: two seeds may draw the same small task
+        correct=row.judgement.correct,
+        status=row.judgement.status,
+        extracted=row.judgement.extracted,
+        reward=float(row.reward or 0.0),
+        tokens=row.tokens,
+        truncated=row.truncated,
+        attributes=dict(row.attributes),
+        overlong=row.overlong,
     )
 
 

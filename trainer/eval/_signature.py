@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from trainer.eval._audit_rows import AuditRow, Verdict
+from trainer.eval._audit_rows import AuditRow, Grade
 from verifiers.structure import read_completion
 
 __all__ = ["Group", "Signature", "answer_kind", "group", "reason_pattern", "shape", "signature"]
@@ -106,19 +106,19 @@ def shape(completion: str, answer: str | None) -> tuple[str, bool, str]:
     return thinking, "\\boxed" in final or "\\fbox" in final, answer_kind(answer)
 
 
-def signature(row: AuditRow, first: Verdict, second: Verdict) -> Signature:
+def signature(row: AuditRow, first: Grade, second: Grade) -> Signature:
     """The pattern of one disagreement (the answer: the first grader's extract, else the second's)."""
     answer = first.extracted if first.extracted is not None else second.extracted
     thinking, boxed, kind = shape(row.completion, answer)
     return Signature(_side(first), _side(second), thinking, boxed, kind)
 
 
-def _side(verdict: Verdict) -> str:
+def _side(verdict: Grade) -> str:
     return f"{verdict.status}: {reason_pattern(verdict.reason)}"
 
 
 def group(
-    items: Sequence[tuple[AuditRow, Verdict, Verdict]],
+    items: Sequence[tuple[AuditRow, Grade, Grade]],
 ) -> list[Group]:
     """The disagreements among ``items`` (both judged, ``correct`` differs) by signature, most
     frequent first (ties by label); a sample either side did not judge is never one."""
