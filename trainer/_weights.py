@@ -4,8 +4,8 @@ The learner publishes its weights after every optimizer step as version ``v`` (t
 updates they hold); a worker loads the version its next batch must come from. `FileWeights`
 writes each version as a safetensors file (the version in the file's metadata) into a folder in
 ``/dev/shm`` (a temp folder where there is none), atomically (a temp name renamed into place),
-and prunes the versions no batch can need any more. `trainer._weights_collective` implements
-the same two calls by a broadcast over a process group (NCCL or gloo); a Ray object store would too.
+and prunes the versions no batch can need any more. `trainer._weights_ray.RayWeights`
+implements the same two calls with Ray's object store.
 """
 
 from __future__ import annotations
