@@ -129,6 +129,18 @@ def test_executors_import_no_verifier_and_verifiers_no_executor() -> None:
 
     executors = {m for m in graph if under(m, ("verifiers.executors",))}
     assert {(m, t) for m in executors for t in graph[m] if under(t, kinds)} == set()
+    # nor the sandbox, nor anything else of verifiers but the seam, the errors, the result and the
+    # worker-process machinery (a workload's needs say how they are checked: `_workload.docker_here`)
+    seam = {
+        "verifiers",
+        "verifiers._workload",
+        "verifiers.errors",
+        "verifiers.result",
+        "verifiers._pool",
+        "verifiers._supervisor",
+    }
+    wider = {(m, t) for m in executors for t in graph[m] if t not in seam and not under(t, ("verifiers.executors",))}
+    assert wider == set()
     assert {(m, t) for m in graph if under(m, kinds) for t in graph[m] if under(t, ("verifiers.executors",))} == set()
 
 

@@ -23,8 +23,8 @@ from trainer.errors import TrainerError
 
 if typing.TYPE_CHECKING:
     from trainer._math import group_advantages, grpo_loss
+    from trainer._metrics import pass_at_k
     from trainer.config import GRPOConfig, load_config
-    from trainer.eval._metrics import pass_at_k
     from trainer.grpo import GRPOTrainer
 
 __all__ = ["GRPOConfig", "GRPOTrainer", "TrainerError", "group_advantages", "grpo_loss", "load_config", "pass_at_k"]
@@ -35,7 +35,7 @@ _LAZY = {
     "GRPOTrainer": "trainer.grpo",
     "group_advantages": "trainer._math",
     "grpo_loss": "trainer._math",
-    "pass_at_k": "trainer.eval._metrics",
+    "pass_at_k": "trainer._metrics",
 }
 
 

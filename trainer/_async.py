@@ -47,7 +47,7 @@ from typing import Any
 
 import torch
 
-from trainer._weights import FileWeights
+from trainer._weights import FileWeights, WeightChannel, version_file
 from trainer._worker import Done, Failed, Job, WorkerSpec
 from trainer.errors import TrainerError
 
@@ -200,7 +200,7 @@ class AsyncRollouts:
         """The finalizer that stops every worker and frees the weights (it must not hold ``self``)."""
         return _shutdown
 
-    def _open_weights(self) -> FileWeights:
+    def _open_weights(self) -> WeightChannel:
         return FileWeights()
 
     def _deliver(self, slot: _Slot, job: Job) -> None:
@@ -309,12 +309,12 @@ class AsyncRollouts:
         target = folder / "async"
         target.mkdir(parents=True, exist_ok=True)
         for v in range(version_for(updates, self.k), updates):
-            self.weights.save(v, target / self.weights.path(v).name)
+            self.weights.save(v, target / version_file(v))
 
     def _publish_start(self, model: Any, start: int, saved: Path | None) -> None:
         self.weights.publish(model, start)
         for v in range(version_for(start, self.k), start):
-            file = (saved / "async" / self.weights.path(v).name) if saved is not None else None
+            file = (saved / "async" / version_file(v)) if saved is not None else None
             if file is None or not file.is_file():
                 raise TrainerError(
                     f"resuming at step {start} with async_level = {self.k} needs weights version {v}, which the "
@@ -331,7 +331,7 @@ class AsyncRollouts:
         torch.set_num_threads(self._threads_before)
 
 
-def _shutdown(slots: list[_Slot], weights: FileWeights) -> None:
+def _shutdown(slots: list[_Slot], weights: WeightChannel) -> None:
     for slot in slots:
         try:
             slot.conn.send(None)

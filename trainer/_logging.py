@@ -245,7 +245,7 @@ class UpdateTotals:
 
 def eval_metrics(groups: list[list[Any]]) -> dict[str, float]:
     """Accuracy, pass@1, pass@G (from ``correct``, never ``reward > 0``) and mean reward."""
-    from trainer._math import pass_at_k
+    from trainer._metrics import pass_at_k
 
     g = len(groups[0])
     correct = [[r.correct is True for r in grp] for grp in groups]

@@ -1,5 +1,5 @@
 """The math of GRPO as small pure functions: advantages, the policy loss (by name, `trainer._losses`),
-k3 KL, pass@k."""
+k3 KL (pass@k is `trainer._metrics`: the loss imports nothing from `trainer.eval`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import torch
 from trainer._correction import importance_weights
 from trainer._losses import LOSSES, REDUCTIONS, Surrogate
 from trainer.errors import TrainerError
-from trainer.eval._metrics import pass_at_k  # torch-free, shared with the eval metrics
 
 __all__ = [
     "LOSS_TYPES",
@@ -22,7 +21,6 @@ __all__ = [
     "k3_kl",
     "loss_settings",
     "lr_factor",
-    "pass_at_k",
     "sampler_mismatch",
     "token_logprobs",
     "truncated_is_weights",

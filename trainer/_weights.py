@@ -4,8 +4,8 @@ The learner publishes its weights after every optimizer step as version ``v`` (t
 updates they hold); a worker loads the version its next batch must come from. `FileWeights`
 writes each version as a safetensors file (the version in the file's metadata) into a folder in
 ``/dev/shm`` (a temp folder where there is none), atomically (a temp name renamed into place),
-and prunes the versions no batch can need any more. `trainer._weights_collective` implements
-the same two calls by a broadcast over a process group (NCCL or gloo); a Ray object store would too.
+and prunes the versions no batch can need any more. `trainer._weights_ray.RayWeights`
+implements the same two calls with Ray's object store.
 """
 
 from __future__ import annotations
@@ -14,21 +14,56 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from trainer.errors import TrainerError
 
-__all__ = ["FileWeights", "WeightChannel", "shm_root"]
+__all__ = ["FileWeights", "WeightChannel", "open_folder", "shm_root", "version_file"]
 
 PREFIX = "grpo-envs-weights-"
 
 
+@runtime_checkable
 class WeightChannel(Protocol):
-    """How weights reach the workers: ``publish`` (learner) and ``load`` (worker), by version."""
+    """How weights reach the workers: ``publish`` (learner) and ``load`` (worker), by version.
+
+    A channel holds what it shares: its ``folder`` (the model's config and tokenizer, and for
+    `FileWeights` the versions' files) and the versions it publishes. The learner also prunes the
+    versions no batch can need, copies them into a checkpoint (``save``, a safetensors file named
+    `version_file`) and publishes them again from one (``add``)."""
+
+    folder: Path
 
     def publish(self, model: Any, version: int) -> None: ...
 
     def load(self, model: Any, version: int) -> int: ...
+
+    def newest(self) -> int: ...
+
+    def prune(self, below: int) -> None: ...
+
+    def save(self, version: int, file: Path) -> None: ...
+
+    def add(self, file: Path, version: int) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def version_file(version: int) -> str:
+    """The file name of weights ``version`` (in a `FileWeights` folder and in a checkpoint)."""
+    return f"v{version:08d}.safetensors"
+
+
+def open_folder(folder: Path | None = None) -> Path:
+    """``folder`` (made if missing), or a new one in `shm_root` named by this process's id (the
+    folders of processes that are gone are swept first: a learner killed by SIGKILL leaves its own)."""
+    if folder is None:
+        root = shm_root()
+        _sweep(root)
+        folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=root))
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def shm_root() -> Path:
@@ -68,15 +103,10 @@ class FileWeights:
     """
 
     def __init__(self, folder: Path | None = None) -> None:
-        if folder is None:
-            root = shm_root()
-            _sweep(root)
-            folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=root))
-        self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder = open_folder(folder)
 
     def path(self, version: int) -> Path:
-        return self.folder / f"v{version:08d}.safetensors"
+        return self.folder / version_file(version)
 
     def publish(self, model: Any, version: int) -> None:
         """Write ``model``'s weights as ``version`` (tied tensors once); readers see all of it or none."""

@@ -7,12 +7,14 @@ bytes in a numpy array, which Ray keeps once per node and hands to the actors of
 without a copy; loading copies them into the actor's model. Tied tensors (an embedding shared
 with the LM head) go once, as in `FileWeights`' files. For a checkpoint a version is written as a
 safetensors file with the version in its metadata, as `FileWeights` writes it, so a resume
-publishes it again the same way (`add`).
+publishes it again the same way (`add`). It shares no code with `FileWeights` by inheritance:
+both hold a folder made by `open_folder` (here it holds only the model's config and tokenizer).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,7 +22,7 @@ from typing import Any
 
 import torch
 
-from trainer._weights import FileWeights
+from trainer._weights import open_folder
 from trainer.errors import TrainerError
 
 __all__ = ["RayWeights", "load_packed", "pack"]
@@ -76,7 +78,7 @@ def load_packed(model: Any, packed: Mapping[str, Any]) -> int:
     return version
 
 
-class RayWeights(FileWeights):
+class RayWeights:
     """Weights versions as objects in Ray's object store (``ray``: the module, or a stand-in with
     ``put`` and ``get``). The learner `publish`es, a worker `load`s the version whose ObjectRef
     came with its job (``refs``); the folder only holds the model's config and tokenizer.
@@ -92,7 +94,7 @@ class RayWeights(FileWeights):
     """
 
     def __init__(self, ray: Any, folder: Path | None = None) -> None:
-        super().__init__(folder)
+        self.folder = open_folder(folder)
         self.ray = ray
         self.refs: dict[int, Any] = {}
 
@@ -127,6 +129,10 @@ class RayWeights(FileWeights):
     def versions(self) -> list[int]:
         return sorted(self.refs)
 
+    def newest(self) -> int:
+        """The newest version held (-1: none)."""
+        return max(self.refs, default=-1)
+
     def prune(self, below: int) -> None:
         """Let go of every version older than ``below`` (Ray frees it once no job holds it)."""
         for v in [v for v in self.refs if v < below]:
@@ -134,4 +140,4 @@ class RayWeights(FileWeights):
 
     def close(self) -> None:
         self.refs.clear()
-        super().close()
+        shutil.rmtree(self.folder, ignore_errors=True)

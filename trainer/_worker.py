@@ -136,7 +136,7 @@ class _Worker:
         from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
         from trainer._envs import env_factory, told_opened_thought
-        from trainer._weights import FileWeights
+        from trainer._weights import FileWeights, WeightChannel
 
         self.spec = spec
         self.device = torch.device(spec.device)
@@ -145,7 +145,7 @@ class _Worker:
             model = AutoModelForCausalLM.from_config(config, dtype=getattr(torch, spec.dtype))
         self.model = model.eval()
         self.tokenizer = AutoTokenizer.from_pretrained(spec.model_dir, padding_side="left")
-        self.weights = FileWeights(Path(spec.weights_dir))
+        self.weights: WeightChannel = FileWeights(Path(spec.weights_dir))  # a Ray actor sets its RayWeights
         self.loaded: int | None = None
         self.version = -1
         self.make_env = told_opened_thought(

@@ -14,12 +14,13 @@ import atexit
 import importlib
 import logging
 import os
+import pickle
 import queue
 import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -34,7 +35,7 @@ STARTUP_S = 120.0  # a worker's start-up (python, sympy) is bounded apart from a
 
 
 def _serve(conn: Connection, preload: Sequence[str]) -> None:
-    """The worker's loop: receive (module, function, args), send ("ok"|"err", value)."""
+    """The worker's loop: receive (function, args), send ("ok"|"err", value)."""
     try:
         import resource
 
@@ -46,11 +47,12 @@ def _serve(conn: Connection, preload: Sequence[str]) -> None:
     conn.send(("ready", None))  # the caller's timeout starts after this: start-up is not the call's time
     while True:
         try:
-            module, func, args = conn.recv()
+            message = conn.recv_bytes()
         except (EOFError, OSError):
             return
         try:
-            result: tuple[str, Any] = ("ok", getattr(importlib.import_module(module), func)(*args))
+            fn, args = pickle.loads(message)  # the function by reference: its module is imported here
+            result: tuple[str, Any] = ("ok", fn(*args))
         except BaseException as exc:  # report everything; the worker lives on
             result = ("err", f"{type(exc).__name__}: {exc}")
         try:
@@ -97,11 +99,13 @@ class _Worker:
 
 
 class WorkerPool:
-    """A pool of worker processes that run ``module.func(*args)`` under a hard timeout.
+    """A pool of worker processes that run ``fn(*args)`` under a hard timeout (``fn`` a
+    module-level function: it travels by reference, pickled as its qualified name).
 
     Examples:
+        >>> import math
         >>> pool = WorkerPool(size=1)
-        >>> pool.call("math", "factorial", (5,), timeout_s=10)
+        >>> pool.call(math.factorial, (5,), timeout_s=10)
         120
         >>> pool.close()
     """
@@ -159,8 +163,8 @@ class WorkerPool:
 
         threading.Thread(target=handover, name="verifiers-worker-handover", daemon=True).start()
 
-    def call(self, module: str, func: str, args: tuple[Any, ...], *, timeout_s: float) -> Any:
-        """Run ``module.func(*args)`` in a worker; raise `VerifyTimeout` after ``timeout_s``."""
+    def call(self, fn: Callable[..., Any], args: tuple[Any, ...], *, timeout_s: float) -> Any:
+        """Run ``fn(*args)`` in a worker; raise `VerifyTimeout` after ``timeout_s``."""
         if self._closed:
             raise VerifiersError("the worker pool is closed")
         worker: _Worker | None = self._idle.get()
@@ -168,7 +172,7 @@ class WorkerPool:
         timed_out = False
         try:
             worker.wait_ready()  # a cold worker's imports are not the call's time
-            worker.conn.send((module, func, args))
+            worker.conn.send((fn, args))
             if worker.conn.poll(timeout_s):
                 status, value = worker.conn.recv()
             else:
@@ -183,7 +187,7 @@ class WorkerPool:
             if worker is not None and not timed_out:
                 self._idle.put(worker)
         if timed_out:
-            log.info("%s.%s timed out after %.1f s; replacing its worker", module, func, timeout_s)
+            log.info("%s.%s timed out after %.1f s; replacing its worker", fn.__module__, fn.__qualname__, timeout_s)
             self._replace(worker)
             raise VerifyTimeout(f"the comparison did not finish within {timeout_s:g} s")
         if status == "err":

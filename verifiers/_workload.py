@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -16,7 +17,9 @@ from typing import Any, Protocol, runtime_checkable
 from verifiers.errors import VerifierInputError
 from verifiers.result import VerifyResult
 
-__all__ = ["Executor", "Needs", "Workload", "release"]
+__all__ = ["Executor", "Needs", "Workload", "docker_here", "release"]
+
+log = logging.getLogger("verifiers.executors")
 
 BatchFn = Callable[[Any, list[Any], list[Any], dict[str, Any]], list[VerifyResult]]
 """``batch(state, references, completions, options)``: one verdict per completion, in order."""
@@ -61,6 +64,25 @@ class Needs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0 or math.isinf(value):
                 raise VerifierInputError(f"Needs.{name} must be a finite number >= 0, got {value!r}")
+
+
+def docker_here() -> bool:
+    """Whether this machine has what ``Needs.docker`` asks for: a Docker engine that answers
+    (within 2 s) and holds the sandbox image. An executor that starts a local Ray cluster asks it
+    (the cluster then offers the ``docker`` resource, so code is judged on it too). The need says
+    how it is checked, here beside `Needs`, so executors know no sandbox; the sandbox is imported
+    only when this runs."""
+    try:
+        from verifiers.sandbox import engine_client, image_exists
+
+        client = engine_client(timeout_s=2.0)
+        try:
+            return bool(image_exists(client))
+        finally:
+            client.close()
+    except Exception as exc:  # no engine, no SDK: a cluster for math only
+        log.debug("no sandbox on this machine for a local Ray cluster: %s", exc)
+        return False
 
 
 def _qualified(fn: Callable[..., Any] | None) -> str:

@@ -16,7 +16,7 @@ import torch
 from tests.verifiers.ray_netns import need_namespace, run_worker
 from trainer import TrainerError
 from trainer._model import demo_model
-from trainer._weights import FileWeights
+from trainer._weights import FileWeights, WeightChannel
 from trainer._weights_ray import RayWeights, load_packed, pack
 from trainer.config import GRPOConfig, load_config
 
@@ -51,6 +51,7 @@ def _same(a: torch.nn.Module, b: torch.nn.Module) -> bool:
 def test_ray_weights_put_each_version_once_and_checkpoint_as_file_weights_do(tmp_path: Path) -> None:
     store = Store()
     channel = RayWeights(store)
+    assert isinstance(channel, WeightChannel) and not isinstance(channel, FileWeights)  # composed, not a subclass
     a, b = demo_model(12, seed=1), demo_model(12, seed=2)  # tied embeddings: sent once, loaded back tied
     channel.publish(a, 0)
     channel.publish(b, 1)
@@ -65,7 +66,7 @@ def test_ray_weights_put_each_version_once_and_checkpoint_as_file_weights_do(tmp
     other = demo_model(12, seed=4)
     assert files.load(other, 1) == 1 and _same(b, other)
     channel.prune(below=1)
-    assert channel.versions() == [1]
+    assert channel.versions() == [1] and channel.newest() == 1
     with pytest.raises(TrainerError, match="weights version 0 was not sent with this job"):
         channel.load(target, 0)
     channel.add(files.path(1), 5)  # a resume: published again with the version the file says

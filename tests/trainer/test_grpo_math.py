@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -145,6 +147,15 @@ def test_pass_at_k() -> None:
     assert pass_at_k(8, 0, 4) == 0.0 and pass_at_k(8, 8, 1) == 1.0
     assert pass_at_k(8, 2, 1) == pytest.approx(0.25)
     assert pass_at_k(4, 1, 2) == pytest.approx(1 - math.comb(3, 2) / math.comb(4, 2))
+
+
+def test_the_loss_math_loads_no_eval_module() -> None:
+    """Importing the loss math (`trainer._math`) loads none of `trainer.eval` (pass@k, which both
+    use, is `trainer._metrics`), and few of the project's modules at all."""
+    code = "import sys, trainer._math\nprint(' '.join(m for m in sys.modules if m.split('.')[0] in ('trainer', 'grpo_envs', 'verifiers')))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert "trainer._math" in loaded and [m for m in loaded if m.startswith("trainer.eval")] == []
+    assert len(loaded) < 15, sorted(loaded)
 
 
 @pytest.mark.parametrize("loss_type", ["grpo", "dr_grpo"])

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from trainer.errors import TrainerError
+from trainer._metrics import pass_at_k
 
 __all__ = [
     "DRAWS",
@@ -36,7 +36,6 @@ __all__ = [
     "bootstrap_interval",
     "majority_correct",
     "maj_at_k",
-    "pass_at_k",
     "pass_at_k_over_tasks",
     "summarize",
 ]
@@ -61,18 +60,6 @@ class Sample:
     truncated: bool = False
     attributes: Mapping[str, Any] = field(default_factory=dict)
     overlong: float | None = None  # the overlong penalty inside ``reward`` (None: not shaped)
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased pass@k estimator ``1 - C(n - c, k) / C(n, k)`` (Chen et al., 2021).
-
-    Examples:
-        >>> pass_at_k(n=8, c=2, k=1), round(pass_at_k(n=8, c=2, k=4), 4)
-        (0.25, 0.7857)
-    """
-    if not 0 <= c <= n or not 1 <= k <= n:
-        raise TrainerError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
-    return 1.0 if n - c < k else 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
 def _judged(samples: Sequence[Sample]) -> list[Sample]:

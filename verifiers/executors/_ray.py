@@ -9,7 +9,7 @@ import threading
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from verifiers._workload import Executor, Workload
+from verifiers._workload import Executor, Workload, docker_here
 from verifiers.errors import ExecutorError, VerifierInputError
 from verifiers.executors._base import LocalExecutor, checked, with_settings
 from verifiers.executors._dispatch import ChunkLost, dispatch
@@ -64,22 +64,6 @@ class _Backend:
             self.ray.cancel(ref)
         except Exception as exc:  # cancelling is best effort: the call no longer waits for it
             log.debug("ray.cancel failed: %s", exc)
-
-
-def _sandbox_here() -> bool:
-    """This machine's Docker engine answers and has the sandbox image (a new local cluster then
-    offers the ``docker`` resource, so code is judged on it too)."""
-    try:
-        from verifiers.sandbox import engine_client, image_exists
-
-        client = engine_client(timeout_s=2.0)
-        try:
-            return bool(image_exists(client))
-        finally:
-            client.close()
-    except Exception as exc:  # no engine, no SDK: a cluster for math only
-        log.debug("no sandbox on this machine for a local Ray cluster: %s", exc)
-        return False
 
 
 def _short(exc: BaseException) -> str:
@@ -205,7 +189,7 @@ class RayExecutor:
             address, kwargs = self.address, dict(self.init_kwargs)
             if address is None and not os.environ.get("RAY_ADDRESS"):
                 address = "local"  # what the docstring promises, even beside a `ray start` cluster
-                if "resources" not in kwargs and _sandbox_here():
+                if "resources" not in kwargs and docker_here():
                     kwargs["resources"] = {self.docker_resource: 1}
             try:
                 ray.init(address=address, **kwargs)

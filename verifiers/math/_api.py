@@ -15,7 +15,7 @@ from verifiers._workload import Needs, Workload
 from verifiers.errors import VerifierInputError, VerifyTimeout, WorkerCrashed
 from verifiers.math._compare import NeedSympy, Scalars
 from verifiers.math._config import MathConfig
-from verifiers.math._core import MAX_PARSED, Outcome, compare_texts, parse_answer, verify_core
+from verifiers.math._core import MAX_PARSED, Outcome, compare_texts, parse_answer, run_core, run_equivalent, verify_core
 from verifiers.math._extract import commitments
 from verifiers.result import VerifyResult
 
@@ -115,9 +115,7 @@ def verify(
         log.exception("verifiers.math failed on gold=%r completion=%r", gold[:200], completion[:200])
         return VerifyResult.judged("error", f"The verifier failed: {type(exc).__name__}: {exc}.")
     try:
-        outcome = default_pool().call(
-            "verifiers.math._core", "run_core", (gold, completion, config, answer_only), timeout_s=timeout_s
-        )
+        outcome = default_pool().call(run_core, (gold, completion, config, answer_only), timeout_s=timeout_s)
     except VerifyTimeout:
         return VerifyResult.judged("timeout", f"The comparison did not finish within {timeout_s:g} s.")
     except WorkerCrashed as exc:
@@ -146,7 +144,7 @@ def equivalent(a: str, b: str, *, config: MathConfig = _DEFAULT, timeout_s: floa
     except NeedSympy:
         pass
     try:
-        return bool(default_pool().call("verifiers.math._core", "run_equivalent", (a, b, config), timeout_s=timeout_s))
+        return bool(default_pool().call(run_equivalent, (a, b, config), timeout_s=timeout_s))
     except WorkerCrashed as exc:  # not a verdict: say so, and answer "not shown equal"
         log.warning(
             "verifiers.math.equivalent: the worker crashed on a=%r b=%r (%s); returning False", a[:80], b[:80], exc

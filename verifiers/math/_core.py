@@ -30,7 +30,7 @@ from verifiers.math._parser import parse
 from verifiers.math._shapes import signs_expanded
 from verifiers.math._statements import value_in_sentence
 
-__all__ = ["Outcome", "compare_texts", "parse_answer", "verify_core"]
+__all__ = ["Outcome", "compare_texts", "parse_answer", "run_core", "run_equivalent", "verify_core"]
 
 Outcome = tuple[str, str, "str | None"]  # status, reason, extracted
 MAX_PARSED = 4000  # longer answers are not read as math (they cannot parse anyway)
