@@ -1,9 +1,9 @@
 """Rollout workers as Ray actors (``async_workers_on = "ray"``): the exact schedule, the
 restarts and the resume of `trainer._async`, with actors for worker processes.
 
-Ray is the cluster at ``RAY_ADDRESS`` when it is set, else a new local one (as
-`verifiers.executors.RayExecutor` chooses), or the one this process is already connected to
-(a trainer inside a Ray job). Each actor runs the worker processes' `_Worker` (the same rollout
+Ray is connected as `verifiers.executors.RayExecutor` connects (`verifiers.executors.connect_ray`):
+the cluster at ``RAY_ADDRESS`` when it is set, else a new local one, or the one this process is
+already connected to (a trainer inside a Ray job). Each actor runs the worker processes' `_Worker` (the same rollout
 loop, env, verifier and behaviour log-probs) and asks Ray for as many CPUs as a worker process
 gets here (`thread_split`). The model's config and tokenizer reach it as bytes, put once, so its
 node need not see this machine's files; the weights go through `RayWeights` (``ray.put`` once
@@ -48,7 +48,7 @@ def connect() -> tuple[Any, bool]:
     try:
         return connect_ray(local=lambda: {"include_dashboard": False}, who=WHERE)
     except ExecutorError as exc:
-        raise TrainerError(f'{WHERE}: {exc}; or use async_workers_on = "local"') from exc
+        raise TrainerError(f'{exc}; or use async_workers_on = "local"') from exc
 
 
 class RolloutActor:

@@ -58,5 +58,5 @@ def connect_ray(
         else:
             ray.init(address=address, **kwargs)
     except Exception as exc:  # an unreachable head, a bad address
-        raise ExecutorError(f"cannot start or reach the Ray cluster ({where}): {_short(exc)}") from exc
+        raise ExecutorError(f"{who}: cannot start or reach the Ray cluster ({where}): {_short(exc)}") from exc
     return ray, True
