@@ -13,6 +13,8 @@ The actors are named (namespace `NAMESPACE`; one name per node, workload digest,
 executor's settings that shape a worker), so every executor on the cluster shares them: the
 ranks of a torchrun job, or several reward workers, find the workers the first one started
 instead of asking for the node's CPUs again. An executor stops only the workers it started.
+The workers are kept by the SDK's one `verifiers._supervisor.Supervisor` (by name), a failed
+start's wait by its `Backoff`.
 """
 
 from __future__ import annotations
