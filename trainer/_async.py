@@ -28,28 +28,28 @@ the pass-rate filter and the curriculum keep the exact schedule; a refill takes 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 import os
 import pickle
 import queue
-import socket
 import subprocess
 import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
 from trainer._weights import FileWeights, WeightChannel, version_file
 from trainer._worker import Done, Failed, Job, WorkerSpec
 from trainer.errors import TrainerError
+from verifiers.executors import RestartLimit, Supervisor, WorkerProcess
 
 __all__ = ["AsyncRollouts", "check_async", "open_workers", "thread_split", "version_for"]
 
@@ -128,24 +128,91 @@ def open_workers(
 
     base = unwrap(model)
     check_async(config, env, lora=is_lora(base))
-    kind = AsyncRollouts
+    launch: Launch = ProcessLaunch()
     if config.async_workers_on == "ray":  # the same schedule, the workers as Ray actors
-        from trainer._async_ray import RayPool
+        from trainer._async_ray import RayLaunch
 
-        class RayRollouts(RayPool, AsyncRollouts):
-            """`AsyncRollouts` whose workers are Ray actors (`RayPool`'s methods)."""
+        launch = RayLaunch.connected()
+    return AsyncRollouts(
+        config, base, tokenizer, env, seeds, start=start, saved=saved, learners=learners, level=level, launch=launch
+    )
 
-        kind = RayRollouts
-    return kind(config, base, tokenizer, env, seeds, start=start, saved=saved, learners=learners, level=level)
+
+Inbox = queue.Queue[tuple[int, int, Any]]
+"""What the workers sent: (worker index, its generation, a `Done`, a `Failed`, or None: it died)."""
+
+
+class Launch(Protocol):
+    """How rollout workers of one kind start, take jobs, end and stop (processes: `ProcessLaunch`;
+    Ray actors: `trainer._async_ray.RayLaunch`). The `Supervisor` of `AsyncRollouts` keeps them."""
+
+    inbox: Inbox
+
+    def open_weights(self) -> WeightChannel: ...
+    def start(self, spec: WorkerSpec, index: int, generation: int) -> Any: ...
+    def deliver(self, slot: Any, index: int, job: Job) -> None: ...
+    def reap(self, slot: Any) -> str: ...
+    def stop_all(self, slots: list[Any]) -> None: ...
+    def disconnect(self) -> None: ...
 
 
 @dataclass
 class _Slot:
-    """One worker: its process, the learner's end of its pipe, its generation (restarts)."""
+    """One worker process (``process``: its `subprocess.Popen`) and its generation (restarts)."""
 
-    process: Any
-    conn: Any
+    worker: WorkerProcess
     generation: int
+
+    @property
+    def process(self) -> subprocess.Popen[bytes]:
+        return self.worker.proc
+
+
+class ProcessLaunch:
+    """Rollout workers as processes: ``python -m trainer._worker FD`` with one end of a socket
+    pair (no re-import of the caller's script, the same ``sys.path`` as here)."""
+
+    def __init__(self) -> None:
+        self.inbox: Inbox = queue.Queue()
+
+    def open_weights(self) -> WeightChannel:
+        return FileWeights()
+
+    def start(self, spec: WorkerSpec, index: int, generation: int) -> _Slot:
+        module = "trainer._worker_vllm" if spec.generator == "vllm" else "trainer._worker"
+        worker = WorkerProcess(module, env={"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+        worker.conn.send(spec)
+        threading.Thread(target=self._listen, args=(index, generation, worker.conn), daemon=True).start()
+        return _Slot(worker, generation)
+
+    def _listen(self, index: int, generation: int, conn: Any) -> None:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                self.inbox.put((index, generation, None))
+                return
+            self.inbox.put((index, generation, message))
+
+    def deliver(self, slot: _Slot, index: int, job: Job) -> None:
+        slot.worker.conn.send(job)
+
+    def reap(self, slot: _Slot) -> str:
+        """How a dead worker ended (waited for), its pipe closed."""
+        return f"exit code {slot.worker.reap(timeout_s=30)}"
+
+    def stop_all(self, slots: list[_Slot]) -> None:
+        WorkerProcess.stop_all([slot.worker for slot in slots], timeout_s=10)
+
+    def disconnect(self) -> None:
+        pass
+
+
+def _give_up(index: Hashable, failures: int, how: str) -> TrainerError:
+    return TrainerError(
+        f"rollout worker {index} died {failures} times in a row ({how}); "
+        "its log is above. Set async_level = 0 to roll out in the learner"
+    )
 
 
 class AsyncRollouts:
@@ -153,7 +220,9 @@ class AsyncRollouts:
 
     ``seeds(t)`` gives the task seeds of step ``t`` and ``level(t)`` its env's difficulty level (None:
     as configured), both asked when its job is sent; ``start`` is the number of updates already
-    made (a resumed run's step); ``saved`` a checkpoint holding the older versions."""
+    made (a resumed run's step); ``saved`` a checkpoint holding the older versions; ``launch``
+    how its workers start and stop (processes on this machine unless told; Ray actors:
+    `trainer._async_ray.RayLaunch`), kept by a `verifiers.executors.Supervisor`."""
 
     def __init__(
         self,
@@ -167,73 +236,72 @@ class AsyncRollouts:
         saved: Path | None = None,
         learners: int = 1,
         level: Callable[[int], int | None] | None = None,
+        launch: Launch | None = None,
     ) -> None:
+        self.launch = launch = launch or ProcessLaunch()
         self.k, self.steps, self.seeds = config.async_level, config.steps, seeds
         self.level = level or (lambda step: None)
-        self.weights = self._open_weights()
+        self._threads_before = torch.get_num_threads()
+        try:
+            self.weights = launch.open_weights()
+            self.spec = self._spec(config, model, tokenizer, env, learners)
+            self._open(config.async_workers, model, start, saved)
+        except BaseException:
+            self._abort()
+            raise
+
+    def _spec(self, config: Any, model: Any, tokenizer: Any, env: Any, learners: int) -> WorkerSpec:
         model_dir = self.weights.folder / "model"
         model.config.save_pretrained(model_dir)
         tokenizer.save_pretrained(model_dir)
         threads, learner = thread_split(config.async_workers, learners=learners)
         weight = next(model.parameters())
-        self._threads_before = torch.get_num_threads()
         torch.set_num_threads(learner)
-        self.spec = WorkerSpec(
+        return WorkerSpec(
             str(model_dir), str(self.weights.folder), env, dict(config.env_kwargs), config.num_generations,
             config.max_new_tokens, config.temperature, config.seed, threads, config.micro_batch_size,
             judge=config.judge_config, latest=config.async_schedule == "latest", device=str(weight.device),
             dtype=str(weight.dtype).removeprefix("torch."), generator=config.generator,
         )  # fmt: skip
-        self._inbox: queue.Queue[tuple[int, int, Any]] = queue.Queue()
+
+    def _open(self, workers: int, model: Any, start: int, saved: Path | None) -> None:
+        """Start the workers (kept by a `Supervisor`), publish the first versions, send the first jobs."""
+        self._inbox = self.launch.inbox
         self.jobs: dict[tuple[int, int], Job] = {}  # sent, not yet taken; by (step, refill round)
         self.done: dict[tuple[int, int], Done] = {}
-        self.restarts = 0
-        self._failures = [0] * config.async_workers
-        self.slots = [self._spawn(i, 0) for i in range(config.async_workers)]
-        self._finalizer = weakref.finalize(self, self._stopper(), self.slots, self.weights)
+        self.supervisor: Supervisor[int, Any] = Supervisor(
+            functools.partial(_start, self.launch, self.spec),  # never ``self``: the finalizer holds it
+            self.launch.reap,
+            limit=RestartLimit(MAX_RESTARTS, _give_up),
+            stop_all=self.launch.stop_all,
+        )
+        for i in range(workers):
+            self.supervisor.start(i)
+        self._finalizer = weakref.finalize(self, _shutdown, self.supervisor, self.weights, self.launch)
         self._publish_start(model, start, saved)
         for t in range(start, start + self.k + 1):
             self._send(t)
 
-    # -- workers (the process pool; trainer._async_ray.RayPool replaces these five) ----------------
-    def _stopper(self) -> Callable[[list[Any], Any], None]:
-        """The finalizer that stops every worker and frees the weights (it must not hold ``self``)."""
-        return _shutdown
+    def _abort(self) -> None:
+        """A start that failed: stop what it started (workers, weights, a Ray connection)."""
+        if hasattr(self, "_finalizer"):
+            self._finalizer()
+            return
+        if hasattr(self, "supervisor"):
+            self.supervisor.close()
+        if hasattr(self, "weights"):
+            self.weights.close()
+        self.launch.disconnect()
 
-    def _open_weights(self) -> WeightChannel:
-        return FileWeights()
+    @property
+    def slots(self) -> list[Any]:
+        """The workers, by index: each a slot with its ``process`` (a `subprocess.Popen`, or a
+        Ray actor) and ``generation``."""
+        return [self.supervisor.workers[i] for i in range(len(self.supervisor.workers))]
 
-    def _deliver(self, slot: _Slot, job: Job) -> None:
-        slot.conn.send(job)
-
-    def _reap(self, slot: _Slot) -> str:
-        """How a dead worker ended (waited for), its pipe closed."""
-        slot.conn.close()
-        return f"exit code {slot.process.wait(timeout=30)}"
-
-    def _spawn(self, index: int, generation: int) -> _Slot:
-        """``python -m trainer._worker FD`` with one end of a socket pair: no re-import of the
-        caller's script (as multiprocessing's spawn would), the same ``sys.path`` as here."""
-        ours, theirs = socket.socketpair()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        fd = theirs.fileno()
-        module = "trainer._worker_vllm" if self.spec.generator == "vllm" else "trainer._worker"
-        command = [sys.executable, "-m", module, str(fd)]
-        process = subprocess.Popen(command, pass_fds=[fd], env=env, stdin=subprocess.DEVNULL)
-        theirs.close()  # the worker holds the only other end: its death is an EOF here
-        conn = Connection(ours.detach())
-        conn.send(self.spec)
-        threading.Thread(target=self._listen, args=(index, generation, conn), daemon=True).start()
-        return _Slot(process, conn, generation)
-
-    def _listen(self, index: int, generation: int, conn: Any) -> None:
-        while True:
-            try:
-                message = conn.recv()
-            except (EOFError, OSError):
-                self._inbox.put((index, generation, None))
-                return
-            self._inbox.put((index, generation, message))
+    @property
+    def restarts(self) -> int:
+        return self.supervisor.restarts
 
     def _send(self, step: int, *, asked: bool = False) -> None:
         """Send the job of ``step`` (ahead of time only within ``config.steps``; ``asked``: any)."""
@@ -243,27 +311,21 @@ class AsyncRollouts:
 
     def _send_job(self, job: Job) -> None:
         self.jobs[job.key] = job
-        self._deliver(self.slots[self._route(job)], job)
+        index = self._route(job)
+        self.launch.deliver(self.supervisor.workers[index], index, job)
 
     def _route(self, job: Job) -> int:
         """The worker of ``job``: steps round the workers, a step's refills round from its own."""
-        return (job.step + job.round) % len(self.slots)
+        return (job.step + job.round) % len(self.supervisor.workers)
 
     def _restart(self, index: int) -> None:
-        old = self.slots[index]
-        self._failures[index] += 1
-        how = self._reap(old)
-        if self._failures[index] > MAX_RESTARTS:
-            raise TrainerError(
-                f"rollout worker {index} died {MAX_RESTARTS + 1} times in a row ({how}); "
-                "its log is above. Set async_level = 0 to roll out in the learner"
-            )
-        log.warning("rollout worker %d died (%s): restarting it", index, how)
-        self.restarts += 1
-        self.slots[index] = self._spawn(index, old.generation + 1)
+        """A worker died: the supervisor starts another (or gives up: `MAX_RESTARTS`), which is
+        sent the dead one's unfinished jobs."""
+        slot = self.supervisor.restart(index)
+        log.warning("rollout worker %d died (%s): restarted it", index, self.supervisor.ended.get(index))
         for key in sorted(self.jobs):  # its unfinished jobs, sent again: the same batches come back
             if self._route(self.jobs[key]) == index and key not in self.done:
-                self._deliver(self.slots[index], self.jobs[key])
+                self.launch.deliver(slot, index, self.jobs[key])
 
     # -- the schedule --------------------------------------------------------------------------
     def take(self, step: int, round_: int = 0, seeds: list[int] | None = None, level: int | None = None) -> Done:
@@ -276,14 +338,14 @@ class AsyncRollouts:
         key = (step, round_)
         while key not in self.done:
             index, generation, message = self._inbox.get()
-            if generation != self.slots[index].generation:
+            if generation != self.supervisor.workers[index].generation:
                 continue  # from a worker already replaced
             if message is None:
                 self._restart(index)
             elif isinstance(message, Failed):
                 raise TrainerError(f"rollout worker {index} failed on step {message.step}:\n{message.error}")
             else:
-                self._failures[index] = 0
+                self.supervisor.succeeded(index)
                 if (message.step, message.round) in self.jobs:  # not made twice (sent again after a restart)
                     self.done[message.step, message.round] = message
         got = self.done.pop(key)
@@ -331,17 +393,12 @@ class AsyncRollouts:
         torch.set_num_threads(self._threads_before)
 
 
-def _shutdown(slots: list[_Slot], weights: WeightChannel) -> None:
-    for slot in slots:
-        try:
-            slot.conn.send(None)
-        except (OSError, ValueError):
-            pass
-    for slot in slots:
-        try:
-            slot.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            slot.process.kill()
-            slot.process.wait(timeout=10)
-        slot.conn.close()
+def _start(launch: Launch, spec: WorkerSpec, index: int, generation: int) -> Any:
+    return launch.start(spec, index, generation)
+
+
+def _shutdown(supervisor: Supervisor[int, Any], weights: WeightChannel, launch: Launch) -> None:
+    """Stop every worker, free the weights, disconnect (it must not hold the `AsyncRollouts`)."""
+    supervisor.close()
     weights.close()
+    launch.disconnect()

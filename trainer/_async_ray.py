@@ -1,9 +1,9 @@
 """Rollout workers as Ray actors (``async_workers_on = "ray"``): the exact schedule, the
 restarts and the resume of `trainer._async`, with actors for worker processes.
 
-Ray is the cluster at ``RAY_ADDRESS`` when it is set, else a new local one (as
-`verifiers.executors.RayExecutor` chooses), or the one this process is already connected to
-(a trainer inside a Ray job). Each actor runs the worker processes' `_Worker` (the same rollout
+Ray is connected as `verifiers.executors.RayExecutor` connects (`verifiers.executors.connect_ray`):
+the cluster at ``RAY_ADDRESS`` when it is set, else a new local one, or the one this process is
+already connected to (a trainer inside a Ray job). Each actor runs the worker processes' `_Worker` (the same rollout
 loop, env, verifier and behaviour log-probs) and asks Ray for as many CPUs as a worker process
 gets here (`thread_split`). The model's config and tokenizer reach it as bytes, put once, so its
 node need not see this machine's files; the weights go through `RayWeights` (``ray.put`` once
@@ -19,7 +19,6 @@ import logging
 import os
 import queue
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -29,8 +28,10 @@ import torch
 from trainer._weights_ray import RayWeights
 from trainer._worker import Done, Failed, Job, WorkerSpec
 from trainer.errors import TrainerError
+from verifiers.errors import ExecutorError
+from verifiers.executors import connect_ray, kill_actor
 
-__all__ = ["ActorSlot", "RayPool", "RolloutActor", "connect"]
+__all__ = ["ActorSlot", "RayLaunch", "RolloutActor", "connect"]
 
 log = logging.getLogger("trainer")
 WHERE = 'async_workers_on = "ray"'
@@ -42,25 +43,12 @@ def _short(exc: BaseException) -> str:
 
 
 def connect() -> tuple[Any, bool]:
-    """Ray, connected: (the module, whether this call connected it, so closing disconnects)."""
+    """Ray, connected (`verifiers.executors.connect_ray`: ``RAY_ADDRESS``, else a new local
+    cluster without a dashboard): the module, whether this call connected it."""
     try:
-        import ray
-    except ImportError:
-        raise TrainerError(
-            f"{WHERE} needs Ray: pip install 'grpo-envs[ray]', or use async_workers_on = \"local\""
-        ) from None
-    if ray.is_initialized():
-        return ray, False
-    local = not os.environ.get("RAY_ADDRESS")
-    try:
-        if local:
-            ray.init(address="local", include_dashboard=False)
-        else:
-            ray.init()  # Ray reads RAY_ADDRESS
-    except Exception as exc:  # an unreachable head, a bad address
-        where = "a new local cluster" if local else f"RAY_ADDRESS={os.environ['RAY_ADDRESS']}"
-        raise TrainerError(f"{WHERE}: cannot start or reach the Ray cluster ({where}): {_short(exc)}") from exc
-    return ray, True
+        return connect_ray(local=lambda: {"include_dashboard": False}, who=WHERE)
+    except ExecutorError as exc:
+        raise TrainerError(f'{exc}; or use async_workers_on = "local"') from exc
 
 
 class RolloutActor:
@@ -106,34 +94,21 @@ class ActorSlot:
     generation: int
 
 
-class RayPool:
-    """The pool methods of `trainer._async.AsyncRollouts` for Ray actors: put before it as a
-    mixin (``class RayRollouts(RayPool, AsyncRollouts)``), it replaces the five that start,
-    feed, bury and stop worker processes and the weights channel; the schedule stays the same."""
+class RayLaunch:
+    """How rollout workers start and stop as Ray actors (`trainer._async.Launch`); the
+    `AsyncRollouts` that holds it keeps the schedule, and its supervisor the restarts."""
 
-    spec: WorkerSpec  # set by AsyncRollouts
-    slots: list[Any]
-    weights: Any
-    _inbox: queue.Queue[tuple[int, int, Any]]
-    _finalizer: Any  # a weakref.finalize
-    _route: Callable[[Job], int]  # AsyncRollouts': which worker takes a job
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.ray, self._owns = connect()
+    def __init__(self, ray: Any, owns: bool) -> None:
+        self.ray, self.owns = ray, owns
+        self.inbox: queue.Queue[tuple[int, int, Any]] = queue.Queue()
         self._why: dict[int, str] = {}  # why an actor died, by id(handle)
         self._files: Any = None
-        self._actor = self.ray.remote(RolloutActor)
-        try:
-            super().__init__(*args, **kwargs)
-        except BaseException:
-            if hasattr(self, "_finalizer"):  # actors started: stop them, free the weights, disconnect
-                self._finalizer()
-            else:
-                if getattr(self, "weights", None) is not None:
-                    self.weights.close()
-                if self._owns:
-                    self.ray.shutdown()
-            raise
+        self._actor = ray.remote(RolloutActor)
+        self.weights: RayWeights | None = None
+
+    @classmethod
+    def connected(cls) -> RayLaunch:
+        return cls(*connect())
 
     def _check_room(self, threads: int) -> None:
         """A node with ``threads`` CPUs (else the actors would wait for one forever)."""
@@ -145,25 +120,22 @@ class RayPool:
                 "by running the learner with fewer cores, or add a bigger node"
             )
 
-    def _stopper(self) -> Callable[[list[Any], Any], None]:
-        return functools.partial(_stop_actors, self.ray, self._owns)
+    def open_weights(self) -> RayWeights:
+        self.weights = RayWeights(self.ray)
+        return self.weights
 
-    def _open_weights(self) -> RayWeights:
-        return RayWeights(self.ray)
-
-    def _spawn(self, index: int, generation: int) -> Any:  # an ActorSlot
+    def start(self, spec: WorkerSpec, index: int, generation: int) -> ActorSlot:
         if self._files is None:  # the first actor: room for it, and the model's config and tokenizer, put once
-            self._check_room(self.spec.threads)
-            root = Path(self.spec.model_dir)
+            self._check_room(spec.threads)
+            root = Path(spec.model_dir)
             files = {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
             self._files = self.ray.put(files)
-        actor = self._actor.options(num_cpus=self.spec.threads, max_restarts=0).remote(self.spec, self._files)
+        actor = self._actor.options(num_cpus=spec.threads, max_restarts=0).remote(spec, self._files)
         return ActorSlot(actor, generation)
 
-    def _deliver(self, slot: Any, job: Job) -> None:
-        assert isinstance(self.weights, RayWeights)
+    def deliver(self, slot: ActorSlot, index: int, job: Job) -> None:
+        assert self.weights is not None
         called = slot.process.run.remote(job, [self.weights.refs[job.version]])
-        index = self._route(job)
         called.future().add_done_callback(
             functools.partial(self._landed, index, slot.generation, job.step, id(slot.process))
         )
@@ -179,26 +151,21 @@ class RayPool:
             message = None
         except Exception as exc:  # the call failed, not the actor: the run stops with the reason
             message = Failed(step, f"{type(exc).__name__}: {_short(exc)}")
-        self._inbox.put((index, generation, message))
+        self.inbox.put((index, generation, message))
 
-    def _reap(self, slot: Any) -> str:
-        try:
-            self.ray.kill(slot.process, no_restart=True)
-        except Exception as exc:  # gone already
-            log.debug("ray.kill of a dead rollout actor: %s", exc)
+    def reap(self, slot: ActorSlot) -> str:
+        kill_actor(self.ray, slot.process)
         return f"Ray actor: {self._why.pop(id(slot.process), 'died')}"
 
+    def stop_all(self, slots: list[ActorSlot]) -> None:
+        """Let each actor free its folder (a few seconds at most), stop it."""
+        if self.ray.is_initialized():
+            closing = [slot.process.close.remote() for slot in slots]
+            self.ray.wait(closing, num_returns=len(closing), timeout=5.0)
+            for slot in slots:
+                kill_actor(self.ray, slot.process)
 
-def _stop_actors(ray: Any, owns: bool, slots: list[ActorSlot], weights: RayWeights) -> None:
-    """Let each actor free its folder (a few seconds at most), stop it; disconnect if we connected."""
-    if ray.is_initialized():
-        closing = [slot.process.close.remote() for slot in slots]
-        ray.wait(closing, num_returns=len(closing), timeout=5.0)
-        for slot in slots:
-            try:
-                ray.kill(slot.process, no_restart=True)
-            except Exception as exc:  # gone already
-                log.debug("ray.kill of a rollout actor: %s", exc)
-    weights.close()
-    if owns and ray.is_initialized():
-        ray.shutdown()
+    def disconnect(self) -> None:
+        """Shut Ray down if `connect` connected it."""
+        if self.owns and self.ray.is_initialized():
+            self.ray.shutdown()

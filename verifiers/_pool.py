@@ -11,19 +11,19 @@ started in the background.
 from __future__ import annotations
 
 import atexit
+import functools
 import importlib
 import logging
 import os
 import pickle
 import queue
-import socket
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+from verifiers._supervisor import Spares, Supervisor, WorkerProcess
 from verifiers.errors import VerifiersError, VerifyTimeout, WorkerCrashed
 
 __all__ = ["WorkerPool"]
@@ -62,23 +62,16 @@ def _serve(conn: Connection, preload: Sequence[str]) -> None:
 
 
 class _Worker:
-    """``python -m verifiers._pool FD``: a plain subprocess, so the caller's ``__main__`` is
-    never re-imported (multiprocessing's spawn/forkserver would demand a main guard)."""
+    """``python -m verifiers._pool FD``: a `WorkerProcess` (never multiprocessing's spawn, which
+    re-imports the caller's ``__main__``), known to the pool's supervisor by ``key``."""
 
-    def __init__(self, preload: Sequence[str]) -> None:
-        ours, theirs = socket.socketpair()
+    def __init__(self, key: int, preload: Sequence[str]) -> None:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-        env["PYTHONHASHSEED"] = "0"  # sympy's paths (and run time) depend on set order
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "verifiers._pool", str(theirs.fileno()), *preload],
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            env=env,
-        )
-        theirs.close()
-        self.conn = Connection(ours.detach())
+        path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+        # PYTHONHASHSEED: sympy's paths (and run time) depend on set order
+        self.process = WorkerProcess("verifiers._pool", preload, env={"PYTHONPATH": path, "PYTHONHASHSEED": "0"})
+        self.conn = self.process.conn
+        self.key = key
         self.ready = False
 
     def wait_ready(self) -> None:
@@ -93,14 +86,18 @@ class _Worker:
         self.ready = True
 
     def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait(timeout=5)
-        self.conn.close()
+        self.process.kill()
+
+    def rekeyed(self, key: int) -> _Worker:
+        self.key = key
+        return self
 
 
 class WorkerPool:
     """A pool of worker processes that run ``fn(*args)`` under a hard timeout (``fn`` a
     module-level function: it travels by reference, pickled as its qualified name).
+
+    Its workers are kept by a `Supervisor` (slot ``k`` -> worker) with one warm spare.
 
     Examples:
         >>> import math
@@ -116,12 +113,22 @@ class WorkerPool:
         self._preload = tuple(preload)
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._lock = threading.Lock()
+        self._supervisor: Supervisor[int, _Worker] = Supervisor(
+            self._launch,
+            _Worker.kill,
+            spares=Spares(functools.partial(_Worker, -1, self._preload), _Worker.kill),
+            spare_wait_s=60,
+        )
         self._size = 0
-        self._spare: _Worker | None = None
-        self._spare_ready = threading.Event()
-        self._closed = False
         self.resize(size)
-        self._refill_spare()
+        self._supervisor.spares.refill()  # type: ignore[union-attr]
+
+    def _launch(self, key: int, generation: int) -> _Worker:
+        return _Worker(key, self._preload)
+
+    @property
+    def _closed(self) -> bool:
+        return self._supervisor.closed
 
     @property
     def size(self) -> int:
@@ -131,35 +138,17 @@ class WorkerPool:
         """Grow the pool to ``size`` workers (it never shrinks)."""
         with self._lock:
             while self._size < size:
-                self._idle.put(_Worker(self._preload))
+                self._idle.put(self._supervisor.start(self._size))
                 self._size += 1
-
-    def _refill_spare(self) -> None:
-        def start() -> None:
-            spare = _Worker(self._preload)
-            with self._lock:
-                if self._closed:
-                    spare.kill()
-                    return
-                self._spare = spare
-            self._spare_ready.set()
-
-        self._spare_ready.clear()
-        threading.Thread(target=start, name="verifiers-spare-worker", daemon=True).start()
 
     def _replace(self, dead: _Worker) -> None:
         """Kill ``dead`` and hand its slot to the warm spare, without making the caller wait."""
-        dead.kill()
+        self._supervisor.stop(dead.key, dead)
 
         def handover() -> None:
-            self._spare_ready.wait(timeout=60)
-            with self._lock:
-                fresh, self._spare = self._spare, None
-            if fresh is None:
-                fresh = _Worker(self._preload)
-            self._idle.put(fresh)
+            fresh = self._supervisor.restart(dead.key).rekeyed(dead.key)
             if not self._closed:
-                self._refill_spare()
+                self._idle.put(fresh)
 
         threading.Thread(target=handover, name="verifiers-worker-handover", daemon=True).start()
 
@@ -196,18 +185,7 @@ class WorkerPool:
 
     def close(self) -> None:
         """Stop every worker. Idempotent."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            spare, self._spare = self._spare, None
-        if spare is not None:
-            spare.kill()
-        while True:
-            try:
-                self._idle.get_nowait().kill()
-            except queue.Empty:
-                break
+        self._supervisor.close()
 
 
 _default: WorkerPool | None = None

@@ -15,6 +15,10 @@ executor's ``timeout_s`` is status "timeout".
 
 Importing this package never imports Ray: `RayExecutor` imports it on first use.
 
+The pieces every long-lived worker of the SDK is kept with (this package's actors, the math
+worker pool, the trainer's rollout workers) are here too: `Supervisor` (start, restart, stop),
+`RestartLimit`, `WorkerProcess`, `kill_actor`, and `connect_ray`, the one way to connect to Ray.
+
 Examples:
     >>> from verifiers import math
     >>> from verifiers.executors import LocalExecutor
@@ -24,9 +28,11 @@ Examples:
 
 from __future__ import annotations
 
+from verifiers._supervisor import RestartLimit, Supervisor, WorkerProcess, kill_actor
 from verifiers._workload import Executor
 from verifiers.executors._base import LocalExecutor
 from verifiers.executors._cluster import ClusterInfo, NodeInfo, describe_cluster
+from verifiers.executors._connect import connect_ray
 from verifiers.executors._fleet import ActorInfo
 from verifiers.executors._ray import RayExecutor, executor_named
 
@@ -37,6 +43,11 @@ __all__ = [
     "LocalExecutor",
     "NodeInfo",
     "RayExecutor",
+    "RestartLimit",
+    "Supervisor",
+    "WorkerProcess",
+    "connect_ray",
     "describe_cluster",
     "executor_named",
+    "kill_actor",
 ]

@@ -2,7 +2,7 @@
 so this module imports neither Ray nor any verifier and the class runs without a cluster too.
 
 A `WorkloadWorker` opens its workload's state once, when it starts (so a worker that comes up
-is one that can judge), and runs the workload's batch function on it for every chunk.
+is one that can run), and runs the workload's batch function on it for every chunk.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class WorkloadWorker:
         >>> def opened(cpus):
         ...     return f"opened with {cpus} CPUs"
         >>> worker = WorkloadWorker(Workload("same", same, open=opened), cpus=1)
-        >>> [(r.status, r.reason) for r in worker.judge(["4"], ["4"], {})]
+        >>> [(r.status, r.reason) for r in worker.run_batch(["4"], ["4"], {})]
         [('correct', 'opened with 1 CPUs')]
     """
 
@@ -51,9 +51,10 @@ class WorkloadWorker:
     def ready(self) -> dict[str, Any]:
         return _where()
 
-    def judge(
+    def run_batch(
         self, references: Sequence[Any], completions: Sequence[Any], options: dict[str, Any]
     ) -> list[VerifyResult]:
+        """The workload's batch function on this worker's state: one verdict per completion."""
         return self.workload.batch(self.state, list(references), list(completions), dict(options))
 
     def close(self) -> None:

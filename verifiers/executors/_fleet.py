@@ -13,6 +13,8 @@ The actors are named (namespace `NAMESPACE`; one name per node, workload digest,
 executor's settings that shape a worker), so every executor on the cluster shares them: the
 ranks of a torchrun job, or several reward workers, find the workers the first one started
 instead of asking for the node's CPUs again. An executor stops only the workers it started.
+The workers are kept by the SDK's one `verifiers._supervisor.Supervisor` (by name), a failed
+start's wait by its `Backoff`.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ import sys
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from verifiers._supervisor import Backoff, Supervisor, kill_actor
 from verifiers._workload import Workload, release
 from verifiers.errors import EngineUnavailableError, ExecutorError
 from verifiers.executors._actors import WorkloadWorker
@@ -141,13 +145,25 @@ class Fleet:
         self.network_resource = network_resource
         self.start_timeout_s = start_timeout_s
         self.concurrency = concurrency
-        self.slots: list[Slot] = []
-        self.cooldown: dict[tuple[str, str], float] = {}  # (node, workload digest) -> retry after
+        self.supervisor: Supervisor[str, Slot] = Supervisor(self._unplanned, self._stop)  # by name
+        self.backoff = Backoff(RETRY_START_AFTER_S)  # by (node, workload digest): after a failed start
         self.last_error: dict[str, str] = {}  # workload digest -> why none started
         self.swept: dict[str, tuple[Workload, set[str]]] = {}  # digest -> workload, nodes to sweep at close
         self._class: Any = None
 
+    @property
+    def slots(self) -> list[Slot]:
+        """The workers, starting or up (those this executor started and those it found)."""
+        return list(self.supervisor.workers.values())
+
     # -- starting ----------------------------------------------------------------------------
+    def _unplanned(self, name: str, generation: int) -> Slot:
+        raise ExecutorError(f"the worker {name} is started by `refresh` only")  # a restart is a new start there
+
+    def _stop(self, slot: Slot) -> None:
+        if slot.owned:  # else another executor's: it may still be using it
+            kill_actor(self.ray, slot.handle)
+
     def _wanted(self, node: dict[str, Any], workload: Workload) -> int:
         resources, needs = node.get("Resources", {}), workload.needs
         if needs.docker and resources.get(self.docker_resource, 0) < 1:
@@ -231,8 +247,9 @@ class Fleet:
             have = {s.name for s in self.slots if s.node_id == node_id and s.key == key}
             names = {self._name(node_id, workload, k): k for k in range(self._wanted(node, workload))}
             missing = [k for name, k in names.items() if name not in have]
-            if missing and self.cooldown.get((node_id, key), 0.0) <= now:
-                self.slots += [self._start(node_id, workload, k) for k in missing]
+            if missing and self.backoff.ready((node_id, key), now):
+                for k in missing:
+                    self.supervisor.start(self._name(node_id, workload, k), partial(self._start, node_id, workload, k))
 
     def _check_start(self, slot: Slot, now: float) -> None:
         ready, _ = self.ray.wait([slot.ready_ref], num_returns=1, timeout=0)
@@ -261,21 +278,14 @@ class Fleet:
     def _failed(self, slot: Slot, message: str) -> None:
         log.warning("%s; retrying in %g s", message, RETRY_START_AFTER_S)
         self.last_error[slot.key] = message
-        self.cooldown[(slot.node_id, slot.key)] = time.monotonic() + RETRY_START_AFTER_S
+        self.backoff.hold((slot.node_id, slot.key))
         self.drop(slot, message)
 
     def drop(self, slot: Slot, why: str) -> None:
         """Stop using ``slot``'s worker; stop the actor too if this executor started it."""
-        if slot in self.slots:
-            self.slots.remove(slot)
         level = logging.DEBUG if why == CLOSING else logging.INFO  # closing is not news
         log.log(level, "dropping a %s worker on node %s: %s", slot.workload.name, slot.node_id[:12], why)
-        if not slot.owned:  # another executor's: it may still be using it
-            return
-        try:
-            self.ray.kill(slot.handle, no_restart=True)
-        except Exception as exc:  # already gone
-            log.debug("ray.kill failed: %s", exc)
+        self.supervisor.stop(slot.name, slot)
 
     # -- for a call --------------------------------------------------------------------------
     def up(self, workload: Workload) -> list[Slot]:
@@ -326,8 +336,9 @@ class Fleet:
         closing = [s.handle.close.remote() for s in self.slots if s.where is not None and s.owned and s.workload.close]
         if closing:
             self.ray.wait(closing, num_returns=len(closing), timeout=timeout_s)
-        for slot in list(self.slots):
-            self.drop(slot, CLOSING)
+        for slot in self.slots:
+            log.debug("dropping a %s worker on node %s: %s", slot.workload.name, slot.node_id[:12], CLOSING)
+        self.supervisor.close()
         alive = {n["NodeID"] for n in self.ray.nodes() if n.get("Alive")}
         sweeps = []
         for workload, nodes in self.swept.values():

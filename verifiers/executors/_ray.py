@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import threading
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from verifiers._workload import Executor, Workload, docker_here
 from verifiers.errors import ExecutorError, VerifierInputError
 from verifiers.executors._base import LocalExecutor, checked, with_settings
+from verifiers.executors._connect import connect_ray
 from verifiers.executors._dispatch import ChunkLost, dispatch
 from verifiers.executors._fleet import ActorInfo, Fleet, Slot
 from verifiers.result import VerifyResult
@@ -19,14 +19,6 @@ from verifiers.result import VerifyResult
 __all__ = ["RayExecutor", "executor_named"]
 
 log = logging.getLogger("verifiers.executors")
-
-
-def _import_ray() -> Any:
-    try:
-        import ray
-    except ImportError as exc:
-        raise ExecutorError("RayExecutor needs Ray: pip install 'grpo-envs[ray]'") from exc
-    return ray
 
 
 class _Backend:
@@ -38,8 +30,8 @@ class _Backend:
         self.ray, self.slots, self.refs, self.comps, self.options = ray, slots, refs, comps, dict(options)
 
     def submit(self, actor: int, start: int, stop: int) -> Hashable:
-        judge = self.slots[actor].handle.judge
-        ref: Hashable = judge.remote(list(self.refs[start:stop]), list(self.comps[start:stop]), self.options)
+        run_batch = self.slots[actor].handle.run_batch
+        ref: Hashable = run_batch.remote(list(self.refs[start:stop]), list(self.comps[start:stop]), self.options)
         return ref
 
     def wait(self, pending: Sequence[Hashable], timeout_s: float) -> Sequence[Hashable]:
@@ -184,23 +176,10 @@ class RayExecutor:
             raise ExecutorError("this RayExecutor is closed")
         if self._fleet is not None:
             return self._fleet
-        ray = _import_ray()
-        if not ray.is_initialized():
-            address, kwargs = self.address, dict(self.init_kwargs)
-            if address is None and not os.environ.get("RAY_ADDRESS"):
-                address = "local"  # what the docstring promises, even beside a `ray start` cluster
-                if "resources" not in kwargs and docker_here():
-                    kwargs["resources"] = {self.docker_resource: 1}
-            try:
-                ray.init(address=address, **kwargs)
-            except Exception as exc:  # an unreachable head, a bad address
-                where = self.address or "RAY_ADDRESS or a new local cluster"
-                raise ExecutorError(f"cannot connect to the Ray cluster at {where}: {_short(exc)}") from exc
-            self._owns_ray = True
-        self._ray = ray
+        self._ray, self._owns_ray = connect_ray(self.address, init_kwargs=self.init_kwargs, local=self._local)
         atexit.register(self.close)  # before Ray's own shutdown: containers go with their pools
         self._fleet = Fleet(
-            ray,
+            self._ray,
             workers_per_node=self.workers_per_node,
             docker_resource=self.docker_resource,
             network_resource=self.network_resource,
@@ -208,6 +187,12 @@ class RayExecutor:
             concurrency=self.depth,
         )
         return self._fleet
+
+    def _local(self) -> dict[str, Any]:
+        """A new local cluster offers the ``docker`` resource when this machine has the sandbox."""
+        if "resources" in self.init_kwargs or not docker_here():
+            return {}
+        return {"resources": {self.docker_resource: 1}}
 
     def map(
         self, workload: Workload, references: Sequence[Any], completions: Sequence[Any], options: Mapping[str, Any]
