@@ -41,7 +41,7 @@ def one(size: str, run: str, args: argparse.Namespace) -> dict[str, float]:
     import torch
 
     from trainer._model import demo_model, demo_tokenizer
-    from trainer.config import GRPOConfig
+    from trainer.config import AsyncConfig, GRPOConfig
     from trainer.grpo import GRPOTrainer
 
     hidden, layers = SIZES[size]
@@ -53,8 +53,9 @@ def one(size: str, run: str, args: argparse.Namespace) -> dict[str, float]:
         cfg = GRPOConfig(
             env="grpo_envs/Digits-v0", steps=args.warmup + args.steps, prompts_per_step=8, num_generations=8,
             max_new_tokens=args.max_new_tokens, beta=0.0, learning_rate=1e-6, output_dir=out, save_every=0,
-            device="cpu", async_level=int(level), async_workers=args.workers,
-            async_schedule="latest" if mode == "latest" else "exact",
+            device="cpu", asynchronous=AsyncConfig(
+                level=int(level), workers=args.workers, schedule="latest" if mode == "latest" else "exact"
+            ),
         )  # fmt: skip
         model = demo_model(len(tok), hidden=hidden, layers=layers)
         trainer = GRPOTrainer(cfg, model=model, tokenizer=tok, show_progress=False)

@@ -32,6 +32,7 @@ import gpu_check  # noqa: E402  (bench/ is not a package)
 def steps_per_s(s: Any, level: int, steps: int) -> dict[str, float]:
     """Train ``1 + steps`` steps at ``async_level = level``; time the last ``steps``."""
     from trainer import GRPOConfig, GRPOTrainer
+    from trainer.config import AsyncConfig
 
     model, tok = gpu_check.policy_and_tokenizer(s)
     dev = gpu_check.device(s)
@@ -40,7 +41,8 @@ def steps_per_s(s: Any, level: int, steps: int) -> dict[str, float]:
         config = GRPOConfig(
             env=gpu_check.ENV_ID, output_dir=tmp, seed=0, steps=1 + steps, prompts_per_step=prompts,
             num_generations=gpu_check.G, max_new_tokens=tokens, beta=0.0, learning_rate=1e-6,
-            micro_batch_size=s.micro_batch, device=dev.type, save_every=0, eval_every=0, async_level=level,
+            micro_batch_size=s.micro_batch, device=dev.type, save_every=0, eval_every=0,
+            asynchronous=AsyncConfig(level=level),
         )  # fmt: skip
         trainer = GRPOTrainer(config, model=model, tokenizer=tok, show_progress=False)
         try:

@@ -83,12 +83,11 @@ def thread_split(workers: int, cores: int | None = None, learners: int = 1) -> t
 
 
 def check_async(config: Any, env: Any, *, lora: bool) -> None:
-    """One clear error for what asynchronous rollouts do not run with yet."""
+    """One clear error for what asynchronous rollouts do not run with yet that the env or the model
+    decides (the settings themselves are checked once, by `trainer._config_async.AsyncConfig`)."""
     why = ""
     if lora:
         why = "LoRA is not sent to rollout workers yet: train every weight (lora = {})"
-    elif config.verifier_executor != "local":
-        why = 'rollout workers judge in their own process: use verifier_executor = "local"'
     elif config.generator == "vllm" and importlib.util.find_spec("vllm") is None:
         why = (
             'generator = "vllm" runs a vLLM engine in each rollout worker, and this python has no vLLM (pip install '
@@ -100,11 +99,11 @@ def check_async(config: Any, env: Any, *, lora: bool) -> None:
         except Exception as exc:
             why = f"the env runs in worker processes: pass an env id or a module-level factory ({exc})"
         try:
-            pickle.dumps(config.judge_config)
+            pickle.dumps(config.judge)
         except Exception as exc:
             why = why or f"the judge runs in worker processes and cannot be sent there ({exc})"
     if why:
-        raise TrainerError(f"async_level = {config.async_level}: {why}, or set async_level = 0")
+        raise TrainerError(f"async_level = {config.asynchronous.level}: {why}, or set async_level = 0")
 
 
 def open_workers(
@@ -121,7 +120,7 @@ def open_workers(
 ) -> AsyncRollouts | None:
     """The rollout workers of ``config.async_level > 0`` (checked first: `check_async`), or None.
     ``learners``: the learner processes on this machine (torchrun: `trainer._async_dist`)."""
-    if config.async_level == 0:
+    if config.asynchronous.level == 0:
         return None
     from trainer._distributed import unwrap
     from trainer._lora import is_lora
@@ -129,7 +128,7 @@ def open_workers(
     base = unwrap(model)
     check_async(config, env, lora=is_lora(base))
     launch: Launch = ProcessLaunch()
-    if config.async_workers_on == "ray":  # the same schedule, the workers as Ray actors
+    if config.asynchronous.workers_on == "ray":  # the same schedule, the workers as Ray actors
         from trainer._async_ray import RayLaunch
 
         launch = RayLaunch.connected()
@@ -239,13 +238,13 @@ class AsyncRollouts:
         launch: Launch | None = None,
     ) -> None:
         self.launch = launch = launch or ProcessLaunch()
-        self.k, self.steps, self.seeds = config.async_level, config.steps, seeds
+        self.k, self.steps, self.seeds = config.asynchronous.level, config.steps, seeds
         self.level = level or (lambda step: None)
         self._threads_before = torch.get_num_threads()
         try:
             self.weights = launch.open_weights()
             self.spec = self._spec(config, model, tokenizer, env, learners)
-            self._open(config.async_workers, model, start, saved)
+            self._open(config.asynchronous.workers, model, start, saved)
         except BaseException:
             self._abort()
             raise
@@ -254,13 +253,13 @@ class AsyncRollouts:
         model_dir = self.weights.folder / "model"
         model.config.save_pretrained(model_dir)
         tokenizer.save_pretrained(model_dir)
-        threads, learner = thread_split(config.async_workers, learners=learners)
+        threads, learner = thread_split(config.asynchronous.workers, learners=learners)
         weight = next(model.parameters())
         torch.set_num_threads(learner)
         return WorkerSpec(
             str(model_dir), str(self.weights.folder), env, dict(config.env_kwargs), config.num_generations,
             config.max_new_tokens, config.temperature, config.seed, threads, config.micro_batch_size,
-            judge=config.judge_config, latest=config.async_schedule == "latest", device=str(weight.device),
+            judge=config.judge, latest=config.asynchronous.schedule == "latest", device=str(weight.device),
             dtype=str(weight.dtype).removeprefix("torch."), generator=config.generator,
         )  # fmt: skip
 

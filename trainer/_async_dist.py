@@ -45,7 +45,7 @@ def open_rollouts(
 ) -> AsyncRollouts | SharedRollouts | None:
     """The rollout workers of ``config.async_level > 0``: this process's own, or under torchrun
     rank 0's, shared by every rank (`SharedRollouts`). None for ``async_level = 0``."""
-    if config.async_level == 0:
+    if config.asynchronous.level == 0:
         return None
     if not dist.enabled:
         return open_workers(config, env, model, tokenizer, seeds=seeds, start=start, saved=saved, level=level)
@@ -58,7 +58,7 @@ def open_rollouts(
         inner = open_workers(
             config, env, source, tokenizer, seeds=seeds, start=start, saved=saved, learners=learners, level=level
         )  # fmt: skip
-    return SharedRollouts(dist, inner, shadow, learners=learners, workers=config.async_workers)
+    return SharedRollouts(dist, inner, shadow, learners=learners, workers=config.asynchronous.workers)
 
 
 def _shadow(model: Any, dist: Dist) -> Any:

@@ -38,11 +38,9 @@ def build_policy(
         if config.lora:
             policy.enable_input_require_grads()
     reference = None
-    lora = config.lora_options
+    lora = config.lora
     if lora is not None:
-        policy = apply_lora(
-            policy, r=lora["r"], alpha=lora["alpha"], dropout=lora["dropout"], targets=lora["target_modules"]
-        )
+        policy = apply_lora(policy, r=lora.r, alpha=lora.alpha, dropout=lora.dropout, targets=lora.target_modules)
     elif config.beta > 0:
         reference = copy.deepcopy(policy).eval()
         reference.requires_grad_(False)

@@ -150,7 +150,7 @@ def _plan_resume(root: Path, config: dict[str, Any]) -> RunPlan:
         )
     latest = found[-1]
     saved = states[latest]
-    before, now = json.loads(json.dumps(saved["config"])), json.loads(json.dumps(config))
+    before, now = _as_today(json.loads(json.dumps(saved["config"]))), json.loads(json.dumps(config))
     before.pop("steps", None)
     wanted_steps = now.pop("steps", None)
     before.pop("output_dir", None), now.pop("output_dir", None)  # a run directory may be moved
@@ -171,6 +171,19 @@ def _plan_resume(root: Path, config: dict[str, Any]) -> RunPlan:
             f"pass --steps {step} or more"
         )
     return RunPlan(run_id=run_id, checkpoint=latest)
+
+
+def _as_today(saved: dict[str, Any]) -> dict[str, Any]:
+    """A saved config table as this version writes it: read back through `GRPOConfig.from_dict`
+    (a run written before the typed parts, ``lora = {"r": 4}``, reads as ``{"r": 4, "alpha": 16,
+    ...}``; fields added since take their defaults). One that no longer reads is compared as saved."""
+    from trainer.config import GRPOConfig
+
+    try:
+        today: dict[str, Any] = json.loads(json.dumps(GRPOConfig.from_dict(saved).to_dict()))
+        return today
+    except (TrainerError, TypeError, ValueError):
+        return saved
 
 
 def _new_defaults(before: dict[str, Any], now: dict[str, Any]) -> list[str]:

@@ -62,8 +62,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "grpo-envs train") -> in
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
     try:
         config = config_from_args(args)
-        if config.judge_config is not None:  # a dead address: one line now, before the model loads
-            _check_judge(config.judge_config)
+        if config.judge is not None:  # a dead address: one line now, before the model loads
+            _check_judge(config.judge)
         if config.verifier_executor == "local":  # a code env without a Docker engine: one line now
             _check_engine(config.env, config.env_kwargs)
         from trainer.grpo import GRPOTrainer

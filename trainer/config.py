@@ -1,4 +1,11 @@
-"""`GRPOConfig`: one flat, frozen configuration; presets; TOML/YAML files; command-line flags.
+"""`GRPOConfig`: one flat, frozen configuration of typed parts; presets; TOML/YAML files;
+command-line flags.
+
+Its typed parts (frozen values, each checked once where it is defined): ``sampling``
+(`SamplingConfig`), ``judge`` (`grpo_envs.JudgeConfig`), ``lora`` (`LoraConfig`) and
+``asynchronous`` (`AsyncConfig`). A file, a flag or ``run.json`` spells them as users know them:
+``[sampling]``, ``[judge]`` and ``[lora]`` tables (``--judge-url``, ``--lora JSON``...) and the
+asynchronous settings as top-level ``async_*`` keys (``async_level = 1``, ``--async-level 1``).
 
 Precedence (later wins): the preset's defaults < the config file < command-line flags.
 """
@@ -15,20 +22,27 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from trainer._config_async import ASYNC_SCHEDULE_HELP, async_checks
+from grpo_envs import GrpoEnvsError, JudgeConfig
+from trainer._config_async import AsyncConfig
 from trainer._config_sampling import SamplingConfig
 from trainer._correction import IS_MODES
-from trainer._lora import LORA_DEFAULTS, check_lora
+from trainer._lora import LoraConfig
 from trainer._math import LOSS_TYPES, SCALES
 from trainer.configs import SHIPPED, shipped_config
 from trainer.errors import TrainerError
 
-if TYPE_CHECKING:
-    from grpo_envs import JudgeConfig
-
-__all__ = ["PRESETS", "GRPOConfig", "SamplingConfig", "add_config_flags", "config_from_args", "load_config"]
+__all__ = [
+    "PRESETS",
+    "AsyncConfig",
+    "GRPOConfig",
+    "LoraConfig",
+    "SamplingConfig",
+    "add_config_flags",
+    "config_from_args",
+    "load_config",
+]
 
 GENERATORS = ("hf", "vllm")
 EXECUTORS = ("local", "ray")
@@ -42,14 +56,16 @@ def _f(default: Any, help: str) -> Any:
 
 @dataclass(frozen=True)
 class GRPOConfig:
-    """Everything a GRPO run needs (41 fields). Defaults are the paper's GRPO (preset "grpo").
+    """Everything a GRPO run needs (38 fields). Defaults are the paper's GRPO (preset "grpo").
 
     Examples:
         >>> cfg = GRPOConfig(steps=10, num_generations=4)
         >>> cfg.replace(learning_rate=1e-5).learning_rate
         1e-05
-        >>> GRPOConfig(epsilon=(0.2, 0.28)).clip_range, GRPOConfig(lora={"r": 8}).lora_options["alpha"]
+        >>> GRPOConfig(epsilon=(0.2, 0.28)).clip_range, GRPOConfig(lora={"r": 8}).lora.alpha
         ((0.2, 0.28), 16)
+        >>> GRPOConfig.from_dict({"async_level": 2}).asynchronous.level
+        2
     """
 
     # what to train, on what
@@ -109,29 +125,20 @@ class GRPOConfig:
         'where completions are judged: "local" (this process, the local Docker engine) or "ray" (a RayExecutor on '
         "RAY_ADDRESS's cluster, else a new local one that all torchrun ranks join; pip install 'grpo-envs[ray]')",
     )
-    judge: dict[str, Any] = _f(
-        {},
+    judge: JudgeConfig | None = _f(
+        None,
         'an LLM judge (grpo_envs.JudgeConfig): {"url": "http://127.0.0.1:8000/v1", "model": NAME, "mode": '
         '"hybrid" (the env\'s verifier first, the judge on its rejections) or "judge", "api_key_env": VAR, '
         '"cache_dir": DIR, other LLMJudge settings}; also --judge-url, --judge-model...; {}: no judge',
     )
-    lora: dict[str, Any] = _f(
-        {},
-        'LoRA adapters (peft): {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": '
+    lora: LoraConfig | None = _f(
+        None,
+        'LoRA adapters (peft; LoraConfig): {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": '
         '"all-linear"}; {} trains every weight',
     )
-    # asynchronous rollouts (trainer._async)
-    async_level: int = _f(
-        0,
-        "k: the batch of step t (from 0) is sampled by rollout worker processes from the weights after max(0, t-k) "
-        "updates, while the learner trains; 0: generate then train, in this process",
-    )
-    async_workers: int = _f(1, "async_level > 0: rollout worker processes (cores are split evenly with the learner)")
-    async_schedule: str = _f("exact", ASYNC_SCHEDULE_HELP)
-    async_workers_on: str = _f(
-        "local",
-        'async_level > 0: where the rollout workers run: "local" (processes on this machine) or "ray" (actors on '
-        "RAY_ADDRESS's cluster, else a new local one; pip install 'grpo-envs[ray]')",
+    asynchronous: AsyncConfig = field(
+        default_factory=AsyncConfig,
+        metadata={"help": "asynchronous rollouts (AsyncConfig; in files and flags async_level, async_workers...)"},
     )
     # evaluation, checkpoints
     eval_every: int = _f(0, "evaluate on the eval split every N steps (0: only at the end)")
@@ -143,8 +150,8 @@ class GRPOConfig:
         eps: Any = self.epsilon
         if isinstance(eps, list):  # from a TOML or YAML list
             object.__setattr__(self, "epsilon", tuple(eps))
-        if isinstance(self.sampling, Mapping):  # a [sampling] table, a JSON object
-            object.__setattr__(self, "sampling", SamplingConfig.from_dict(dict(self.sampling)))
+        for name, part in _typed_parts(self).items():  # a [sampling], [judge] or [lora] table, a JSON object
+            object.__setattr__(self, name, part)
         checks = [
             (self.num_generations >= 2, "num_generations must be >= 2 (GRPO compares completions)"),
             (self.prompts_per_step >= 1, "prompts_per_step must be >= 1"),
@@ -172,7 +179,6 @@ class GRPOConfig:
                 self.importance_sampling_mode in IS_MODES,
                 f"importance_sampling_mode must be one of {', '.join(IS_MODES)}",
             ),
-            *async_checks(self),
             (self.importance_sampling_clip_max >= 0, "importance_sampling_clip_max must be >= 0 (0 turns it off)"),
             (
                 0 <= self.importance_sampling_clip_min <= (self.importance_sampling_clip_max or float("inf")),
@@ -182,20 +188,7 @@ class GRPOConfig:
         for ok, message in checks:
             if not ok:
                 raise TrainerError(f"GRPOConfig: {message}")
-        check_lora(self.lora)
-        _ = self.judge_config  # a bad judge table fails here, in one line
-
-    @property
-    def judge_config(self) -> JudgeConfig | None:
-        """The judge the ``judge`` table names, or None (the env's verifier alone)."""
-        if not self.judge:
-            return None
-        from grpo_envs import GrpoEnvsError, JudgeConfig
-
-        try:
-            return JudgeConfig.from_dict(self.judge)
-        except GrpoEnvsError as exc:
-            raise TrainerError(f"GRPOConfig: judge: {exc}") from None
+        self.asynchronous.check(generator=self.generator, verifier_executor=self.verifier_executor)
 
     @property
     def clip_range(self) -> tuple[float, float]:
@@ -203,18 +196,63 @@ class GRPOConfig:
         eps = self.epsilon
         return (float(eps[0]), float(eps[1])) if isinstance(eps, tuple) else (float(eps), float(eps))
 
-    @property
-    def lora_options(self) -> dict[str, Any] | None:
-        """The LoRA settings with their defaults filled in, or None (full fine-tuning)."""
-        if not self.lora:
-            return None
-        return {**LORA_DEFAULTS, **self.lora}
-
     def replace(self, **changes: Any) -> GRPOConfig:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The config as a file spells it (``run.json``, a checkpoint's): ``judge`` and ``lora`` as
+        tables (``{}``: none), the asynchronous settings as ``async_*`` keys; what `from_dict` reads."""
+        out: dict[str, Any] = {}
+        for name, value in dataclasses.asdict(self).items():
+            if name == "asynchronous":
+                out.update(self.asynchronous.to_dict())
+            elif name in ("judge", "lora"):
+                part = getattr(self, name)
+                out[name] = part.to_dict() if part is not None else {}
+            else:
+                out[name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, table: Mapping[str, Any]) -> GRPOConfig:
+        """From a config table as a file spells it (what `to_dict` writes, or a run written before
+        the typed parts: ``lora = {"r": 8}``); an unknown key fails in one line.
+
+        Examples:
+            >>> GRPOConfig.from_dict({"lora": {"r": 8}, "async_workers": 2}).asynchronous.workers
+            2
+        """
+        for key in table:
+            _check_key(key)
+        rest = {k: v for k, v in table.items() if k not in AsyncConfig.keys()}
+        return cls(**rest, asynchronous=AsyncConfig.from_dict(table))
+
+
+_PARTS: dict[str, Any] = {"sampling": SamplingConfig, "judge": JudgeConfig, "lora": LoraConfig}
+"""The typed parts a table may give (the asynchronous settings come as ``async_*`` keys: `GRPOConfig.from_dict`)."""
+
+
+def _typed_parts(cfg: GRPOConfig) -> dict[str, Any]:
+    """Each typed part of ``cfg`` as given, or made from the table given for it (a file's, a
+    JSON flag's); an empty ``judge`` or ``lora`` table is none. Anything else fails in one line."""
+    made = {name: _part(name, getattr(cfg, name)) for name in _PARTS}
+    if not isinstance(cfg.asynchronous, AsyncConfig):
+        raise TrainerError(f"GRPOConfig: asynchronous must be an AsyncConfig, got {cfg.asynchronous!r}")
+    return made
+
+
+def _part(name: str, value: Any) -> Any:
+    kind = _PARTS[name]
+    if isinstance(value, kind) or (value is None and name != "sampling"):
+        return value
+    if not isinstance(value, Mapping):
+        raise TrainerError(f"GRPOConfig: {name} must be a table ({kind.__name__}), got {value!r}")
+    if not value and name != "sampling":
+        return None
+    try:
+        return kind.from_dict(dict(value))
+    except GrpoEnvsError as exc:  # the judge's own checks
+        raise TrainerError(f"GRPOConfig: {name}: {exc}") from None
 
 
 def _clip_range_ok(eps: Any) -> bool:
@@ -240,8 +278,29 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-_TYPES: dict[str, Any] = typing.get_type_hints(GRPOConfig)
-"""Each field's type, resolved (``int``, ``float | tuple[float, float]``, ``dict[str, Any]``...)."""
+def _keys() -> dict[str, tuple[Any, str]]:
+    """Each key of a config table (a file's, an override's, ``run.json``'s) with its type and help
+    text, in field order: the fields, the asynchronous part as its ``async_*`` keys."""
+    hints, inner, out = typing.get_type_hints(GRPOConfig), typing.get_type_hints(AsyncConfig), {}
+    for f in fields(GRPOConfig):
+        if f.name == "asynchronous":
+            out.update({key: (inner[part.name], part.metadata["help"]) for key, part in AsyncConfig.keys().items()})
+        else:
+            out[f.name] = (hints[f.name], f.metadata.get("help", ""))
+    return out
+
+
+_KEYS: dict[str, tuple[Any, str]] = _keys()
+_TYPES: dict[str, Any] = {key: kind for key, (kind, _) in _KEYS.items()}
+"""Each key's type, resolved (``int``, ``float | tuple[float, float]``, ``LoraConfig | None``...)."""
+
+
+def _check_key(name: str) -> None:
+    if name not in _TYPES:
+        hint = difflib.get_close_matches(name, list(_TYPES), n=1)
+        known = ", ".join(sorted(_TYPES))
+        guess = f" (did you mean {hint[0]!r}?)" if hint else ""
+        raise TrainerError(f"unknown config field {name!r}{guess}; known fields: {known}")
 
 
 def _is_pair_or_number(kind: Any) -> bool:
@@ -251,12 +310,8 @@ def _is_pair_or_number(kind: Any) -> bool:
 
 
 def _coerce(name: str, value: Any) -> Any:
-    """``value`` (a string from a flag or an override) read as field ``name``'s type; other values as they are."""
-    if name not in _TYPES:
-        hint = difflib.get_close_matches(name, list(_TYPES), n=1)
-        known = ", ".join(sorted(_TYPES))
-        guess = f" (did you mean {hint[0]!r}?)" if hint else ""
-        raise TrainerError(f"unknown config field {name!r}{guess}; known fields: {known}")
+    """``value`` (a string from a flag or an override) read as key ``name``'s type; other values as they are."""
+    _check_key(name)
     kind = _TYPES[name]
     if value is None or not isinstance(value, str):
         return value
@@ -274,15 +329,22 @@ def _coerce(name: str, value: Any) -> Any:
             return parts[0] if len(parts) == 1 else tuple(parts)
         if kind is float:
             return None if value.lower() == "none" else float(value)
-        if typing.get_origin(kind) is dict or kind is SamplingConfig:
+        if _is_table(kind):
             return json.loads(value)
     except ValueError as exc:
         raise TrainerError(f"{name}: cannot read {value!r} as {_type_name(kind)} ({exc})") from None
     return value
 
 
+def _is_table(kind: Any) -> bool:
+    """A dict, or a typed part (``LoraConfig | None``): a JSON object on a command line."""
+    return typing.get_origin(kind) is dict or any(part in (kind, *typing.get_args(kind)) for part in _PARTS.values())
+
+
 def _type_name(kind: Any) -> str:
-    """A field type as its annotation reads: ``int``, ``dict[str, Any]``."""
+    """A key's type as its annotation reads: ``int``, ``dict[str, Any]``; a typed part: a JSON table."""
+    if _is_table(kind) and typing.get_origin(kind) is not dict:
+        return "a JSON table"
     return kind.__name__ if isinstance(kind, type) else str(kind).replace("typing.", "")
 
 
@@ -328,7 +390,7 @@ def load_config(
             values = dict(PRESETS[file_preset])
         _merge(values, data)
     _merge(values, {k: _coerce(k, v) for k, v in (overrides or {}).items()})
-    return GRPOConfig(**{k: _coerce(k, v) for k, v in values.items()})
+    return GRPOConfig.from_dict({k: _coerce(k, v) for k, v in values.items()})
 
 
 def _merge(values: dict[str, Any], more: Mapping[str, Any]) -> None:
@@ -340,19 +402,17 @@ def _merge(values: dict[str, Any], more: Mapping[str, Any]) -> None:
 
 
 def add_config_flags(parser: argparse.ArgumentParser) -> None:
-    """One ``--field-name`` flag per config field (help text from the field; with a
+    """One ``--key-name`` flag per config key (help text from the field; with a
     `verifiers.commandline.CommandParser` the ``--field_name`` spelling works too), plus
     ``--config`` and ``--preset``."""
     parser.add_argument("--config", help="a .toml or .yaml file of config fields")
     parser.add_argument("--preset", default="grpo", choices=sorted(PRESETS), help="defaults to start from")
-    defaults = GRPOConfig()
-    for f in fields(GRPOConfig):
-        default = getattr(defaults, f.name)
-        shown = json.dumps(default) if isinstance(default, dict) else "{}" if f.name == "sampling" else repr(default)
-        text = f"{f.metadata.get('help', '')} (default: {shown})".replace("%", "%%")
-        parser.add_argument(flag(f.name), dest=f"cfg_{f.name}", default=None, metavar=_metavar(default), help=text)
-    from grpo_envs import JudgeConfig
-
+    defaults = GRPOConfig().to_dict()
+    for name, (_, help) in _KEYS.items():
+        default = defaults[name]
+        shown = "{}" if name == "sampling" else json.dumps(default) if isinstance(default, dict) else repr(default)
+        text = f"{help} (default: {shown})".replace("%", "%%")
+        parser.add_argument(flag(name), dest=f"cfg_{name}", default=None, metavar=_metavar(default), help=text)
     JudgeConfig.add_flags(parser)  # the judge table's keys, as serve and eval spell them
     SamplingConfig.add_flags(parser)
 
@@ -374,8 +434,7 @@ def _metavar(default: Any) -> str:
 
 
 def config_from_args(args: argparse.Namespace) -> GRPOConfig:
-    names = [f.name for f in fields(GRPOConfig)]
-    overrides = {name: getattr(args, f"cfg_{name}") for name in names if getattr(args, f"cfg_{name}", None) is not None}
+    overrides = {name: getattr(args, f"cfg_{name}") for name in _KEYS if getattr(args, f"cfg_{name}", None) is not None}
     config = load_config(args.config, preset=args.preset, overrides=overrides)
     if SamplingConfig.flag_settings(args):  # --sampling-KEY flags over the sampling table
         table = {**dataclasses.asdict(config.sampling), **SamplingConfig.flag_settings(args)}
@@ -385,10 +444,9 @@ def config_from_args(args: argparse.Namespace) -> GRPOConfig:
 
 def _with_judge_flags(config: GRPOConfig, args: argparse.Namespace) -> GRPOConfig:
     """``config`` with the ``--judge-*`` flags' settings over its judge table (flags win)."""
-    from grpo_envs import GrpoEnvsError, JudgeConfig
-
     try:
         given = JudgeConfig.flag_settings(args)
     except GrpoEnvsError as exc:
         raise TrainerError(str(exc)) from None
-    return config.replace(judge={**config.judge, **given}) if given else config
+    table = config.judge.to_dict() if config.judge is not None else {}
+    return config.replace(judge={**table, **given}) if given else config

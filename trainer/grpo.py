@@ -120,7 +120,7 @@ class GRPOTrainer:
         torch.manual_seed(config.seed)
         if self.device.type == "cpu":
             torch.use_deterministic_algorithms(True, warn_only=True)
-        self.make_env = env_factory(env if env is not None else config.env, config.env_kwargs, config.judge_config)
+        self.make_env = env_factory(env if env is not None else config.env, config.env_kwargs, config.judge)
         probe = self.make_env()
         self.env_id = getattr(probe.unwrapped, "env_id", type(probe.unwrapped).__name__)
         alphabet = env_alphabet(probe) if (model or config.model) == "demo" and tokenizer is None else None
@@ -143,10 +143,10 @@ class GRPOTrainer:
         if self.run.checkpoint is not None:
             self.step_count = restore(self.run.checkpoint, self.model, self.optimizer, self.scheduler, self.dist)
         self.engine: ColocatedVLLM | None = None  # generator="vllm": built from the (restored) policy
-        if config.generator == "vllm" and config.async_level == 0:  # async: an engine in each worker
+        if config.generator == "vllm" and config.asynchronous.level == 0:  # async: an engine in each worker
             seed = stable_seed(config.seed, "vllm", self.dist.rank) % (2**31)
             self.engine = ColocatedVLLM(self.model, self.tokenizer, seed=seed, device=self.device)
-        self._plan_ahead(range(self.step_count + 1, self.step_count + config.async_level + 2))
+        self._plan_ahead(range(self.step_count + 1, self.step_count + config.asynchronous.level + 2))
         self.workers = open_rollouts(  # async_level > 0: rollout worker processes (torchrun: rank 0's, shared)
             config, env if env is not None else config.env, self.model, self.tokenizer, self.dist,
             seeds=lambda t: self._plan(t + 1).seeds, level=lambda t: self._plan(t + 1).level,
@@ -234,7 +234,7 @@ class GRPOTrainer:
         trained = time.perf_counter()
         metrics = {"step": step, **rollout_metrics(groups), **update, "lr": self.scheduler.get_last_lr()[0], **extra}
         metrics.update(sample.metrics, **self.sampler.observe(metrics["correct_rate"]))
-        self._plan_ahead([step + self.config.async_level + 1])  # the job `advance` sends, planned from this step on
+        self._plan_ahead([step + self.config.asynchronous.level + 1])  # the job `advance` sends, planned now
         synced = self.engine.sync(self.model) if self.engine is not None else 0.0
         synced += self.workers.advance(unwrap(self.model), step) if self.workers is not None else 0.0
         self.step_count = step
@@ -259,7 +259,7 @@ class GRPOTrainer:
     def _plan_ahead(self, steps: Any) -> None:
         """With rollout workers, plan ``steps`` now on every rank (rank 0 sends their jobs now), so every
         rank's level and table stay rank 0's."""
-        for t in steps if self.config.async_level else ():
+        for t in steps if self.config.asynchronous.level else ():
             self._plan(t)
 
     def _step_rollouts(self, step: int) -> tuple[StepSample, float, float | None, dict[str, Any]]:

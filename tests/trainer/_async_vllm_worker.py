@@ -27,7 +27,7 @@ from trainer._batch import make_batch, sequence_logps
 from trainer._rollout import Rollout
 from trainer._sampling import SamplingParams
 from trainer._weights import FileWeights
-from trainer.config import GRPOConfig
+from trainer.config import AsyncConfig, GRPOConfig
 from trainer.grpo import GRPOTrainer
 
 K, STEPS = 1, 4
@@ -55,7 +55,7 @@ def learner(model: str, out: Path) -> dict[str, Any]:
     trainer._async.subprocess = types.SimpleNamespace(**{**vars(subprocess), "Popen": popen})  # type: ignore[assignment]
     cfg = GRPOConfig(
         model=model, env="grpo_envs/Digits-v0", env_kwargs={"ops": "cs"}, output_dir=str(out / "run"),
-        generator="vllm", async_level=K, steps=STEPS, prompts_per_step=4, num_generations=4, max_new_tokens=4,
+        generator="vllm", asynchronous=AsyncConfig(level=K), steps=STEPS, prompts_per_step=4, num_generations=4, max_new_tokens=4,
         learning_rate=1e-2, beta=0.0, save_every=0, eval_prompts=2, device="cpu",
     )  # fmt: skip
     run = GRPOTrainer(cfg, show_progress=False)

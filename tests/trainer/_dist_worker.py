@@ -168,7 +168,7 @@ def async_runs(out_dir: str) -> None:
     from trainer.config import GRPOConfig
     from trainer.grpo import GRPOTrainer
 
-    ddp = GRPOConfig(**{**ASYNC, "steps": 2, "save_every": 2, "output_dir": str(Path(out_dir) / "ddp")})
+    ddp = GRPOConfig.from_dict({**ASYNC, "steps": 2, "save_every": 2, "output_dir": str(Path(out_dir) / "ddp")})
     trainer = GRPOTrainer(ddp, show_progress=False)
     assert trainer.workers is not None
     seen: dict[str, list[Any]] = {"batch": [], "share": []}  # each step's prompts: rank 0's batch, this rank's share
@@ -187,7 +187,9 @@ def async_runs(out_dir: str) -> None:
     trainer.train()
     (Path(out_dir) / f"ddp-seen-{trainer.dist.rank}.json").write_text(json.dumps(seen))
     GRPOTrainer(ddp.replace(steps=3), show_progress=False, resume=True).train()
-    fsdp = GRPOConfig(**{**ASYNC, "save_every": 0, "distributed": "fsdp", "output_dir": str(Path(out_dir) / "fsdp")})
+    fsdp = GRPOConfig.from_dict(
+        {**ASYNC, "save_every": 0, "distributed": "fsdp", "output_dir": str(Path(out_dir) / "fsdp")}
+    )
     GRPOTrainer(fsdp, show_progress=False).train()
 
 
@@ -233,8 +235,8 @@ def async_edge_runs(out_dir: str) -> None:
     from trainer.config import GRPOConfig
     from trainer.grpo import GRPOTrainer
 
-    cfg = GRPOConfig(**{**ASYNC, "save_every": 0, "env_kwargs": {"ops": "csmp"}}, sampling=EDGE,
-                     output_dir=str(Path(out_dir) / "edge"))  # fmt: skip
+    cfg = GRPOConfig.from_dict({**ASYNC, "save_every": 0, "env_kwargs": {"ops": "csmp"}, "sampling": EDGE,
+                                "output_dir": str(Path(out_dir) / "edge")})  # fmt: skip
     trainer = GRPOTrainer(cfg, show_progress=False)
     states: list[Any] = []
     step = trainer.step

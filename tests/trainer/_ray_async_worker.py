@@ -30,7 +30,7 @@ def config(out: str, name: str, **overrides: Any) -> Any:
         output_dir=os.path.join(out, name), save_every=2, eval_prompts=2, device="cpu", env="grpo_envs/Digits-v0",
         async_level=1, async_workers=2,
     )  # fmt: skip
-    return GRPOConfig(**{**base, **overrides})
+    return GRPOConfig.from_dict({**base, **overrides})
 
 
 def run(cfg: Any, steps: int, *, kill_after: int | None = None, resume: bool = False) -> dict[str, Any]:
@@ -51,7 +51,7 @@ def run(cfg: Any, steps: int, *, kill_after: int | None = None, resume: bool = F
     try:
         for _ in range(steps):
             if kill_after is not None and trainer.step_count == kill_after:
-                out["killed"] = trainer.step_count + cfg.async_level + 1
+                out["killed"] = trainer.step_count + cfg.asynchronous.level + 1
                 ray.kill(workers.slots[out["killed"] % len(workers.slots)].process)
             out["metrics"].append(trainer.step())
             if trainer.step_count % cfg.save_every == 0:

@@ -25,7 +25,7 @@ from trainer._batch import make_batch, sequence_logps
 from trainer._model import demo_model
 from trainer._weights import FileWeights, shm_root
 from trainer._worker import Job, WorkerSpec, _Worker
-from trainer.config import GRPOConfig
+from trainer.config import AsyncConfig, GRPOConfig, load_config
 from trainer.grpo import GRPOTrainer
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -46,22 +46,22 @@ def config(tmp_path: Path, name: str = "run", **overrides: Any) -> GRPOConfig:
         env="grpo_envs/Digits-v0",
         async_level=1,
     )
-    return GRPOConfig(**{**base, **overrides})
+    return GRPOConfig.from_dict({**base, **overrides})
 
 
 def test_async_fields_are_checked_in_one_line() -> None:
     with pytest.raises(TrainerError, match=r"async_level must be >= 0 \(0: no rollout workers\), got -1"):
-        GRPOConfig(async_level=-1)
+        GRPOConfig.from_dict({"async_level": -1})
     with pytest.raises(TrainerError, match="async_workers must be >= 1"):
-        GRPOConfig(async_workers=0)
+        GRPOConfig(asynchronous=AsyncConfig(workers=0))
     with pytest.raises(TrainerError, match="async_schedule must be exact or latest, got 'newest'"):
-        GRPOConfig(async_schedule="newest")
+        load_config(overrides={"async_schedule": "newest"})
     with pytest.raises(TrainerError, match='async_schedule = "latest" runs on local transformers workers'):
-        GRPOConfig(async_level=1, async_schedule="latest", generator="vllm")
+        GRPOConfig(asynchronous=AsyncConfig(level=1, schedule="latest"), generator="vllm")
     with pytest.raises(TrainerError, match='async_workers_on = "ray" runs transformers in its actors'):
-        GRPOConfig(async_level=1, async_workers_on="ray", generator="vllm")
-    assert GRPOConfig(async_level=1, generator="vllm").generator == "vllm"  # vLLM rollout workers
-    assert GRPOConfig().async_level == 0
+        GRPOConfig.from_dict({"async_level": 1, "async_workers_on": "ray", "generator": "vllm"})
+    assert GRPOConfig.from_dict({"async_level": 1, "generator": "vllm"}).generator == "vllm"  # vLLM rollout workers
+    assert GRPOConfig().asynchronous.level == 0
 
 
 def test_the_nominal_schedule_and_the_thread_split() -> None:

@@ -38,10 +38,10 @@ class Store:
 
 
 def test_the_switch_takes_local_or_ray_in_one_line() -> None:
-    assert GRPOConfig().async_workers_on == "local"
-    assert load_config(overrides={"async_workers_on": "ray"}).async_workers_on == "ray"
+    assert GRPOConfig().asynchronous.workers_on == "local"
+    assert load_config(overrides={"async_workers_on": "ray"}).asynchronous.workers_on == "ray"
     with pytest.raises(TrainerError, match="async_workers_on must be one of local, ray"):
-        GRPOConfig(async_level=1, async_workers_on="slurm")
+        GRPOConfig.from_dict({"async_level": 1, "async_workers_on": "slurm"})
 
 
 def _same(a: torch.nn.Module, b: torch.nn.Module) -> bool:

@@ -158,7 +158,7 @@ def _config(tmp_path: Path, name: str, **overrides: Any) -> GRPOConfig:
         device="cpu",
         sampling={"dynamic": True, "max_rounds": 8, "overlong": True, "overlong_max": 2, "overlong_buffer": 1},
     )
-    return GRPOConfig(**{**values, **overrides})
+    return GRPOConfig.from_dict({**values, **overrides})
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:

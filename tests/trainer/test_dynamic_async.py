@@ -106,8 +106,8 @@ def test_ddp_ranks_sharing_rank_0s_worker_hold_the_same_level_table_and_plans(tm
     ranks = [json.loads((tmp_path / f"edge-{rank}.json").read_text()) for rank in (0, 1)]
     assert ranks[0] == ranks[1] and len(ranks[0]) == 3
     assert [s["sampling"]["curriculum"]["level"] for s in ranks[0]] == [1, 1, 2]
-    cfg = GRPOConfig(**{**ASYNC, "save_every": 0, "env_kwargs": {"ops": "csmp"}}, sampling=EDGE,
-                     output_dir=str(tmp_path / "one"))  # fmt: skip
+    cfg = GRPOConfig.from_dict({**ASYNC, "save_every": 0, "env_kwargs": {"ops": "csmp"}, "sampling": EDGE,
+                                "output_dir": str(tmp_path / "one")})  # fmt: skip
     GRPOTrainer(cfg, show_progress=False).train()
     keys = ("sampling/level", "sampling/tasks_skipped", "sampling/tasks_tracked", "correct_rate")
     one, ddp = _rows(tmp_path / "one" / "metrics.jsonl"), _rows(tmp_path / "edge" / "metrics.jsonl")

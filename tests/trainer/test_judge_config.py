@@ -47,11 +47,11 @@ def test_the_judge_table_the_flags_and_their_errors(tmp_path: Path) -> None:
     file = tmp_path / "run.toml"
     file.write_text('[judge]\nurl = "http://127.0.0.1:9/v1"\nmodel = "m"\nretries = 1\n')
     cfg = load_config(file)
-    assert cfg.judge_config == JudgeConfig("http://127.0.0.1:9/v1", "m", options={"retries": 1})
+    assert cfg.judge == JudgeConfig("http://127.0.0.1:9/v1", "m", options={"retries": 1})
     args = parser().parse_args(["--config", str(file), "--judge-model", "other", "--judge-mode", "judge"])
-    flagged = config_from_args(args).judge_config
+    flagged = config_from_args(args).judge
     assert flagged is not None and (flagged.model, flagged.mode, flagged.options) == ("other", "judge", {"retries": 1})
-    assert GRPOConfig().judge_config is None
+    assert GRPOConfig().judge is None and GRPOConfig(judge={}).judge is None
     for bad, message in [
         ({"url": "http://127.0.0.1:9/v1"}, "needs model"),
         ({"url": "http://a/v1", "model": "m", "mode": "vote"}, "judge mode must be one of hybrid, judge"),
@@ -134,7 +134,7 @@ def test_a_reward_model_named_by_the_judge_table_scores_a_training_run(tmp_path:
 
     folder = str(save_reward_model(tmp_path / "rm"))
     args = parser().parse_args(["--judge-reward-model", folder, "--judge-mode", "judge"])
-    settings = config_from_args(args).judge_config
+    settings = config_from_args(args).judge
     assert settings == JudgeConfig(reward_model=folder, mode="judge")
     assert JudgeConfig.from_dict(settings.to_dict()) == settings
     cfg = GRPOConfig(
