@@ -1,7 +1,7 @@
 """Benchmark: an episode's session start on a shipped task, cold (a container per episode, as the
 task-folder env opened them before) vs from the task's warm pool (``task_session(..., warm=G)``).
 
-    python bench/task_sessions.py [--task fix-median] [--rounds 12] [--group 8] [--lead 2]
+    python bench/task_sessions.py [--task fix-median] [--rounds 12] [--group 8] [--leads 2,6]
 
 Start to first command: from asking for the task's session (its image's working folder writable
 and filled, the shell in it) to the result of its first command (``ls``), each session closed
@@ -9,7 +9,8 @@ after it:
   cold                 ``task_session(task, image)``: container start, supervisor, the folder's
                        files extracted, then the command (what each episode paid before)
   warm, 1/s            ``task_session(task, image, warm=G)``, one a second
-  group after a reset  G sessions asked for at once, ``--lead`` seconds after
+  group, cold          G cold sessions asked for at once (a container each, all starting together)
+  group after a reset  G sessions asked for at once, each of ``--leads`` seconds after
                        `prestart_task_sessions` (what `HarborTerminal.reset` calls: the model's
                        first turn is the lead), from a pool that had none: a GRPO step's group
   group, warm          G at once from a full pool (the task's second group within the idle time)
@@ -56,9 +57,9 @@ def first_command(task: Any, image: str, warm: int) -> tuple[float, Any]:
     return took, s
 
 
-def group(task: Any, image: str, g: int) -> list[float]:
+def group(task: Any, image: str, g: int, warm: int) -> list[float]:
     with concurrent.futures.ThreadPoolExecutor(g) as threads:
-        done = list(threads.map(lambda _: first_command(task, image, g), range(g)))
+        done = list(threads.map(lambda _: first_command(task, image, warm), range(g)))
     for _, s in done:
         s.close()
     return [t for t, _ in done]
@@ -69,7 +70,7 @@ def main() -> None:
     parser.add_argument("--task", default="fix-median")
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--group", type=int, default=8)
-    parser.add_argument("--lead", type=float, default=2.0)
+    parser.add_argument("--leads", default="2,6")
     args = parser.parse_args()
     task = next(t for t in shipped_tasks() if t.name == args.task)
     image = build_task_image(task, base_images={"grpo-envs-task-base": build_task_base_image()})
@@ -81,15 +82,14 @@ def main() -> None:
         colds.append(took)
         s.close()
     print(row("cold task_session + first command", colds))
-    groups_cold = []
-    for _ in range(max(1, args.rounds // g)):
+    print(row(f"group of {g} at once, cold", group(task, image, g, 0)))
+    for lead in [float(x) for x in args.leads.split(",")]:
         for pool in list(_session._pools.values()):  # a task the pool has not seen: nothing warm
             pool.close()
         _session._pools.clear()
         prestart_task_sessions(task, image, warm=g)
-        time.sleep(args.lead)
-        groups_cold += group(task, image, g)
-    print(row(f"group of {g}, {args.lead:g} s after reset", groups_cold))
+        time.sleep(lead)
+        print(row(f"group of {g}, {lead:g} s after reset", group(task, image, g, g)))
     pool = _session._task_pool(task, image, None, g, {})
     warm = []
     for _ in range(args.rounds):
@@ -102,7 +102,7 @@ def main() -> None:
     groups = []
     for _ in range(max(1, args.rounds // g)):
         pool.warm(image)
-        groups += group(task, image, g)
+        groups += group(task, image, g, g)
     print(row(f"group of {g} at once, warm", groups))
     pool.close()
     print(f"\nwarm vs cold, p50: {statistics.median(colds) / statistics.median(warm):.0f}x faster")
