@@ -23,7 +23,15 @@ from typing import Any
 from grpo_envs.envs.terminal import Terminal, TerminalTask
 from grpo_envs.errors import EnvConfigError
 from verifiers import VerifyResult
-from verifiers.agentic import AgenticTask, build_task_image, load_tasks, split_tasks, task_session, verify_task
+from verifiers.agentic import (
+    AgenticTask,
+    build_task_image,
+    load_tasks,
+    prestart_task_sessions,
+    split_tasks,
+    task_session,
+    verify_task,
+)
 
 __all__ = ["HarborTerminal", "reference_commands"]
 
@@ -100,9 +108,10 @@ def task_image(task: AgenticTask, base_images: Mapping[str, str] | None = None) 
     return known
 
 
-def _open_session(task: AgenticTask, image: str) -> Any:
-    """The task's session: its image's working folder writable and filled, its user (`task_session`)."""
-    return task_session(task, image)
+def _open_session(task: AgenticTask, image: str, warm: int = 0) -> Any:
+    """The task's session: its image's working folder writable and filled, its user (`task_session`),
+    from the warm pool of its image when ``warm`` > 0."""
+    return task_session(task, image, warm=warm)
 
 
 def _verify(session: Any, task: AgenticTask, image: str) -> VerifyResult:
@@ -137,7 +146,10 @@ class HarborTerminal(Terminal):
     ## Arguments
     ``tasks_dir`` (a folder of task folders), ``split``, ``eval_fraction`` (default 0.2),
     ``split_seed`` (default 0), ``base_images`` (``FROM`` name -> local image: nothing is pulled),
-    ``session`` ((task, image) -> a session), ``verify`` ((session, task, image) -> `VerifyResult`),
+    ``warm_sessions`` (default 8: sessions of a task kept started ahead, per task image, in this
+    process; a reset starts its task's, so the first command finds one ready; set it to the group
+    size G; 0: a container started per episode), ``session`` ((task, image) -> a session; no
+    warm sessions then), ``verify`` ((session, task, image) -> `VerifyResult`),
     and `Terminal`'s ``tool_format``, ``max_turns``, ``output_chars``, ``context_chars`` and
     ``timeout_s`` (per command).
 
@@ -154,6 +166,7 @@ class HarborTerminal(Terminal):
         eval_fraction: float = 0.2,
         split_seed: int = 0,
         base_images: Mapping[str, str] | None = None,
+        warm_sessions: int = 8,
         session: Opener | None = None,
         verify: Verify | None = None,
         **terminal: Any,
@@ -169,10 +182,29 @@ class HarborTerminal(Terminal):
             why = f"a split holding tasks ({len(train)} train, {len(held)} eval in {tasks_dir}; try split='all')"
             raise EnvConfigError("Terminal", "split", why, split)
         self.agentic_tasks = chosen
+        if warm_sessions < 0:
+            raise EnvConfigError("Terminal", "warm_sessions", "an integer >= 0", warm_sessions)
         self.base_images = dict(base_images or {})
         self.needs_engine = session is None or verify is None  # default sessions and verifiers are containers
-        opener, verifying = session or _open_session, verify or _verify
+        self.warm_sessions = warm_sessions if session is None else 0
+        opener, verifying = session or partial(_open_session, warm=self.warm_sessions), verify or _verify
+        self._by_name = {t.name: t for t in chosen}
         super().__init__([self._terminal_task(t, opener, verifying) for t in chosen], **terminal)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """As `Terminal.reset`; with warm sessions, the task's start in the background (its image
+        built first if this process has not yet), ready by the first command."""
+        prompt, info = super().reset(seed=seed, options=options)
+        if self.warm_sessions and self.task is not None:
+            task = self._by_name[self.task.task_id]
+            threading.Thread(target=self._prestart, args=(task,), name="harbor-prestart", daemon=True).start()
+        return prompt, info
+
+    def _prestart(self, task: AgenticTask) -> None:
+        try:
+            prestart_task_sessions(task, task_image(task, self.base_images), warm=self.warm_sessions)
+        except Exception as exc:  # the first command opens the session and reports why
+            log.debug("warm sessions of task %s did not start: %s", task.name, exc)
 
     @staticmethod
     def _offline(tasks: list[AgenticTask], tasks_dir: str | Path) -> list[AgenticTask]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from grpo_envs import RolloutRecord
 from trainer.errors import TrainerError
-from verifiers.result import _CORRECT, VerifyResult  # _CORRECT: made public by issue 50's naming work
+from verifiers.result import STATUS_CORRECT, VerifyResult
 
 __all__ = ["AuditRow", "Grade", "read_samples"]
 
@@ -47,7 +47,7 @@ class Grade:
         except (ValueError, TypeError):  # not one of our statuses, or a field of another shape
             status, extracted = str(row.get("status")), row.get("extracted")
             reason = str(row.get("reason") or "")
-            return cls(status, _CORRECT.get(status), reason, None if extracted is None else str(extracted))
+            return cls(status, STATUS_CORRECT.get(status), reason, None if extracted is None else str(extracted))
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "correct": self.correct, "reason": self.reason, "extracted": self.extracted}

@@ -12,7 +12,8 @@ an agent left in a `verifiers.sandbox.Session`: its declared artifacts, in a fre
 container (the call a terminal env makes after the agent's turn); `verify_shared` verifies a
 shared-mode task in the agent's own container once its processes are stopped, and `verify_task`
 picks the task's mode. `task_session` opens the session an agent works in for a task (the image's
-working folder writable and filled). `check_task` (``grpo-envs tasks check``) requires the
+working folder writable and filled; ``warm=G`` takes it from a warm pool of the task's image that
+`prestart_task_sessions` fills ahead). `check_task` (``grpo-envs tasks check``) requires the
 reference solution to score 1 and no action to score 0. `EpisodeLog` keeps the commands of one
 episode (command, exit code, seconds, output size), `write_jsonl` writes them as JSON lines.
 `shipped_tasks_dir` is the folder of the tasks shipped with the package (`shipped_tasks` reads them).
@@ -30,7 +31,7 @@ from verifiers.agentic._check import TaskCheck, check_task
 from verifiers.agentic._harbor import load_tasks, read_task, split_tasks, write_task
 from verifiers.agentic._image import TASK_IMAGE_REPOSITORY, build_task_image
 from verifiers.agentic._log import CommandRecord, EpisodeLog, write_jsonl
-from verifiers.agentic._session import image_workdir, task_session
+from verifiers.agentic._session import image_workdir, prestart_task_sessions, task_session
 from verifiers.agentic._shared import verify_shared
 from verifiers.agentic._shipped import shipped_tasks, shipped_tasks_dir
 from verifiers.agentic._task import AgenticTask, Environment, Limits, Verifier
@@ -52,6 +53,7 @@ __all__ = [
     "image_workdir",
     "junit_outcomes",
     "load_tasks",
+    "prestart_task_sessions",
     "read_task",
     "shipped_tasks",
     "shipped_tasks_dir",

@@ -13,6 +13,11 @@ A shared-mode task's session also has ``/tests`` and ``/logs`` as empty root-own
 points (mode 0755): the root file system is read-only, so the tests can only be put there, after
 the agent's turn (see `verify_shared`). They are mount points, so the agent cannot replace them
 with a link.
+
+Warm sessions (``task_session(..., warm=G)``): a process-wide `SessionPool` per image and
+lockdown keeps G such sessions started, their working folder already filled and their shell in
+it, so the session of an episode is handed out in milliseconds instead of a container start
+(1.5-7 s under a GRPO step's load); each is still used by one episode only.
 """
 
 from __future__ import annotations
@@ -21,14 +26,16 @@ import io
 import tarfile
 import threading
 import uuid
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from verifiers.agentic._task import AgenticTask
 from verifiers.errors import SandboxError
-from verifiers.sandbox import Session, engine_client
+from verifiers.sandbox import Session, SessionPool, engine_client
 from verifiers.sandbox._host.session import SessionLockdown, start_container
 
-__all__ = ["SHARED_MOUNTS", "image_workdir", "task_session"]
+__all__ = ["SHARED_MOUNTS", "WARM_IDLE_S", "image_workdir", "prestart_task_sessions", "task_session"]
 
 SHARED_MOUNTS = ("/tests", "/logs")
 _MOUNT_MB = 64
@@ -36,6 +43,10 @@ SESSION_DIRS = ("/work", "/tmp")  # writable in every session
 TREE_CAP = 16 * 2**20  # bytes of a working folder copied into a session
 _trees: dict[tuple[str, str], bytes] = {}  # (image id, folder) -> its files, as a tar relative to it
 _lock = threading.Lock()
+_pools: dict[tuple[Any, ...], SessionPool] = {}  # warm task sessions, per image and lockdown (this process's)
+WARM_IDLE_S = 120.0  # a task's warm sessions unused this long are removed (a task comes back once an epoch)
+LOCKDOWN_DEFAULTS: dict[str, Any] = {"pids_limit": 128, "work_mb": 256, "tmp_mb": 64}  # `Session`'s
+LOCKDOWN_KEYS = ("root", "memory_mb", "cpus", "pids_limit", "work_mb", "tmp_mb", "writable")
 
 
 class _SharedLockdown(SessionLockdown):
@@ -92,22 +103,50 @@ def _image_tree(client: Any, image: str, folder: str) -> bytes:
     return tree
 
 
-def _start(task: AgenticTask, image: str, client: Any, options: dict[str, Any]) -> Session:
-    """The session itself: a plain one, or with `SHARED_MOUNTS` for a shared-mode task."""
-    if task.verifier.mode != "shared":
-        return Session(image=image, client=client, **options)
-    lockdown_keys = ("memory_mb", "cpus", "pids_limit", "work_mb", "tmp_mb", "writable")
-    defaults: dict[str, Any] = {"pids_limit": 128, "work_mb": 256, "tmp_mb": 64, "writable": ()}
-    settings: dict[str, Any] = {k: options.get(k, defaults.get(k)) for k in lockdown_keys}
-    lockdown = _SharedLockdown(root=options["root"], **settings)
-    container = start_container(client, image, lockdown, f"session-{uuid.uuid4().hex[:12]}")
-    return Session(container=container, **{k: v for k, v in options.items() if k not in lockdown_keys[2:]})
+def _lockdown(task: AgenticTask, options: dict[str, Any]) -> SessionLockdown:
+    """The session's lockdown: a plain one, or with `SHARED_MOUNTS` for a shared-mode task."""
+    kind = _SharedLockdown if task.verifier.mode == "shared" else SessionLockdown
+    return kind(**{**LOCKDOWN_DEFAULTS, **{k: options[k] for k in LOCKDOWN_KEYS if k in options}})
 
 
-def task_session(task: AgenticTask, image: str, *, client: Any = None, **session_kwargs: Any) -> Session:
+def _fill(session: Session, workdir: str, tree: bytes, image: str) -> None:
+    """Extract ``tree`` into ``workdir`` as the session user, and start the shell there."""
+    quoted = "'" + workdir.replace("'", "'\\''") + "'"
+    if tree:
+        r = session.exec(f"/bin/tar -xpf - -C {quoted} --no-same-owner", stdin=tree, timeout_s=60)
+        if r.error or r.exit_code != 0:
+            raise SandboxError(f"{workdir} could not be filled from {image}: {r.error or r.stderr.strip()}")
+    r = session.exec(f"cd {quoted}")
+    if r.error:
+        raise SandboxError(f"the session of {image} failed: {r.error}")
+
+
+def _pool(key: tuple[Any, ...], make: Callable[[], SessionPool]) -> SessionPool:
+    """This process's pool for ``key``, made at the first call (outside the lock: a first pool
+    reads its image's files; two threads racing keep the first one made)."""
+    with _lock:
+        pool = _pools.get(key)
+    if pool is not None:
+        return pool
+    made = make()
+    with _lock:
+        pool = _pools.setdefault(key, made)
+    if pool is not made:
+        made.close()
+    return pool
+
+
+def task_session(task: AgenticTask, image: str, *, client: Any = None, warm: int = 0, **session_kwargs: Any) -> Session:
     """A started `Session` of ``image`` (the task's, from `build_task_image`) for an agent working
     on ``task`` (see the module's docstring); ``session_kwargs`` go to `Session` (``pids_limit``,
     ``work_mb``, ...).
+
+    With ``warm`` > 0 the session comes from this process's warm `SessionPool` for the task's
+    image and lockdown (one pool per image, user, limits and mode), which keeps ``warm`` sessions
+    started and filled ahead (set it to the group size G: a GRPO step's G sessions of one task
+    then start at once; `prestart_task_sessions` starts them before they are asked for); idle,
+    they are removed after `WARM_IDLE_S`. Each session is still used once: what one agent did
+    is never seen by the next. ``warm=0``: a container started for this call.
 
     Raises:
         SandboxError: the session could not start or the working folder could not be filled.
@@ -117,9 +156,23 @@ def task_session(task: AgenticTask, image: str, *, client: Any = None, **session
         ...     s.exec("pwd; ls").stdout
         '/app\\nmain.py\\n'
     """
-    client = client or engine_client()
+    if warm:
+        return _task_pool(task, image, client, warm, session_kwargs).session(image)
+    return _cold(task, image, client, session_kwargs)
+
+
+def prestart_task_sessions(
+    task: AgenticTask, image: str, *, warm: int, client: Any = None, **session_kwargs: Any
+) -> None:
+    """Start ``task``'s warm sessions (as `task_session` with the same arguments would take them
+    from) in the background, and return at once: call it when an episode of the task begins, so
+    its sessions are ready by the first command."""
+    _task_pool(task, image, client, warm, session_kwargs).prestart(image)
+
+
+def _options(task: AgenticTask, image: str, client: Any, session_kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The task's working folder and the session's options (its user, limits, writable folders)."""
     workdir = task.environment.workdir or image_workdir(image, client=client)
-    tree = _image_tree(client, image, workdir)
     options: dict[str, Any] = {
         "root": task.agent_user == "root",
         "memory_mb": task.limits.memory_mb,
@@ -128,15 +181,33 @@ def task_session(task: AgenticTask, image: str, *, client: Any = None, **session
     }
     if workdir not in SESSION_DIRS:
         options["writable"] = (workdir,)
-    session = _start(task, image, client, {**options, **session_kwargs})
+    return workdir, {**options, **session_kwargs}
+
+
+def _cold(task: AgenticTask, image: str, client: Any, session_kwargs: dict[str, Any]) -> Session:
+    client = client or engine_client()
+    workdir, options = _options(task, image, client, session_kwargs)
+    tree = _image_tree(client, image, workdir)
+    container = start_container(client, image, _lockdown(task, options), f"session-{uuid.uuid4().hex[:12]}")
+    session = Session(container=container, **{k: v for k, v in options.items() if k not in LOCKDOWN_KEYS[2:]})
     try:
-        quoted = "'" + workdir.replace("'", "'\\''") + "'"
-        if tree:
-            r = session.exec(f"/bin/tar -xpf - -C {quoted} --no-same-owner", stdin=tree, timeout_s=60)
-            if r.error or r.exit_code != 0:
-                raise SandboxError(f"{workdir} could not be filled from {image}: {r.error or r.stderr.strip()}")
-        session.exec(f"cd {quoted}")
+        _fill(session, workdir, tree, image)
     except BaseException:
         session.close()
         raise
     return session
+
+
+def _task_pool(task: AgenticTask, image: str, client: Any, warm: int, session_kwargs: dict[str, Any]) -> SessionPool:
+    client = client or engine_client()
+    workdir, options = _options(task, image, client, session_kwargs)
+    lockdown = _lockdown(task, options)
+    rest = {k: v for k, v in options.items() if k not in LOCKDOWN_KEYS}
+    key = (image, workdir, type(lockdown), *sorted((k, repr(v)) for k, v in options.items()), warm)
+
+    def make() -> SessionPool:
+        tree = _image_tree(client, image, workdir)
+        fill = partial(_fill, workdir=workdir, tree=tree, image=image)
+        return SessionPool(size=warm, idle_s=WARM_IDLE_S, client=client, lockdown=lockdown, prepare=fill, **rest)
+
+    return _pool(key, make)

@@ -9,6 +9,6 @@ wire to its supervisor (`container`), the engines of a pool and the sweeps of le
 (`classes`), and the in-container program as it is shipped to a container (`program`).
 
 It imports from `verifiers.sandbox._in_container` only the wire format (`wire`) and the wall-clock
-slack of a job's and a session command's time limit (`procs.WALL_SLACK`, `procs.SESSION_WALL`);
+bound of a job's and a session command's time limit (`procs.wall_bound`);
 nothing there imports from here.
 """

@@ -20,7 +20,7 @@ from verifiers.sandbox._host.container import Container, ContainerGone, Lockdown
 from verifiers.sandbox._host.engines import Engine, remove_orphans, remove_pool
 from verifiers.sandbox._host.image import image_exists, image_tag
 from verifiers.sandbox._host.protocol import ExecResult, Job
-from verifiers.sandbox._in_container.procs import WALL_SLACK
+from verifiers.sandbox._in_container.procs import wall_bound
 
 __all__ = ["DockerSandbox", "default_sandbox"]
 
@@ -269,7 +269,7 @@ class DockerSandbox:
             "out_cap": self.out_cap,
         }
         try:
-            reply = self._submit(msg, memory_mb or self.memory_mb, timeout * WALL_SLACK + self.stuck_after_s)
+            reply = self._submit(msg, memory_mb or self.memory_mb, wall_bound(timeout) + self.stuck_after_s)
         except SandboxError as exc:
             return ExecResult(error=str(exc))
         return ExecResult(
@@ -320,7 +320,7 @@ class DockerSandbox:
             "suite_timeout_s": suite,
             "calls": [[encode(a) for a in args] for args in calls],
         }
-        reply = self._submit(msg, memory_mb or self.memory_mb, suite * WALL_SLACK + self.stuck_after_s)
+        reply = self._submit(msg, memory_mb or self.memory_mb, wall_bound(suite) + self.stuck_after_s)
         return list(reply["results"])
 
     def run_tests(
@@ -348,7 +348,7 @@ class DockerSandbox:
             "timeout_s": timeout,
             "suite_timeout_s": suite,
         }
-        reply = self._submit(msg, memory_mb or self.memory_mb, suite * WALL_SLACK + self.stuck_after_s)
+        reply = self._submit(msg, memory_mb or self.memory_mb, wall_bound(suite) + self.stuck_after_s)
         return list(reply["records"])
 
     def close(self) -> None:

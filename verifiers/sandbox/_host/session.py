@@ -19,7 +19,7 @@ from verifiers.sandbox._host.client import engine_client
 from verifiers.sandbox._host.container import Container, ContainerGone, Lockdown
 from verifiers.sandbox._host.image import image_exists, image_tag
 from verifiers.sandbox._host.protocol import ExecResult
-from verifiers.sandbox._in_container.procs import SESSION_WALL
+from verifiers.sandbox._in_container.procs import wall_bound
 
 __all__ = ["Session", "SessionLockdown"]
 
@@ -184,7 +184,7 @@ class Session:
             "nproc": lock.pids_limit,  # a build may run as many processes as the container holds (a job: 64)
         }
         try:
-            reply = self._request(msg, timeout * SESSION_WALL[0] + SESSION_WALL[1] + self.stuck_after_s)
+            reply = self._request(msg, wall_bound(timeout) + self.stuck_after_s)
         except SandboxError as exc:
             return ExecResult(error=str(exc))
         if "error" in reply:

@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from verifiers.errors import SandboxError
@@ -46,6 +47,11 @@ class SessionPool:
         parallel_starts: how many background refills may start containers at once (each costs the
             engine CPU time that the sessions at work then lack: one at a time by default).
         client: a ``docker.DockerClient`` (default: `engine_client`).
+        lockdown: the containers' whole lockdown (writable folders, mount points: what
+            `verifiers.agentic.task_session` gives); it replaces ``root`` and the limits above.
+        prepare: run on each new session before it waits in the pool (fill a folder, ``cd``):
+            what it leaves is there when the session is handed out; a container it fails on is
+            removed (on a hand-out with no warm container, its error is raised).
         session_kwargs: passed to every `Session` (``timeout_s``, ``out_cap``, ``file_cap``).
 
     Examples:
@@ -68,17 +74,20 @@ class SessionPool:
         tmp_mb: int = 64,
         parallel_starts: int = 1,
         client: Any = None,
+        lockdown: SessionLockdown | None = None,
+        prepare: Callable[[Session], None] | None = None,
         **session_kwargs: Any,
     ) -> None:
         if size < 1:
             raise SandboxError(f"size must be >= 1, got {size}")
         self.size = size
         self.idle_s = idle_s
-        self.root = root
-        self.memory_mb = memory_mb
-        self.lockdown = SessionLockdown(
+        self.lockdown = lockdown or SessionLockdown(
             root=root, memory_mb=memory_mb, cpus=cpus, pids_limit=pids_limit, work_mb=work_mb, tmp_mb=tmp_mb
         )
+        self.root = self.lockdown.root
+        self.memory_mb = self.lockdown.memory_mb
+        self.prepare = prepare
         self.session_kwargs = session_kwargs
         self.client = client or engine_client()
         self.pool_id = f"session-pool-{uuid.uuid4().hex[:12]}"
@@ -117,8 +126,30 @@ class SessionPool:
             container = idle.pop() if idle else None
         self._refill(image)
         if container is None:
-            container = start_container(self.client, image, self.lockdown, self.pool_id)
+            container = self._start_prepared(image)
+        return self._wrap(container)
+
+    def prestart(self, image: str | None = None) -> None:
+        """Start the image's missing warm containers in the background and return at once (as
+        the first `session` would): call it when sessions of ``image`` are about to be asked for."""
+        image = self._known(image or image_tag())
+        with self._lock:
+            self._used[image] = time.monotonic()
+        self._refill(image)
+
+    def _wrap(self, container: Container) -> Session:
         return Session(root=self.root, memory_mb=self.memory_mb, container=container, **self.session_kwargs)
+
+    def _start_prepared(self, image: str) -> Container:
+        """A started container, `prepare` run on it (removed, and the error raised, if it fails)."""
+        container = start_container(self.client, image, self.lockdown, self.pool_id)
+        if self.prepare is not None:
+            try:
+                self.prepare(self._wrap(container))
+            except BaseException:
+                container.destroy()
+                raise
+        return container
 
     def _known(self, image: str) -> str:
         """``image``, once the engine has it (`SandboxError` naming it, before any start is tried)."""
@@ -149,7 +180,7 @@ class SessionPool:
                 self._starts
             ):  # refills one (or parallel_starts) at a time: they compete for the CPU with sessions at work
                 if not self._closed:
-                    container = start_container(self.client, image, self.lockdown, self.pool_id)
+                    container = self._start_prepared(image)
         except Exception as exc:
             log.warning("a warm session container of %s did not start: %s", image, exc)
         with self._lock:

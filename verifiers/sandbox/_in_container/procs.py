@@ -31,6 +31,23 @@ def procs_of(uid: int) -> list[int]:
     return pids
 
 
+def session_procs(sid: int) -> list[int]:
+    """The live processes of process session ``sid`` (a command's bash and what it started)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == 1:
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if fields[0] != "Z" and int(fields[3]) == sid:  # state, ppid, pgrp, session
+            pids.append(int(name))
+    return pids
+
+
 def reap() -> dict[int, int]:
     """Reap every exited child (we are PID 1: orphans land here); pid -> wait status."""
     done: dict[int, int] = {}
@@ -44,8 +61,21 @@ def reap() -> dict[int, int]:
         done[pid] = status
 
 
-def kill_uid(uid: int) -> None:
-    """SIGKILL every process of ``uid`` (daemons and new sessions included) until none is left."""
+def kill_group(pgid: int) -> None:
+    """SIGKILL process group ``pgid`` in one call (a job's or a command's: it is a session
+    leader): the kernel reaches every member at once, children forked meanwhile included, so a
+    fork bomb is gone before a scan of ``/proc`` starts; what left the group is the scan's."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def kill_uid(uid: int, group: int = 0) -> None:
+    """SIGKILL every process of ``uid`` (daemons and new sessions included) until none is left,
+    process group ``group`` first (see `kill_group`)."""
+    if group:
+        kill_group(group)
     for _ in range(200):
         pids = procs_of(uid)
         if not pids:
@@ -84,8 +114,16 @@ def oom_kills() -> int:
     return 0
 
 
-WALL_SLACK = 8  # a limit also stops a job at this many times its seconds of wall time
-SESSION_WALL = (2.0, 5.0)  # a session's command: at most 2x its limit + 5 s of wall time (see `Clock.wall`)
+WALL = (2.0, 2.0)  # whatever the waits, a limit is reached at 2x its seconds + 2 s of wall time (`Clock`)
+
+
+SCAN_S = 0.25  # how often a command's clock looks for new processes of its session
+
+
+def wall_bound(limit: float) -> float:
+    """The wall time at which ``limit`` is reached whatever the waits (see `WALL`): a verdict
+    comes within it plus the kill and the reply."""
+    return limit * WALL[0] + WALL[1]
 
 
 def run_delay(pid: int, default: int = 0) -> int:
@@ -136,12 +174,18 @@ class Clock:
     process in the container over the CPUs its quota allows. (2) is what counts the whole
     process tree: a fork bomb's first process waits behind its own children, and its own clock
     barely moves, but the tree uses the container's whole quota, so (2) runs with the wall
-    clock. Past `WALL_SLACK` times a limit of wall time, the limit is reached whatever the waits
-    (a machine too busy to test on); a session's command uses `SESSION_WALL`, twice its limit
-    plus 5 s, since an agent waits for it in wall time."""
+    clock. Neither sees a container starved by other containers' work (a fork bomb's tree then
+    gets a fraction of its quota, and its first process waits behind it): so past `wall_bound`,
+    twice the limit plus 2 s of wall time, the limit is reached whatever the waits. A verdict
+    never takes longer than that plus the kill (its process group at once, `kill_group`) and
+    the reply: a program starved that long on a busy machine times out. A shell command's
+    clock (``session``: its process session) tracks the processes it starts as they appear
+    (every `SCAN_S`): its ``bash`` waits idle while they wait behind other containers."""
 
-    def __init__(self, *pids: int, wall: tuple[float, float] = (WALL_SLACK, 0.0)) -> None:
+    def __init__(self, *pids: int, wall: tuple[float, float] = WALL, session: int = 0) -> None:
         self.wall = wall  # (factor, seconds): the limit is reached at factor * limit + seconds of wall time
+        self.session = session  # its processes are tracked as they appear (a shell's command: bash waits idle)
+        self.scanned = 0.0
         self.start = time.monotonic()
         self.cpu_start = container_cpu_s()
         self.cpus = container_cpus()
@@ -154,6 +198,11 @@ class Clock:
         self.base[pid] = self.seen[pid] = run_delay(pid)
 
     def elapsed(self) -> float:
+        if self.session and time.monotonic() - self.scanned > SCAN_S:
+            self.scanned = time.monotonic()
+            for pid in session_procs(self.session):
+                if pid not in self.seen:
+                    self.track(pid)
         for pid in self.seen:
             self.seen[pid] = run_delay(pid, self.seen[pid])
         waited = sum(self.seen[pid] - self.base[pid] for pid in self.seen) / 1e9

@@ -20,15 +20,16 @@ import signal
 from typing import Any
 
 from verifiers.sandbox._in_container.procs import (
-    SESSION_WALL,
     Clock,
     Limits,
     Run,
     b64,
     exit_code,
     job_env,
+    kill_group,
     oom_kills,
     reap,
+    session_procs,
 )
 from verifiers.sandbox._in_container.wire import read_frame, write_frame
 
@@ -62,25 +63,10 @@ def session_env() -> dict[str, str]:
     return env
 
 
-def session_procs(sid: int) -> list[int]:
-    """The live processes of process session ``sid`` (a command's bash and what it started)."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == 1:
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if fields[0] != "Z" and int(fields[3]) == sid:  # state, ppid, pgrp, session
-            pids.append(int(name))
-    return pids
-
-
 def kill_session(sid: int) -> None:
-    """SIGKILL every process of session ``sid`` until none is left (a fork bomb included)."""
+    """SIGKILL every process of session ``sid`` until none is left (a fork bomb included): its
+    process group at once first (`kill_group`), then what a scan of ``/proc`` still finds."""
+    kill_group(sid)
     for _ in range(500):
         pids = session_procs(sid)
         if not pids:
@@ -100,7 +86,7 @@ def op_exec(sup: Any, msg: dict[str, Any]) -> dict[str, Any]:
     ooms = oom_kills()
     pid, in_w, out_r, err_r = sup.zygote.spawn(uid, HOME, "shell", msg["command"], {}, limits, [], session_env())
     run = Run(pid, in_w, out_r, err_r, base64.b64decode(msg.get("stdin", "")))
-    clock = Clock(pid, wall=SESSION_WALL)
+    clock = Clock(pid, session=pid)  # the command's processes' waits behind others do not count
     finished = run.pump(clock, limits.timeout_s, limits.out_cap)
     duration = clock.elapsed()
     if not finished:

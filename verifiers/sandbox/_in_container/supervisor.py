@@ -78,7 +78,7 @@ class Supervisor:
         clock = Clock(pid)
         finished = run.pump(clock, limits.timeout_s, limits.out_cap)
         duration = clock.elapsed()
-        kill_uid(self.job_uid)
+        kill_uid(self.job_uid, group=pid)
         run.collect()
         if run.status is None:
             try:
@@ -294,10 +294,10 @@ class Supervisor:
                     reply = {"error": f"unknown op {op!r}"}
             except Exception as exc:  # report, never die: the host recycles us if needed
                 reply = {"error": f"{type(exc).__name__}: {exc}", "dirty": True}
+            reply["id"] = msg.get("id")
+            write_frame(1, reply)  # the job's processes are gone already; the next request waits for the cleanup
             if op not in SESSION_OPS:  # a session's container: nothing is wiped or killed between requests
                 self.cleanup(tested=op == "run_tests")
-            reply["id"] = msg.get("id")
-            write_frame(1, reply)
 
 
 class Server:
