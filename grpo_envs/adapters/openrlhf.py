@@ -34,7 +34,7 @@ from typing import Any, get_args
 
 from grpo_envs._judging import JudgeConfig
 from grpo_envs.adapters._common import Scorer, task_seeds
-from grpo_envs.adapters._judges import GOLD_VERIFIERS, BadLabel, EnvJudge, GoldJudge
+from grpo_envs.adapters._label_scorers import GOLD_VERIFIERS, BadLabel, EnvScorer, GoldScorer
 from grpo_envs.adapters._openrlhf_agent import agent_executor, write_agent_dataset
 from grpo_envs.errors import GrpoEnvsError
 from verifiers import Status
@@ -162,7 +162,7 @@ class RewardServer:
         if env_id is not None:
             if judge is not None and not isinstance(judge, JudgeConfig):
                 raise GrpoEnvsError("with env_id, judge must be a grpo_envs.JudgeConfig (for the env's verifier)")
-            self.scorer: EnvJudge | GoldJudge = EnvJudge(
+            self.scorer: EnvScorer | GoldScorer = EnvScorer(
                 env_id, allow_any_env=allow_any_env, env_kwargs=env_kwargs, executor=executor, judge=judge
             )
         else:
@@ -170,7 +170,7 @@ class RewardServer:
                 if judge.mode != "hybrid":
                     raise GrpoEnvsError("gold answers are judged rule first: judge mode 'judge' needs env_id")
                 judge = judge.judge()
-            self.scorer = GoldJudge(str(verifier), timeout_s=timeout_s, executor=executor, judge=judge)
+            self.scorer = GoldScorer(str(verifier), timeout_s=timeout_s, executor=executor, judge=judge)
         self.httpd = _Server((host, port), self._handler())
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None

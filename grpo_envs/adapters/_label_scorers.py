@@ -1,5 +1,5 @@
-"""What `RewardServer` does with one request's labels: task keys of an env (`EnvJudge`), or gold
-answers judged by a verifier alone (`GoldJudge`: ``--verifier math`` golds, ``--verifier code``
+"""What `RewardServer` does with one request's labels: task keys of an env (`EnvScorer`), or gold
+answers judged by a verifier alone (`GoldScorer`: ``--verifier math`` golds, ``--verifier code``
 JSON test suites), for a user's own dataset with no env behind it."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from grpo_envs.adapters._common import Scorer
 from verifiers.errors import VerifierInputError
 from verifiers.executors import Executor
 
-__all__ = ["GOLD_VERIFIERS", "BadLabel", "EnvJudge", "GoldJudge"]
+__all__ = ["GOLD_VERIFIERS", "BadLabel", "EnvScorer", "GoldScorer"]
 
 GOLD_VERIFIERS = ("math", "code")
 """``RewardServer(verifier=...)``: what a label is then (a gold answer; a JSON test suite)."""
@@ -27,7 +27,7 @@ class BadLabel(Exception):
     """A label this server cannot read (the request gets a 400 with this message)."""
 
 
-class EnvJudge:
+class EnvScorer:
     """Labels are task keys (`task_key`) of ``env_id``; completions are judged by that env (on
     ``executor``, e.g. a `RayExecutor`, when given; with ``judge``, by its verifier and that LLM
     judge, `grpo_envs.JudgeConfig.apply`)."""
@@ -84,7 +84,7 @@ class EnvJudge:
         return [v for v in out if v is not None]
 
 
-class GoldJudge:
+class GoldScorer:
     """Labels are golds: a math answer (``"72"``, ``"\\frac{1}{2}"``, a GSM8K ``... #### 72``
     solution) for ``"math"``, a JSON test suite (what `verifiers.code.verify` takes, e.g.
     ``{"fn_name": "f", "inputs": [[1]], "outputs": [2]}``) for ``"code"``; judged on ``executor``
