@@ -1,10 +1,12 @@
 """The policy's weights: built for the run (dtype, device, gradient checkpointing, LoRA, the
-frozen reference, DDP/FSDP), restored from a checkpoint, exported as a plain model."""
+frozen reference, DDP/FSDP), stepped by the optimizer (clip and step, or only advance the schedule
+when there is nothing to learn), restored from a checkpoint, exported as a plain model."""
 
 from __future__ import annotations
 
 import copy
 import logging
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ from trainer._model import load_policy
 from trainer.config import GRPOConfig
 from trainer.errors import TrainerError
 
-__all__ = ["build_policy", "export_final", "restore", "save_run"]
+__all__ = ["build_policy", "export_final", "no_update", "optimizer_step", "restore", "save_run"]
 
 log = logging.getLogger("trainer")
 
@@ -131,3 +133,22 @@ def export_final(model: Any, tokenizer: Any, dist: Dist, directory: Path) -> Non
         base.save_pretrained(directory, safe_serialization=True, state_dict=weights)
         tokenizer.save_pretrained(directory)
     dist.barrier()
+
+
+def optimizer_step(model: Any, optimizer: Any, max_grad_norm: float) -> float:
+    """Clip the gradients to ``max_grad_norm`` (0: no clipping), step the optimizer; returns the
+    gradient norm before clipping (0 when not clipped)."""
+    grad_norm = 0.0
+    if max_grad_norm > 0:
+        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        grad_norm = float(norm.full_tensor() if hasattr(norm, "full_tensor") else norm)
+    optimizer.step()
+    return grad_norm
+
+
+def no_update(scheduler: Any) -> dict[str, float]:
+    """A step whose groups all had equal rewards: the schedule advances, the weights stay."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "scheduler.step() before optimizer.step()"
+        scheduler.step()
+    return {"loss": 0.0, "kl": 0.0, "clip_low": 0.0, "clip_high": 0.0, "ratio": 1.0, "grad_norm": 0.0}

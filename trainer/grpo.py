@@ -54,8 +54,7 @@ from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb,
 from trainer._lora import adapter_disabled, is_lora
 from trainer._math import grpo_loss, loss_settings, lr_factor, sampler_mismatch
 from trainer._model import env_alphabet, pick_device
-from trainer._optim import no_update, optimizer_step
-from trainer._policy import build_policy, export_final, restore, save_run
+from trainer._policy import build_policy, export_final, no_update, optimizer_step, restore, save_run
 from trainer._rollout import Rollout, is_single_turn, rollout
 from trainer._rollout_log import RolloutLog
 from trainer._rundir import RunPlan, open_run_ranked, released
