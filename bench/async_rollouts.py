@@ -12,7 +12,7 @@ A run is ``K`` (k = K, the exact schedule), ``K:latest`` (``async_schedule = "la
 ``0:1t`` (k = 0 with one torch thread: the cores each phase has at k = 1 with one worker).
 k = 0 generates then trains in one process with torch's default threads (all cores); k > 0 runs
 ``--workers`` rollout worker processes, the cores split evenly between them and the learner
-(`trainer._async.thread_split`). The first ``--warmup`` steps (worker start-up, the pipeline
+(`trainer.workers._async.thread_split`). The first ``--warmup`` steps (worker start-up, the pipeline
 filling) are not timed; steps/s is the timed steps over their wall time. Also shown, medians
 per step: the learner's wait for its batch (``time_rollout_s``; at k = 0 the whole rollout), its
 training (``time_train_s``) and the worker's rollout (``time_generate_s + time_score_s``).
@@ -40,9 +40,9 @@ def one(size: str, run: str, args: argparse.Namespace) -> dict[str, float]:
     """Train in this process (the child side): steps/s and the per-step medians."""
     import torch
 
-    from trainer._model import demo_model, demo_tokenizer
     from trainer.config import AsyncConfig, GRPOConfig
     from trainer.grpo import GRPOTrainer
+    from trainer.policy._model import demo_model, demo_tokenizer
 
     hidden, layers = SIZES[size]
     level, _, mode = run.partition(":")

@@ -5,7 +5,7 @@ samples in the same run.
     python bench/audit_page.py [--sizes 100,1000,5000,20000] [--chars 3000]
 
 Each sample's completion is ``--chars`` characters (a thinking section and a final one: a long
-chain-of-thought output is 3,000-10,000). The page is written by `trainer.eval._page.write_page`,
+chain-of-thought output is 3,000-10,000). The page is written by `trainer.audit._page.write_page`,
 opened at ``#verdict=disagree`` (parse the embedded JSON, filter, render 25 cards), and
 the page's own ``performance.now()`` at the end of that first render is read back from the DOM
 (``data-rendered-ms``), from navigation start: loading the file, parsing the HTML and the JSON,
@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def page(n: int, chars: int, folder: Path) -> tuple[Path, float]:
-    from trainer.eval._audit_result import AuditReport
-    from trainer.eval._audit_rows import AuditRow, Grade
-    from trainer.eval._page import write_page
+    from trainer.audit._page import write_page
+    from trainer.audit._result import AuditReport
+    from trainer.audit._rows import AuditRow, Grade
 
     think = "Let me compute step by step. " * (chars // 2 // 29)
     final = "So the total is 12 + 30 = 42, and the answer is $\\boxed{42}$. " * (chars // 2 // 62)

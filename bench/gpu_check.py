@@ -5,7 +5,7 @@
 PHASE is one of:
 
 - ``env``: versions, the device, where our packages were imported from.
-- ``generate``: our generation (``TransformersGenerator``, or ``trainer._rollout.generate`` in
+- ``generate``: our generation (``TransformersGenerator``, or ``trainer.rollouts._rollout.generate`` in
   older trees) of ``prompts x G`` completions of exactly ``max_new_tokens`` tokens each, after
   a short warm-up: tokens/s and MFU.
 - ``ours``: two steps of our ``GRPOTrainer`` (the first is the warm-up); the second's wall time,
@@ -218,19 +218,19 @@ def step_flops(n: int, train_tokens: float, gen_tokens: float, beta: float) -> d
 def our_generator(model: Any, tok: Any, dev: Any) -> tuple[str, Callable[..., list[tuple[list[int], bool]]]]:
     """Our generation entry point, as this tree has it."""
     try:
-        from trainer._generation import TransformersGenerator
+        from trainer.generation._transformers import TransformersGenerator
     except ImportError:
-        from trainer._rollout import generate
+        from trainer.rollouts._rollout import generate
 
         def old(contexts: list[list[int]], *, max_new_tokens: int) -> list[tuple[list[int], bool]]:
             return generate(model, tok, contexts, max_new_tokens=max_new_tokens, temperature=1.0, top_p=1.0, device=dev)
 
-        return "trainer._rollout.generate", old
+        return "trainer.rollouts._rollout.generate", old
     gen = TransformersGenerator(model, tok, dev)
 
     def new(contexts: list[list[int]], *, max_new_tokens: int) -> list[tuple[list[int], bool]]:
         try:
-            from trainer._sampling import SamplingParams
+            from trainer.generation._generator import SamplingParams
         except ImportError:  # before the SamplingParams seam
             return gen.generate(  # type: ignore[call-arg]
                 contexts, max_new_tokens=max_new_tokens, temperature=1.0, top_p=1.0, min_new_tokens=max_new_tokens
@@ -238,7 +238,7 @@ def our_generator(model: Any, tok: Any, dev: Any) -> tuple[str, Callable[..., li
         params = SamplingParams(max_new_tokens, min_new_tokens=max_new_tokens)
         return [(list(c.ids), c.truncated) for c in gen.generate(contexts, params)]
 
-    return "trainer._generation.TransformersGenerator", new
+    return "trainer.generation._transformers.TransformersGenerator", new
 
 
 # -- the phases ----------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ def fresh(seed: int) -> tuple[Any, Any]:
     import gymnasium
 
     import grpo_envs  # noqa: F401  (registers the envs)
-    from trainer._model import demo_model, demo_tokenizer
+    from trainer.policy._model import demo_model, demo_tokenizer
 
     tokenizer = demo_tokenizer(gymnasium.make(ENV, **ENV_KWARGS).unwrapped.alphabet)
     return demo_model(len(tokenizer), seed=seed), tokenizer
@@ -142,8 +142,8 @@ def correct_rate(model: Any, tokenizer: Any, h: dict[str, Any], n_tasks: int) ->
     import gymnasium
     import torch
 
-    from trainer._generation import TransformersGenerator
-    from trainer._rollout import rollout
+    from trainer.generation._transformers import TransformersGenerator
+    from trainer.rollouts._rollout import rollout
 
     seeds = list(range(900_000, 900_000 + n_tasks))
     envs = [gymnasium.make(ENV, split="eval", **ENV_KWARGS) for _ in seeds]

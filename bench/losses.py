@@ -73,7 +73,7 @@ def make_env(task: str, **extra: Any) -> Any:
 
 
 def fresh(task: str, seed: int) -> tuple[Any, Any]:
-    from trainer._model import demo_model, demo_tokenizer
+    from trainer.policy._model import demo_model, demo_tokenizer
 
     alphabet = TASKS[task]["alphabet"] or make_env(task).unwrapped.alphabet
     tokenizer = demo_tokenizer(alphabet)
@@ -113,8 +113,8 @@ def correct_rate(task: str, model: Any, tokenizer: Any, args: argparse.Namespace
     """Mean correct rate of G samples on each of ``args.eval`` fixed eval-split tasks."""
     import torch
 
-    from trainer._generation import TransformersGenerator
-    from trainer._rollout import rollout
+    from trainer.generation._transformers import TransformersGenerator
+    from trainer.rollouts._rollout import rollout
 
     seeds = list(range(900_000, 900_000 + args.eval))
     envs = [make_env(task, split="eval") for _ in seeds]

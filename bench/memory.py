@@ -201,7 +201,7 @@ class ValueModel:
 
 
 def logps(model: Any, ids: Any, completion_len: int) -> Any:
-    from trainer._math import token_logprobs
+    from trainer.losses._math import token_logprobs
 
     logits = model(input_ids=ids, logits_to_keep=completion_len + 1).logits[:, :-1]
     return token_logprobs(logits, ids[:, -completion_len:])
@@ -226,7 +226,7 @@ def count(*models: Any) -> int:
 def grpo_step(policy: Any, ref: Any, optimizer: Any, batch: dict[str, Any], shape: Shape, beta: float) -> None:
     import torch
 
-    from trainer._math import group_advantages, grpo_loss
+    from trainer.losses._math import group_advantages, grpo_loss
 
     ids, mask, c = batch["ids"], batch["mask"], shape.completion_len
     chunks = [slice(s, min(s + shape.micro_batch, shape.batch)) for s in range(0, shape.batch, shape.micro_batch)]

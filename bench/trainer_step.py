@@ -92,7 +92,7 @@ def build(size: dict[str, int], env: str) -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForCausalLM, Qwen2Config
 
-    from trainer._model import demo_tokenizer
+    from trainer.policy._model import demo_tokenizer
 
     tokenizer = demo_tokenizer(ENVS[env][2])
     config = Qwen2Config(

@@ -28,7 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("trainer.cli:main", "train with GRPO (see `grpo-envs train --help`)"),
     "eval": ("trainer.eval._cli:main", "a model on an environment: pass@k and maj@k with 95%% intervals"),
     "audit": (
-        "trainer.eval._audit_cli:main",
+        "trainer.audit._cli:main",
         "re-judge stored samples with a second opinion; where verdicts disagree, grouped by pattern",
     ),
     "serve": ("grpo_envs._commands:serve_main", "an HTTP reward server for OpenRLHF and other trainers"),

@@ -13,6 +13,7 @@ import grpo_envs
 import grpo_envs.adapters
 import grpo_envs.tools
 import trainer
+import trainer.audit
 import trainer.eval
 import verifiers
 import verifiers.agentic
@@ -44,6 +45,7 @@ PUBLIC_MODULES = [
     verifiers.testing,
     verifiers.testing.laws,
     trainer,
+    trainer.audit,
     trainer.eval,
 ]
 GOLDEN = Path(__file__).with_name("public_api.txt")

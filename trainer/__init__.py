@@ -22,10 +22,10 @@ import typing
 from trainer.errors import TrainerError
 
 if typing.TYPE_CHECKING:
-    from trainer._math import group_advantages, grpo_loss
     from trainer._metrics import pass_at_k
     from trainer.config import GRPOConfig, load_config
     from trainer.grpo import GRPOTrainer
+    from trainer.losses._math import group_advantages, grpo_loss
 
 __all__ = ["GRPOConfig", "GRPOTrainer", "TrainerError", "group_advantages", "grpo_loss", "load_config", "pass_at_k"]
 
@@ -33,8 +33,8 @@ _LAZY = {
     "GRPOConfig": "trainer.config",
     "load_config": "trainer.config",
     "GRPOTrainer": "trainer.grpo",
-    "group_advantages": "trainer._math",
-    "grpo_loss": "trainer._math",
+    "group_advantages": "trainer.losses._math",
+    "grpo_loss": "trainer.losses._math",
     "pass_at_k": "trainer._metrics",
 }
 

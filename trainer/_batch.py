@@ -9,9 +9,9 @@ from typing import Any
 import torch
 
 from trainer._distributed import RankBatch, unwrap
-from trainer._generation import CacheSupport, cache_support, prompt_cache
-from trainer._math import group_advantages, token_logprobs
-from trainer._rollout import Rollout
+from trainer.generation._transformers import CacheSupport, cache_support, prompt_cache
+from trainer.losses._math import group_advantages, token_logprobs
+from trainer.rollouts._rollout import Rollout
 
 __all__ = ["Batch", "loss_mask", "loss_rows", "make_batch", "sequence_logps"]
 
@@ -136,8 +136,8 @@ def sequence_logps(
     the completion width of ``batch``.
 
     Examples:
-        >>> from trainer._model import demo_model
-        >>> from trainer._rollout import Rollout
+        >>> from trainer.policy._model import demo_model
+        >>> from trainer.rollouts._rollout import Rollout
         >>> lm = demo_model(12)
         >>> batch = make_batch([Rollout([3, 4], [5, 6], [1, 1]), Rollout([3, 4], [7], [1])], pad=0)
         >>> a = sequence_logps(lm, batch, slice(0, 2), device=torch.device("cpu"), temperature=1.0)

@@ -2,7 +2,7 @@
 `trainer.config.GRPOConfig` (its ``asynchronous`` field), spelled in files and flags as users know
 them: ``async_level``, ``async_workers``, ``async_schedule``, ``async_workers_on`` (``--async-level``...).
 Each setting is checked here, once: alone when the part is made, against the generator and the
-verifier's executor by `AsyncConfig.check` (what depends on the env or the model: `trainer._async`)."""
+verifier's executor by `AsyncConfig.check` (what depends on the env or the model: `trainer.workers._async`)."""
 
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ def _check_judge(judge: Any) -> None:
 
 
 def _check_engine(env_id: str, env_kwargs: dict[str, Any]) -> None:
-    from trainer._envs import check_engine, make_env
+    from trainer.rollouts._envs import check_engine, make_env
 
     env = make_env(env_id, **env_kwargs)
     try:

@@ -26,12 +26,12 @@ from typing import Any
 
 from grpo_envs import GrpoEnvsError, JudgeConfig
 from trainer._config_async import AsyncConfig
-from trainer._config_sampling import SamplingConfig
-from trainer._correction import IS_MODES
-from trainer._lora import LoraConfig
-from trainer._math import LOSS_TYPES, SCALES
 from trainer.configs import SHIPPED, shipped_config
 from trainer.errors import TrainerError
+from trainer.losses._correction import IS_MODES
+from trainer.losses._math import LOSS_TYPES, SCALES
+from trainer.policy._lora import LoraConfig
+from trainer.sampling._config import SamplingConfig
 
 __all__ = [
     "PRESETS",

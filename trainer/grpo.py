@@ -15,10 +15,10 @@ Deliberate deviations from the paper (each is a config switch where it matters):
 - Log-probs are taken from logits divided by the sampling temperature, so the ratio compares
   the distribution that was sampled from.
 - "dapo" and "dr_grpo" token-level reductions, the DAPO asymmetric clip (``epsilon = (0.2, 0.28)``), dynamic
-  sampling with refill and overlong shaping (``sampling``, `trainer._dynamic`), truncated-completion masking;
-  so are GSPO's sequence ratio and CISPO's clipped-weight REINFORCE (``loss_type``, `trainer._losses`).
+  sampling with refill and overlong shaping (``sampling``, `trainer.sampling._dynamic`), truncated-completion masking;
+  so are GSPO's sequence ratio and CISPO's clipped-weight REINFORCE (``loss_type``, `trainer.losses._surrogates`).
 - With ``generator = "vllm"`` each token's term is weighted by pi_old / pi_vllm, by
-  ``importance_sampling_mode`` (`trainer._correction`); the clipped ratio stays pi_theta / pi_old.
+  ``importance_sampling_mode`` (`trainer.losses._correction`); the clipped ratio stays pi_theta / pi_old.
 - Multi-turn rewards are the episode's summed step rewards; a rollout's env tokens never enter the loss.
 
 Scale: ``lora = {"r": 16}`` trains LoRA adapters (peft), the reference being the same weights with the
@@ -42,27 +42,27 @@ import gymnasium
 import torch
 
 from grpo_envs import ReasoningEnv, stable_seed
-from trainer._async_dist import open_rollouts
 from trainer._batch import Batch, loss_mask, loss_rows, make_batch, sequence_logps
-from trainer._correction import configured_weights
 from trainer._distributed import Dist, init_distributed, pad_ranks, unwrap
-from trainer._dynamic import DynamicSampler, StepSample
-from trainer._envs import env_factory, told_opened_thought
-from trainer._executor import open_executor
-from trainer._generation import TransformersGenerator
-from trainer._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, perf_row, rollout_metrics
-from trainer._lora import adapter_disabled, is_lora
-from trainer._math import grpo_loss, loss_settings, lr_factor, sampler_mismatch
-from trainer._model import env_alphabet, pick_device
-from trainer._policy import build_policy, export_final, no_update, optimizer_step, restore, save_run
-from trainer._rollout import Rollout, is_single_turn, rollout
-from trainer._rollout_log import RolloutLog
-from trainer._rundir import RunPlan, open_run_ranked, released
-from trainer._sampling import Timed, timed
-from trainer._shaping import shape
-from trainer._signal import SignalWatch
-from trainer._vllm import ColocatedVLLM
 from trainer.config import GRPOConfig
+from trainer.generation._generator import Timed, timed
+from trainer.generation._transformers import TransformersGenerator
+from trainer.generation._vllm import ColocatedVLLM
+from trainer.losses._correction import configured_weights
+from trainer.losses._math import grpo_loss, loss_settings, lr_factor, sampler_mismatch
+from trainer.policy._lora import adapter_disabled, is_lora
+from trainer.policy._model import env_alphabet, pick_device
+from trainer.policy._policy import build_policy, export_final, no_update, optimizer_step, restore, save_run
+from trainer.rollouts._envs import env_factory, told_opened_thought
+from trainer.rollouts._executor import open_executor
+from trainer.rollouts._rollout import Rollout, is_single_turn, rollout
+from trainer.run._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, perf_row, rollout_metrics
+from trainer.run._rollout_log import RolloutLog
+from trainer.run._rundir import RunPlan, open_run_ranked, released
+from trainer.run._signal import SignalWatch
+from trainer.sampling._dynamic import DynamicSampler, StepSample
+from trainer.sampling._shaping import shape
+from trainer.workers._async_dist import open_rollouts
 from verifiers.executors import Executor
 
 __all__ = ["GRPOTrainer"]

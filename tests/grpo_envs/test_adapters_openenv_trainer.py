@@ -22,8 +22,8 @@ KEYS = ("reward_mean", "correct_rate", "loss", "kl", "grad_norm", "completion_le
 def _step(tmp_path: Path, env_id: str, env_kwargs: dict[str, Any]) -> dict[str, Any]:
     """One step; env_kwargs may hold objects (a sandbox), so the env comes as a factory."""
     from trainer import GRPOTrainer
-    from trainer._model import demo_tokenizer
     from trainer.config import GRPOConfig
+    from trainer.policy._model import demo_tokenizer
 
     config = GRPOConfig(
         steps=1,

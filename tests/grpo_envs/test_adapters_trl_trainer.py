@@ -25,7 +25,7 @@ def test_trl_version_is_in_the_supported_range() -> None:
 
 
 def test_trl_grpo_trainer_logs_our_rewards(tmp_path: Path) -> None:
-    from trainer._model import demo_model, demo_tokenizer
+    from trainer.policy._model import demo_model, demo_tokenizer
 
     # A small format bonus (non-empty answer) makes rewards differ, so the comparison bites.
     rubric = Rubric(terms=(format_reward(PLAIN, weight=0.25),))

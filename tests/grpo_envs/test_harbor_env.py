@@ -171,7 +171,7 @@ def test_the_reference_solution_becomes_commands() -> None:
 
 
 def test_the_commands_check_for_an_engine_when_the_sessions_are_containers(tasks_dir: Path) -> None:
-    from trainer._envs import needs_engine
+    from trainer.rollouts._envs import needs_engine
 
     assert needs_engine(gymnasium.make("grpo_envs/Terminal-v0", tasks_dir=str(tasks_dir)))
     assert not needs_engine(_make(tasks_dir))  # scripted sessions and verifier

@@ -171,7 +171,7 @@ class Replay:
         self.tokenizer, self.tasks, self.wrong, self.model_gen = tokenizer, tasks, wrong, model_gen
 
     def generate(self, contexts: Sequence[list[int]], params: Any) -> list[Any]:
-        from trainer._sampling import Continuation
+        from trainer.generation._generator import Continuation
 
         end = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
         heads = []
@@ -196,11 +196,11 @@ def test_a_few_grpo_steps_of_the_tiny_model_on_the_tasks_reward_the_replayed_ref
 
     from tests.grpo_envs.test_tool_formats import family_tokenizer
     from trainer._batch import make_batch
-    from trainer._generation import TransformersGenerator
-    from trainer._model import demo_model
-    from trainer._sampling import timed
     from trainer.config import GRPOConfig
+    from trainer.generation._generator import timed
+    from trainer.generation._transformers import TransformersGenerator
     from trainer.grpo import GRPOTrainer
+    from trainer.policy._model import demo_model
 
     tokenizer = family_tokenizer("qwen")
     kwargs = _kwargs(tasks_dir)
@@ -240,8 +240,8 @@ def test_a_few_grpo_steps_of_the_tiny_model_on_the_tasks_reward_the_replayed_ref
 def test_eval_reports_pass_at_k_on_the_tasks(tasks_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import trainer.eval._backends as backends
     from tests.grpo_envs.test_tool_formats import family_tokenizer
-    from trainer._rollout import rollout
     from trainer.eval import evaluate
+    from trainer.rollouts._rollout import rollout
 
     tokenizer = family_tokenizer("qwen")
 

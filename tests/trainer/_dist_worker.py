@@ -42,7 +42,7 @@ CASES: dict[str, dict[str, Any]] = {
 
 def groups(vocab: int, case: str) -> list[list[Any]]:
     """4 groups x 4 completions of different lengths; the same on every rank."""
-    from trainer._rollout import Rollout
+    from trainer.rollouts._rollout import Rollout
 
     rng = random.Random(7)
     out = []
@@ -105,10 +105,10 @@ def generate_fsdp(out_dir: str) -> None:
     ranks' generations stop at different lengths (each rank records its own)."""
     import torch
 
-    from trainer import _generation
-    from trainer._model import demo_model, demo_tokenizer
     from trainer.config import GRPOConfig
+    from trainer.generation import _transformers as _generation
     from trainer.grpo import GRPOTrainer
+    from trainer.policy._model import demo_model, demo_tokenizer
 
     torch.set_num_threads(1)
     tok = demo_tokenizer("0123456789csmp=")

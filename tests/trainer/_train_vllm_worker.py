@@ -23,9 +23,9 @@ from gymnasium.spaces import Text
 
 from trainer import GRPOTrainer
 from trainer._batch import make_batch, sequence_logps
-from trainer._rollout import Rollout
-from trainer._sampling import SamplingParams
 from trainer.config import GRPOConfig, load_config
+from trainer.generation._generator import SamplingParams
+from trainer.rollouts._rollout import Rollout
 
 ROOT = Path(__file__).resolve().parents[2]
 

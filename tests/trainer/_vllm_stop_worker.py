@@ -15,8 +15,8 @@ def main() -> None:
     from vllm import LLM
 
     from grpo_envs.tools import stop_ids
-    from trainer._sampling import SamplingParams
-    from trainer.eval._vllm import VLLMGenerator
+    from trainer.generation._generator import SamplingParams
+    from trainer.generation._vllm_offline import VLLMGenerator
 
     results = {}
     for folder in sys.argv[1:]:

@@ -17,7 +17,7 @@ TEMPLATE = (
 
 
 def save_tokenizer(folder: Path) -> None:
-    from trainer._model import demo_tokenizer
+    from trainer.policy._model import demo_tokenizer
 
     tok = demo_tokenizer(ALPHABET)
     tok.chat_template = TEMPLATE
@@ -37,7 +37,7 @@ def save_model(folder: Path, *, hidden: int = 128, layers: int = 2, heads: int =
     import torch
     from transformers import AutoModelForCausalLM, Qwen2Config
 
-    from trainer._model import demo_tokenizer
+    from trainer.policy._model import demo_tokenizer
 
     save_tokenizer(folder)
     config = Qwen2Config(

@@ -20,13 +20,13 @@ import torch
 from grpo_envs.envs.digits import Digits
 from tests.trainer.test_trainer import _weights, rows, train_flags
 from trainer import TrainerError
-from trainer._async import thread_split, version_for
 from trainer._batch import make_batch, sequence_logps
-from trainer._model import demo_model
-from trainer._weights import FileWeights, shm_root
-from trainer._worker import Job, WorkerSpec, _Worker
 from trainer.config import AsyncConfig, GRPOConfig, load_config
 from trainer.grpo import GRPOTrainer
+from trainer.policy._model import demo_model
+from trainer.weights._channel import FileWeights, shm_root
+from trainer.workers._async import thread_split, version_for
+from trainer.workers._worker import Job, WorkerSpec, _Worker
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -94,7 +94,7 @@ def test_weights_go_by_version_through_files(tmp_path: Path) -> None:
 def test_the_latest_schedule_samples_from_the_newest_version_never_an_older_one(tmp_path: Path) -> None:
     """A worker on the "latest" schedule loads the newest version published, not the job's
     oldest allowed one; on the exact schedule, the job's version."""
-    from trainer._model import demo_tokenizer
+    from trainer.policy._model import demo_tokenizer
 
     tok = demo_tokenizer("0123456789csmpe=")
     model_dir, channel = tmp_path / "model", FileWeights(tmp_path / "w")
@@ -204,16 +204,16 @@ def test_what_async_does_not_run_with_yet_is_one_clear_error(tmp_path: Path) -> 
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="the run with vLLM: test_async_vllm.py")
 def test_the_vllm_worker_entry_point_runs_the_vllm_worker(tmp_path: Path) -> None:
-    """``python -m trainer._worker_vllm FD`` (what the learner starts for generator = "vllm") takes
+    """``python -m trainer.workers._worker_vllm FD`` (what the learner starts for generator = "vllm") takes
     its spec and builds a `VLLMWorker`: here, without vLLM, that fails in one line that says how."""
     import socket
     from multiprocessing.connection import Connection
 
-    from trainer._worker import WorkerSpec
+    from trainer.workers._worker import WorkerSpec
 
     ours, theirs = socket.socketpair()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    command = [sys.executable, "-m", "trainer._worker_vllm", str(theirs.fileno())]
+    command = [sys.executable, "-m", "trainer.workers._worker_vllm", str(theirs.fileno())]
     child = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=env, stderr=subprocess.PIPE, text=True)
     theirs.close()
     conn = Connection(ours.detach())
@@ -229,7 +229,7 @@ def test_tied_weights_get_back_the_names_a_weights_file_leaves_out(tmp_path: Pat
     from safetensors import safe_open
     from transformers import AutoConfig
 
-    from trainer._worker_vllm import tied_aliases
+    from trainer.workers._worker_vllm import tied_aliases
 
     model = demo_model(12, seed=1)
     assert model.config.tie_word_embeddings

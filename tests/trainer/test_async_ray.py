@@ -15,10 +15,10 @@ import torch
 
 from tests.verifiers.ray_netns import need_namespace, run_worker
 from trainer import TrainerError
-from trainer._model import demo_model
-from trainer._weights import FileWeights, WeightChannel
-from trainer._weights_ray import RayWeights, load_packed, pack
 from trainer.config import GRPOConfig, load_config
+from trainer.policy._model import demo_model
+from trainer.weights._channel import FileWeights, WeightChannel
+from trainer.weights._ray import RayWeights, load_packed, pack
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -103,7 +103,7 @@ class FakeRay(types.ModuleType):
 
 
 def test_connect_takes_ray_address_else_a_new_local_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
-    from trainer._async_ray import connect
+    from trainer.workers._async_ray import connect
 
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     fake = FakeRay(initialized=False)

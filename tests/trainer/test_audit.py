@@ -19,8 +19,8 @@ import pytest
 
 from tests.verifiers.judge_server import JudgeServer, slots
 from trainer import TrainerError
-from trainer.eval import AuditReport, audit
-from trainer.eval._audit_rows import Grade, read_samples
+from trainer.audit import AuditReport, audit
+from trainer.audit._rows import Grade, read_samples
 from verifiers.judges import LLMJudge
 from verifiers.structure import read_completion
 

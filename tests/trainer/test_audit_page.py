@@ -15,9 +15,9 @@ import pytest
 
 from tests.trainer.test_audit import GROUPS, JUDGE, ROWS, judge, script_for, write_rows
 from tests.verifiers.judge_server import JudgeServer
-from trainer.eval import audit
-from trainer.eval._audit_rows import AuditRow, Grade
-from trainer.eval._page import write_page
+from trainer.audit import audit
+from trainer.audit._page import write_page
+from trainer.audit._rows import AuditRow, Grade
 
 pytestmark = pytest.mark.slow
 
@@ -103,7 +103,7 @@ def thinking_is_folded_and_both_verdicts_are_shown(dom: str) -> None:
 def test_thousands_of_samples_render_a_page_at_a_time_and_the_screenshot_is_not_blank(tmp_path: Path) -> None:
     from PIL import Image
 
-    from trainer.eval._audit_result import AuditReport
+    from trainer.audit._result import AuditReport
 
     rows = [
         AuditRow(f"s{k}", "1", f"<think>{'x' * 200}</think>The answer is {k % 3}.", task=f"t{k % 5}")

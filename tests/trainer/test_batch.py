@@ -14,10 +14,10 @@ import torch
 
 from trainer import _batch
 from trainer._batch import make_batch, sequence_logps
-from trainer._model import demo_model
-from trainer._rollout import Rollout
 from trainer.config import GRPOConfig
 from trainer.grpo import GRPOTrainer
+from trainer.policy._model import demo_model
+from trainer.rollouts._rollout import Rollout
 
 CPU = torch.device("cpu")
 VOCAB = 20
@@ -103,7 +103,7 @@ def test_the_shared_path_is_skipped_where_it_cannot_help_or_work() -> None:
 
 def test_shared_prompt_forward_under_lora_and_with_the_adapter_disabled() -> None:
     pytest.importorskip("peft")
-    from trainer._lora import adapter_disabled, apply_lora
+    from trainer.policy._lora import adapter_disabled, apply_lora
 
     torch.manual_seed(0)
     model = apply_lora(demo_model(VOCAB), r=4, alpha=8, dropout=0.0, targets="all-linear").train()

@@ -123,7 +123,7 @@ def test_no_progress_means_no_bars_and_the_last_eval_is_not_run_twice(tmp_path: 
 
 
 def test_the_summary_of_a_short_run_compares_its_halves() -> None:
-    from trainer._logging import summary
+    from trainer.run._logging import summary
 
     rows = [{"reward_mean": float(k), "correct_rate": 0.0, "completion_len_mean": 1.0} for k in range(8)]
     text = summary(rows, [], [])
@@ -231,7 +231,7 @@ def test_an_audit_whose_judge_judges_nothing_exits_1_with_the_reason(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from tests.verifiers.judge_server import JudgeServer
-    from trainer.eval._audit_cli import main as audit_main
+    from trainer.audit._cli import main as audit_main
 
     samples = tmp_path / "samples.jsonl"
     samples.write_text('{"gold": "12", "completion": "The answer is 12."}\n{"gold": "3", "completion": "So 4."}\n')

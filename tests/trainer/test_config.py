@@ -15,8 +15,8 @@ import pytest
 
 from grpo_envs import JudgeConfig
 from trainer import TrainerError
-from trainer._math import LOSS_TYPES, SCALES
 from trainer.config import PRESETS, AsyncConfig, GRPOConfig, LoraConfig, add_config_flags, config_from_args, load_config
+from trainer.losses._math import LOSS_TYPES, SCALES
 from verifiers.commandline import CommandParser
 
 
@@ -146,7 +146,7 @@ def test_presets_use_only_current_fields() -> None:
 
 
 def test_a_run_resumes_only_with_the_config_it_was_saved_with(tmp_path: Path) -> None:
-    from trainer._rundir import _plan_resume, open_run
+    from trainer.run._rundir import _plan_resume, open_run
 
     cfg = GRPOConfig(lora={"r": 4}, epsilon=(0.2, 0.28), output_dir=str(tmp_path))
     plan = open_run(tmp_path, config=cfg.to_dict())
@@ -182,7 +182,7 @@ OLD_SHAPE = json.loads(
 
 
 def test_a_run_written_before_the_typed_parts_resumes(tmp_path: Path) -> None:
-    from trainer._rundir import _plan_resume
+    from trainer.run._rundir import _plan_resume
 
     old = {**OLD_SHAPE, "output_dir": str(tmp_path)}
     (tmp_path / "run.json").write_text(json.dumps({"run_id": "old", "started": "2026-01-01", "config": old}))

@@ -1,4 +1,4 @@
-"""Importance-sampling corrections (`trainer._correction`) against hand-computed weights, for every
+"""Importance-sampling corrections (`trainer.losses._correction`) against hand-computed weights, for every
 mode, and what the bounds' zeros mean."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from trainer import TrainerError
-from trainer._correction import IS_MODES, importance_weights
+from trainer.losses._correction import IS_MODES, importance_weights
 
 L = math.log
 # token log-ratios d = log pi_old - log pi_behaviour; the padding (mask 0) holds log 100, which no

@@ -8,7 +8,7 @@ from typing import Any
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 from transformers import PreTrainedTokenizerFast
 
-from trainer._decode import decode_completion
+from trainer.generation._decode import decode_completion
 from verifiers import math as vm
 from verifiers.structure import read_completion
 

@@ -1,5 +1,5 @@
-"""Dynamic sampling with refill (`trainer._dynamic`), overlong shaping (`trainer._shaping`) and their
-typed config part (`trainer._config_sampling.SamplingConfig`)."""
+"""Dynamic sampling with refill (`trainer.sampling._dynamic`), overlong shaping (`trainer.sampling._shaping`) and their
+typed config part (`trainer.sampling._config.SamplingConfig`)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ import pytest
 from grpo_envs import Judgement
 from trainer import TrainerError
 from trainer._batch import loss_rows
-from trainer._config_sampling import SamplingConfig
-from trainer._dynamic import DynamicSampler, informative
-from trainer._rollout import Rollout
-from trainer._shaping import overlong_penalty, shape_overlong
 from trainer.config import GRPOConfig, load_config
+from trainer.rollouts._rollout import Rollout
+from trainer.sampling._config import SamplingConfig
+from trainer.sampling._dynamic import DynamicSampler, informative
+from trainer.sampling._shaping import overlong_penalty, shape_overlong
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -185,7 +185,7 @@ def test_the_trainer_refills_shapes_and_resumes_exactly(tmp_path: Path) -> None:
 
 
 def test_a_run_written_before_the_sampling_part_still_resumes(tmp_path: Path) -> None:
-    from trainer._rundir import open_run
+    from trainer.run._rundir import open_run
 
     saved = GRPOConfig(output_dir=str(tmp_path / "run")).to_dict()
     del saved["sampling"]  # as runs were written before it existed
@@ -223,8 +223,8 @@ def test_async_refills_are_more_jobs_from_the_same_weights_version(tmp_path: Pat
     first batch (the behaviour log-probs say which weights sampled), and the run does not depend on
     how many workers share the jobs: 1 or 2 workers give the same numbers, bit for bit."""
     from tests.trainer.test_async import _behaviour_matches, config
-    from trainer._async import version_for
     from trainer.grpo import GRPOTrainer
+    from trainer.workers._async import version_for
 
     def run(name: str, workers: int) -> tuple[list[dict[str, Any]], list[Any], list[Any], GRPOTrainer]:
         cfg = config(tmp_path, name, steps=3, async_workers=workers, sampling={"dynamic": True, "max_rounds": 8})
@@ -257,7 +257,7 @@ def test_async_refills_are_more_jobs_from_the_same_weights_version(tmp_path: Pat
 
 # -- the curriculum -------------------------------------------------------------------------------
 def test_the_curriculum_raises_and_lowers_on_the_windows_correct_rate() -> None:
-    from trainer._curriculum import Curriculum
+    from trainer.sampling._curriculum import Curriculum
 
     c = Curriculum(SamplingConfig(curriculum=True, level_window=3, level_up=0.8, level_down=0.2), levels=3)
     seen = [c.observe(rate)["sampling/level"] for rate in (0.9, 0.9, 0.5, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9)]
@@ -319,7 +319,7 @@ def test_the_trainer_follows_the_curriculum_and_resumes_it(tmp_path: Path) -> No
 
 # -- the pass-rate filter -------------------------------------------------------------------------
 def test_the_pass_rate_filter_replaces_always_and_never_solved_tasks() -> None:
-    from trainer._pass_rates import PassRates
+    from trainer.sampling._pass_rates import PassRates
 
     cfg = SamplingConfig(pass_rate_filter=True, skip_above=0.9, skip_below=0.1, revisit_after=5)
     rates = PassRates(cfg, task_of=lambda s: f"t{s % 10}", seed=0)  # 10 tasks that recur
@@ -361,7 +361,7 @@ def test_task_ids_are_read_at_the_level_in_use() -> None:
     import gymnasium
 
     import grpo_envs  # noqa: F401
-    from trainer._pass_rates import task_id_of
+    from trainer.sampling._pass_rates import task_id_of
 
     env = gymnasium.make("grpo_envs/Digits-v0", ops="csmp")
     task_of = task_id_of(env)

@@ -1,5 +1,5 @@
 """The curriculum and the pass-rate filter with rollout workers (``async_level = k``): a job's level
-and task seeds are fixed when it is sent (`trainer._dynamic.DynamicSampler.plan`), both move with
+and task seeds are fixed when it is sent (`trainer.sampling._dynamic.DynamicSampler.plan`), both move with
 each batch as it comes back, and a checkpoint holds the plans of the jobs in flight."""
 
 from __future__ import annotations
@@ -118,9 +118,9 @@ def test_ddp_ranks_sharing_rank_0s_worker_hold_the_same_level_table_and_plans(tm
 def test_the_pass_rate_filter_reads_verdicts_before_shaping() -> None:
     """Shaped right answers (overlong: reward 0 after the penalty) are still solved for the table."""
     from tests.trainer.test_dynamic import judged
-    from trainer._config_sampling import SamplingConfig
-    from trainer._pass_rates import PassRates
-    from trainer._shaping import shape_overlong
+    from trainer.sampling._config import SamplingConfig
+    from trainer.sampling._pass_rates import PassRates
+    from trainer.sampling._shaping import shape_overlong
 
     groups = [[judged(1.0, length=9), judged(1.0, length=9)], [judged(0.0, length=1), judged(1.0, length=1)]]
     shape_overlong(groups, max_len=4, buffer=2)

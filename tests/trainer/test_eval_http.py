@@ -25,7 +25,7 @@ from tests.trainer.conftest import ALPHABET, TEMPLATE
 from tests.trainer.test_trainer import EchoDigit
 from trainer import TrainerError
 from trainer.eval import evaluate
-from trainer.eval._tokenizer import FileTokenizer
+from trainer.generation._tokenizer import FileTokenizer
 
 Answer = Callable[[str, dict[str, Any]], tuple[int, bytes]]
 ROOT = Path(__file__).resolve().parents[2]
@@ -271,7 +271,7 @@ def test_a_vocabulary_with_special_thinking_tokens_asks_the_server_to_keep_them(
     """Magistral's [THINK] is a special token: vLLM drops it from its text unless asked, and the
     verifier then reads the thinking as the answer. The request says skip_special_tokens=false,
     and what comes back is judged after the thinking."""
-    from trainer._model import demo_tokenizer
+    from trainer.policy._model import demo_tokenizer
 
     folder = tmp_path / "tok"
     tok = demo_tokenizer(ALPHABET)

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from trainer import TrainerError
-from trainer._shaping import overlong_penalty
+from trainer.audit import audit
 from trainer.config import GRPOConfig
-from trainer.eval import audit, evaluate
+from trainer.eval import evaluate
+from trainer.sampling._shaping import overlong_penalty
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 SHAPED = {"overlong": True, "overlong_max": 2, "overlong_buffer": 1}

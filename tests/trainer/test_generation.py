@@ -12,9 +12,9 @@ import torch
 import grpo_envs  # noqa: F401  (registers the envs)
 from grpo_envs import TextSpace
 from trainer import TrainerError
-from trainer._generation import Continuation, Generator, SamplingParams, TransformersGenerator, cut_at_eos
-from trainer._model import demo_model, demo_tokenizer
-from trainer._rollout import generate, rollout
+from trainer.generation._transformers import Continuation, Generator, SamplingParams, TransformersGenerator, cut_at_eos
+from trainer.policy._model import demo_model, demo_tokenizer
+from trainer.rollouts._rollout import generate, rollout
 
 CPU = torch.device("cpu")
 PAD, EOS = 0, 1
@@ -256,11 +256,11 @@ def test_a_generator_returning_the_wrong_count_is_an_error(tok: Any) -> None:
 def test_every_generator_class_generates_from_contexts_and_params() -> None:
     import inspect
 
-    from trainer._sampling import Timed
-    from trainer._vllm import ColocatedVLLM
-    from trainer.eval._chat import ChatGenerator
-    from trainer.eval._http import CompletionsGenerator
-    from trainer.eval._vllm import VLLMGenerator
+    from trainer.generation._chat import ChatGenerator
+    from trainer.generation._generator import Timed
+    from trainer.generation._http import CompletionsGenerator
+    from trainer.generation._vllm import ColocatedVLLM
+    from trainer.generation._vllm_offline import VLLMGenerator
 
     classes = [TransformersGenerator, ColocatedVLLM, VLLMGenerator, CompletionsGenerator, ChatGenerator, Timed]
     for cls in classes:

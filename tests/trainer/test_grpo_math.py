@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from trainer import TrainerError, group_advantages, grpo_loss, pass_at_k
-from trainer._math import k3_kl, token_logprobs
+from trainer.losses._math import k3_kl, token_logprobs
 
 
 def test_advantages_hand_computed() -> None:
@@ -150,11 +150,11 @@ def test_pass_at_k() -> None:
 
 
 def test_the_loss_math_loads_no_eval_module() -> None:
-    """Importing the loss math (`trainer._math`) loads none of `trainer.eval` (pass@k, which both
+    """Importing the loss math (`trainer.losses._math`) loads none of `trainer.eval` (pass@k, which both
     use, is `trainer._metrics`), and few of the project's modules at all."""
-    code = "import sys, trainer._math\nprint(' '.join(m for m in sys.modules if m.split('.')[0] in ('trainer', 'grpo_envs', 'verifiers')))"
+    code = "import sys, trainer.losses._math\nprint(' '.join(m for m in sys.modules if m.split('.')[0] in ('trainer', 'grpo_envs', 'verifiers')))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert "trainer._math" in loaded and [m for m in loaded if m.startswith("trainer.eval")] == []
+    assert "trainer.losses._math" in loaded and [m for m in loaded if m.startswith("trainer.eval")] == []
     assert len(loaded) < 15, sorted(loaded)
 
 
@@ -189,7 +189,7 @@ def test_per_sequence_losses_over_micro_batches_equal_one_pass(loss_type: str) -
 
 
 def test_truncated_is_weights_by_hand() -> None:
-    from trainer._math import sampler_mismatch, truncated_is_weights
+    from trainer.losses._math import sampler_mismatch, truncated_is_weights
 
     train = torch.tensor([[-1.0, -2.0, -0.5, -4.0]])
     sampler = torch.tensor([[-1.0, -3.0, -0.1, -1.0]])

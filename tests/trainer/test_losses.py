@@ -1,4 +1,4 @@
-"""GSPO and CISPO (`trainer._losses`) against hand-computed losses and gradients; where each gives
+"""GSPO and CISPO (`trainer.losses._surrogates`) against hand-computed losses and gradients; where each gives
 GRPO's (or DAPO's) gradient on-policy and where it does not; importance weights in every loss."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from trainer import grpo_loss
-from trainer._losses import LOSSES
+from trainer.losses._surrogates import LOSSES
 
 E = math.exp
 
@@ -168,7 +168,7 @@ def test_micro_batches_equal_one_pass(loss_type: str) -> None:
 
 # -- reductions by name --------------------------------------------------------------------------
 def test_each_reduction_by_hand() -> None:
-    from trainer._losses import REDUCTIONS
+    from trainer.losses._surrogates import REDUCTIONS
 
     per_token = torch.tensor([[1.0, 3.0, 100.0], [2.0, 100.0, 100.0]])  # 100: masked out
     mask = torch.tensor([[1.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
@@ -179,7 +179,7 @@ def test_each_reduction_by_hand() -> None:
 
 
 def test_a_new_loss_is_a_line_in_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    from trainer._losses import Loss, cispo_surrogate
+    from trainer.losses._surrogates import Loss, cispo_surrogate
 
     monkeypatch.setitem(LOSSES, "cispo_by_sequence", Loss(cispo_surrogate, "sequence_mean"))
     lp, old = torch.tensor([[-0.5, -1.0, 0.0], [-0.2, 0.0, 0.0]]), torch.tensor([[-0.7, -0.8, 0.0], [-0.1, 0.0, 0.0]])

@@ -16,7 +16,7 @@ from grpo_envs.adapters import trl as trl_adapter
 from tests.trainer.test_trainer import EchoDigit, rows, tiny
 from trainer import GRPOTrainer, TrainerError, group_advantages
 from trainer._batch import loss_rows
-from trainer._rollout import Rollout
+from trainer.rollouts._rollout import Rollout
 from verifiers import VerifyResult
 
 
@@ -153,7 +153,7 @@ def test_a_run_without_signal_says_why_once(
 
 
 def test_advantage_scales_are_functions_chosen_by_name() -> None:
-    from trainer._math import SCALES
+    from trainer.losses._math import SCALES
 
     assert set(SCALES) == {"group", "batch", "none"} and SCALES["none"] is None
     rewards = [[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 0.0]]

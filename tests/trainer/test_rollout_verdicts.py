@@ -13,8 +13,8 @@ import pytest
 from grpo_envs import Judgement, Task, TextSpace
 from grpo_envs.envs.arithmetic import Arithmetic
 from tests.grpo_envs._byte_tokenizer import byte_tokenizer
-from trainer._rollout import Rollout, rollout
-from trainer._sampling import Continuation, SamplingParams
+from trainer.generation._generator import Continuation, SamplingParams
+from trainer.rollouts._rollout import Rollout, rollout
 
 TOKENIZER = byte_tokenizer()
 

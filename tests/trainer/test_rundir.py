@@ -19,9 +19,9 @@ import pytest
 
 from tests.trainer.test_trainer import train_flags
 from trainer import TrainerError
-from trainer._checkpoint import checkpoints, save_checkpoint
 from trainer.config import GRPOConfig
 from trainer.grpo import GRPOTrainer
+from trainer.run._checkpoint import checkpoints, save_checkpoint
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

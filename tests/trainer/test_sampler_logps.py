@@ -14,13 +14,13 @@ import torch
 from tests.trainer.test_trainer import EchoDigit, tiny
 from trainer import GRPOTrainer, TrainerError
 from trainer._batch import make_batch
-from trainer._generation import TransformersGenerator
-from trainer._lora import apply_lora, merged_copy
-from trainer._model import demo_model, demo_tokenizer
-from trainer._rollout import rollout
-from trainer._sampling import Continuation, Generator, SamplingParams
-from trainer._vllm import KWARGS_ENV, _env_kwargs, policy_weights
 from trainer.config import GRPOConfig
+from trainer.generation._generator import Continuation, Generator, SamplingParams
+from trainer.generation._transformers import TransformersGenerator
+from trainer.generation._vllm import KWARGS_ENV, _env_kwargs, policy_weights
+from trainer.policy._lora import apply_lora, merged_copy
+from trainer.policy._model import demo_model, demo_tokenizer
+from trainer.rollouts._rollout import rollout
 
 
 class Scripted:

@@ -15,10 +15,10 @@ import torch
 from tests.trainer.test_trainer import tiny as trainer_tiny
 from trainer import TrainerError
 from trainer._batch import make_batch
-from trainer._lora import adapter_disabled
-from trainer._model import demo_model
 from trainer.config import GRPOConfig
 from trainer.grpo import GRPOTrainer
+from trainer.policy._lora import adapter_disabled
+from trainer.policy._model import demo_model
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 WORKER = Path(__file__).with_name("_dist_worker.py")

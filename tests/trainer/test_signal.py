@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from grpo_envs import Judgement
-from trainer._rollout import Rollout
-from trainer._signal import FLAT_STEPS, SignalWatch, describe, flat_kind
+from trainer.rollouts._rollout import Rollout
+from trainer.run._signal import FLAT_STEPS, SignalWatch, describe, flat_kind
 
 
 def r(reward: float | None, status: str, correct: bool | None, reason: str = "") -> Rollout:

@@ -13,10 +13,10 @@ import torch
 from grpo_envs.tools import FencedBash, ToolCall, bash_tool, observation_ids, stop_ids, tool_format
 from tests.grpo_envs.test_tool_formats import FAMILIES, family_tokenizer
 from tests.trainer.test_tool_rollout import OUTPUTS, FakeShell
-from trainer._generation import TransformersGenerator
-from trainer._model import demo_model
-from trainer._rollout import rollout
-from trainer._sampling import Continuation, SamplingParams
+from trainer.generation._generator import Continuation, SamplingParams
+from trainer.generation._transformers import TransformersGenerator
+from trainer.policy._model import demo_model
+from trainer.rollouts._rollout import rollout
 
 STOPS = {  # family -> the tokens a turn may end with (the table, written out)
     "qwen": {"<|im_end|>"},

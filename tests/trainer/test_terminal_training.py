@@ -17,11 +17,11 @@ from grpo_envs.tools import ToolCall, bash_tool, observation_ids, tool_format
 from tests.grpo_envs.test_terminal import TASK, FakeSession
 from tests.grpo_envs.test_tool_formats import family_tokenizer
 from trainer._batch import make_batch
-from trainer._generation import TransformersGenerator
-from trainer._model import demo_model
-from trainer._sampling import Continuation, SamplingParams, timed
 from trainer.config import GRPOConfig
+from trainer.generation._generator import Continuation, SamplingParams, timed
+from trainer.generation._transformers import TransformersGenerator
 from trainer.grpo import GRPOTrainer
+from trainer.policy._model import demo_model
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 QWEN = tool_format("qwen")

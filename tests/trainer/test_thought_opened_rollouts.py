@@ -19,11 +19,11 @@ import pytest
 from grpo_envs import ReasoningEnv, Task
 from tests.grpo_envs._byte_tokenizer import byte_tokenizer
 from tests.trainer.test_stop_ids import _always
-from trainer._envs import told_opened_thought
-from trainer._worker import WorkerSpec, _Worker
 from trainer.config import GRPOConfig
 from trainer.eval import evaluate
 from trainer.grpo import GRPOTrainer
+from trainer.rollouts._envs import told_opened_thought
+from trainer.workers._worker import WorkerSpec, _Worker
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -98,7 +98,7 @@ def test_eval_pays_a_value_boxed_in_a_cut_off_thought_only_when_the_template_ope
 
 
 def test_a_rollout_worker_tells_its_envs(tmp_path: Path) -> None:
-    """The async rollout worker (`trainer._worker`) reads the template from the model folder."""
+    """The async rollout worker (`trainer.workers._worker`) reads the template from the model folder."""
     model, tok = _policy("r1")
     model.save_pretrained(tmp_path / "model")
     tok.save_pretrained(tmp_path / "model")

@@ -13,8 +13,8 @@ import pytest
 from grpo_envs.tools import ToolCall, bash_tool, observation_ids, tool_format
 from grpo_envs.tools._render import render_ids
 from tests.grpo_envs.test_tool_formats import FAMILIES, family_tokenizer
-from trainer._rollout import rollout
-from trainer._sampling import Continuation, SamplingParams
+from trainer.generation._generator import Continuation, SamplingParams
+from trainer.rollouts._rollout import rollout
 
 OUTPUTS = {"ls": "notes.txt", "cat notes.txt": "the key is 42"}
 SCRIPT = ("ls", "cat notes.txt")

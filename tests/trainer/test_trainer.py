@@ -345,7 +345,7 @@ def test_the_demo_learns(tmp_path: Path, preset: str) -> None:
 
 
 def test_chat_messages_go_through_the_tokenizer_chat_template(tmp_path: Path) -> None:
-    from trainer._rollout import _TokenContexts
+    from trainer.rollouts._rollout import _TokenContexts
 
     trainer = GRPOTrainer(tiny(tmp_path, beta=0.0), env="grpo_envs/Digits-v0", show_progress=False)
     tok = trainer.tokenizer

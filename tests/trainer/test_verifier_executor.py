@@ -81,16 +81,16 @@ class FakeRay:
 
 @pytest.fixture
 def fake_ray(monkeypatch: pytest.MonkeyPatch) -> type[FakeRay]:
-    import trainer._executor
+    import trainer.rollouts._executor
 
     FakeRay.made, FakeRay.fails = [], None
-    monkeypatch.setattr(trainer._executor, "RayExecutor", FakeRay)
+    monkeypatch.setattr(trainer.rollouts._executor, "RayExecutor", FakeRay)
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     return FakeRay
 
 
 def test_rank_0_starts_the_cluster_and_the_other_ranks_join_it(fake_ray: type[FakeRay]) -> None:
-    from trainer._executor import open_executor
+    from trainer.rollouts._executor import open_executor
 
     first = open_executor("ray", Ranks(rank=0, world=2))
     assert isinstance(first, FakeRay) and first.address is None and first.connected
@@ -99,7 +99,7 @@ def test_rank_0_starts_the_cluster_and_the_other_ranks_join_it(fake_ray: type[Fa
 
 
 def test_rank_0s_failure_is_said_on_every_rank(fake_ray: type[FakeRay]) -> None:
-    from trainer._executor import open_executor
+    from trainer.rollouts._executor import open_executor
 
     fake_ray.fails = "no CPUs"
     with pytest.raises(TrainerError, match="rank 0 could not start a Ray cluster .*no CPUs"):
@@ -109,7 +109,7 @@ def test_rank_0s_failure_is_said_on_every_rank(fake_ray: type[FakeRay]) -> None:
 
 
 def test_a_rank_that_cannot_reach_rank_0s_cluster_is_told_to_set_ray_address(fake_ray: type[FakeRay]) -> None:
-    from trainer._executor import open_executor
+    from trainer.rollouts._executor import open_executor
 
     fake_ray.fails = "connection refused"
     with pytest.raises(TrainerError, match="rank 1 cannot reach rank 0's Ray cluster at 10.0.0.1:6379.*RAY_ADDRESS"):
@@ -119,7 +119,7 @@ def test_a_rank_that_cannot_reach_rank_0s_cluster_is_told_to_set_ray_address(fak
 def test_with_ray_address_or_one_process_no_rank_waits_for_rank_0(
     fake_ray: type[FakeRay], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from trainer._executor import open_executor
+    from trainer.rollouts._executor import open_executor
 
     assert open_executor("local", Ranks(rank=1, world=2)) is None
     monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:6390")

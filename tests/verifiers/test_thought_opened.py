@@ -17,7 +17,7 @@ OPENED = MathConfig(thought_opened="think")
 
 
 def _tokenizer(template: str) -> object:
-    from trainer._model import demo_tokenizer
+    from trainer.policy._model import demo_tokenizer
 
     tok = demo_tokenizer("0123456789")
     tok.chat_template = template

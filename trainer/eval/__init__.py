@@ -1,8 +1,8 @@
 """Evaluating a model on an environment (``grpo-envs eval``): `evaluate` samples and judges on
 transformers, vLLM or an OpenAI-compatible server (the trainer's `Generator` seam: same prompts,
 same chat template, same multi-turn loop), writes ``samples.jsonl`` and ``summary.json`` and
-resumes; `audit` re-judges stored samples with a second opinion and groups where the verdicts
-disagree; pass@k, maj@k and their 95% intervals are pure functions (`summarize`).
+resumes (`trainer.audit` re-judges them with a second opinion); pass@k, maj@k and their 95%
+intervals are pure functions (`summarize`).
 
 Owns the evaluation run and its metrics; generation and judging are the trainer's `Generator`
 and the env's `Judgement`.
@@ -16,8 +16,6 @@ Examples:
 
 from __future__ import annotations
 
-from trainer.eval._audit import audit
-from trainer.eval._audit_result import AuditReport
 from trainer.eval._cli import compare
 from trainer.eval._metrics import (
     Sample,
@@ -30,9 +28,7 @@ from trainer.eval._metrics import (
 from trainer.eval._run import evaluate, table
 
 __all__ = [
-    "AuditReport",
     "Sample",
-    "audit",
     "bootstrap_interval",
     "compare",
     "evaluate",

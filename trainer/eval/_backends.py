@@ -78,9 +78,9 @@ def _sampling(opts: Options) -> dict[str, Any]:
 def _transformers(model: Any, probe: Any, opts: Options) -> Backend:
     import torch
 
-    from trainer._generation import TransformersGenerator
-    from trainer._model import env_alphabet, load_policy, pick_device
-    from trainer._rollout import rollout
+    from trainer.generation._transformers import TransformersGenerator
+    from trainer.policy._model import env_alphabet, load_policy, pick_device
+    from trainer.rollouts._rollout import rollout
 
     device = pick_device(opts.device)
     alphabet = env_alphabet(probe) if model == "demo" and opts.tokenizer is None else None
@@ -107,7 +107,7 @@ def _transformers(model: Any, probe: Any, opts: Options) -> Backend:
 
 def _vllm(model: Any, opts: Options) -> Backend:
     from grpo_envs.tools import stop_ids
-    from trainer.eval._vllm import VLLMGenerator, load_vllm
+    from trainer.generation._vllm_offline import VLLMGenerator, load_vllm
 
     if not isinstance(model, str) or model == "demo":
         raise TrainerError('the vllm backend loads a saved model: pass a folder or a hub name, not "demo" or a module')
@@ -117,9 +117,9 @@ def _vllm(model: Any, opts: Options) -> Backend:
 
 
 def _openai(model: Any, opts: Options) -> Backend:
-    from trainer.eval._chat import ChatGenerator
-    from trainer.eval._http import Client, CompletionsGenerator
-    from trainer.eval._tokenizer import FileTokenizer
+    from trainer.generation._chat import ChatGenerator
+    from trainer.generation._http import Client, CompletionsGenerator
+    from trainer.generation._tokenizer import FileTokenizer
 
     if not opts.base_url:
         raise TrainerError("the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)")
@@ -135,7 +135,7 @@ def _openai(model: Any, opts: Options) -> Backend:
 
 def _seeded_run(tok: Any, generator: Any, opts: Options) -> Run:
     """The trainer's `rollout` over ``generator``, each (task, sample, turn) seeded from ``opts.seed``."""
-    from trainer._rollout import rollout
+    from trainer.rollouts._rollout import rollout
 
     def run(envs: list[Any], seeds: Sequence[int], make_env: Callable[[], Any], chunk_seed: int) -> list[list[Any]]:
         return rollout(

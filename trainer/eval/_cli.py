@@ -123,14 +123,14 @@ def _judge_flags(parser: argparse.ArgumentParser) -> None:
 def _shaping_flags(parser: argparse.ArgumentParser) -> None:
     """``--sampling-overlong`` and its lengths, as train spells them (over the run's own, when
     --model is a run's folder)."""
-    from trainer._config_sampling import SamplingConfig
     from trainer.eval._shaping import OVERLONG_KEYS
+    from trainer.sampling._config import SamplingConfig
 
     SamplingConfig.add_flags(parser, only=OVERLONG_KEYS)
 
 
 def _shaping(args: argparse.Namespace) -> dict[str, Any]:
-    from trainer._config_sampling import SamplingConfig
+    from trainer.sampling._config import SamplingConfig
 
     return SamplingConfig.flag_settings(args)
 
@@ -150,7 +150,7 @@ def _judge(args: argparse.Namespace) -> Any:
 
 
 def _check_engine(args: argparse.Namespace) -> None:
-    from trainer._envs import check_engine, make_env
+    from trainer.rollouts._envs import check_engine, make_env
 
     env = make_env(args.env, **_json_arg("--env-kwargs", args.env_kwargs))
     try:

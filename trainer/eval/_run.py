@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from grpo_envs import RolloutRecord, stable_seed
-from trainer._envs import told_opened_thought
-from trainer._rollout_log import record_of
 from trainer.errors import TrainerError
 from trainer.eval._backends import Options, open_backend
 from trainer.eval._metrics import Sample, summarize
 from trainer.eval._shaping import overlong_lengths, shaped
+from trainer.rollouts._envs import told_opened_thought
+from trainer.run._rollout_log import record_of
 from verifiers.errors import VerifierInputError
 from verifiers.executors import executor_named
 
@@ -186,7 +186,7 @@ def _ks(n: int, samples: int, ks: Sequence[int] | None) -> list[int]:
 def _executor(name: str, probe: Any, env: Any) -> Executor | None:
     """The executor named ``name`` (None: "local"), not connected yet (Ray starts at the first
     batch it judges)."""
-    from trainer._rollout import is_single_turn
+    from trainer.rollouts._rollout import is_single_turn
 
     try:
         executor = None if name == "local" else executor_named(name)
@@ -246,7 +246,7 @@ def _envs(
     """A factory of the env on ``split`` (our envs have train/eval splits; others one stream),
     judged with ``judge`` when given, and a first instance."""
     from grpo_envs import ReasoningEnv
-    from trainer._envs import env_factory
+    from trainer.rollouts._envs import env_factory
 
     kwargs = dict(env_kwargs or {})  # an unknown id or argument: env_factory's TrainerError
     if isinstance(env_factory(env, kwargs)().unwrapped, ReasoningEnv):
@@ -272,7 +272,7 @@ def _generate(
     samples it drew before (on CPU, bit for bit)."""
     from tqdm.auto import tqdm
 
-    from trainer._rollout import is_single_turn
+    from trainer.rollouts._rollout import is_single_turn
 
     per_task_envs = 1 if is_single_turn(probe) else samples
     make_env = told_opened_thought(make_env, engine.tokenizer, probe)  # R1-like templates open the thought

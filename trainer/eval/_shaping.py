@@ -1,10 +1,10 @@
 """The trainer's reward shaping in an evaluation: DAPO's soft overlong punishment (``sampling.overlong``,
-`trainer._shaping`) applied to eval's samples as the run that trained the model applied it.
+`trainer.sampling._shaping`) applied to eval's samples as the run that trained the model applied it.
 
 An eval of a run's model (its ``final/`` folder or a checkpoint folder) reads the run's ``[sampling]``
 table (``run.json``, or the checkpoint's ``trainer_state.json``) and its ``max_new_tokens``, so the
 lengths ``(L_max, L_cache)`` are the training run's, not eval's ``--max-new-tokens``; the
-``--sampling-overlong*`` flags (keys of `trainer._config_sampling.SamplingConfig`) go over it (``--sampling-overlong
+``--sampling-overlong*`` flags (keys of `trainer.sampling._config.SamplingConfig`) go over it (``--sampling-overlong
 false`` turns it off; on a model that is no run, ``--sampling-overlong true`` turns it on with lengths
 from eval's ``--max-new-tokens``). The penalty is a reward part: each sample's ``reward`` is shaped and
 its ``overlong`` stored beside it; ``correct``, the status and pass@k stay the verdict's.
@@ -18,10 +18,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from trainer._config_sampling import SamplingConfig
-from trainer._shaping import shape_overlong
 from trainer.errors import TrainerError
 from trainer.eval._backends import Backend
+from trainer.sampling._config import SamplingConfig
+from trainer.sampling._shaping import shape_overlong
 
 __all__ = ["OVERLONG_KEYS", "overlong_lengths", "run_config", "shaped"]
 
