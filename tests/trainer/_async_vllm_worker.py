@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-import trainer.workers._async
+import verifiers._supervisor
 from trainer._batch import make_batch, sequence_logps
 from trainer.config import AsyncConfig, GRPOConfig
 from trainer.generation._generator import SamplingParams
@@ -52,7 +52,7 @@ def learner(model: str, out: Path) -> dict[str, Any]:
             command = [command[0], str(Path(__file__).resolve()), "worker", command[3], str(control)]
         return real(command, **kwargs)
 
-    trainer.workers._async.subprocess = types.SimpleNamespace(**{**vars(subprocess), "Popen": popen})  # type: ignore[assignment]
+    verifiers._supervisor.subprocess = types.SimpleNamespace(**{**vars(subprocess), "Popen": popen})  # type: ignore[assignment]
     cfg = GRPOConfig(
         model=model, env="grpo_envs/Digits-v0", env_kwargs={"ops": "cs"}, output_dir=str(out / "run"),
         generator="vllm", asynchronous=AsyncConfig(level=K), steps=STEPS, prompts_per_step=4, num_generations=4, max_new_tokens=4,
@@ -68,7 +68,7 @@ def learner(model: str, out: Path) -> dict[str, Any]:
         metrics.append(run.step())
         versions.append({k: v.clone() for k, v in run.model.state_dict().items()})
     slot = run.workers.slots[0]
-    slot.conn.send(None)  # the worker stops serving and runs the control on its engine
+    slot.worker.conn.send(None)  # the worker stops serving and runs the control on its engine
     slot.process.wait(timeout=300)
     run.close()
 
