@@ -216,29 +216,46 @@ def step_flops(n: int, train_tokens: float, gen_tokens: float, beta: float) -> d
 
 
 def our_generator(model: Any, tok: Any, dev: Any) -> tuple[str, Callable[..., list[tuple[list[int], bool]]]]:
-    """Our generation entry point, as this tree has it."""
+    """Our generation entry point, as this tree has it (this script also runs on older trees)."""
     try:
+        from trainer.generation._generator import SamplingParams
         from trainer.generation._transformers import TransformersGenerator
-    except ImportError:
-        from trainer.rollouts._rollout import generate
-
-        def old(contexts: list[list[int]], *, max_new_tokens: int) -> list[tuple[list[int], bool]]:
-            return generate(model, tok, contexts, max_new_tokens=max_new_tokens, temperature=1.0, top_p=1.0, device=dev)
-
-        return "trainer.rollouts._rollout.generate", old
+    except ImportError:  # before the trainer's rooms (issue #51), or before the generator seam
+        return _older_generator(model, tok, dev)
     gen = TransformersGenerator(model, tok, dev)
 
     def new(contexts: list[list[int]], *, max_new_tokens: int) -> list[tuple[list[int], bool]]:
-        try:
-            from trainer.generation._generator import SamplingParams
-        except ImportError:  # before the SamplingParams seam
-            return gen.generate(  # type: ignore[call-arg]
-                contexts, max_new_tokens=max_new_tokens, temperature=1.0, top_p=1.0, min_new_tokens=max_new_tokens
-            )
         params = SamplingParams(max_new_tokens, min_new_tokens=max_new_tokens)
         return [(list(c.ids), c.truncated) for c in gen.generate(contexts, params)]
 
     return "trainer.generation._transformers.TransformersGenerator", new
+
+
+def _older_generator(model: Any, tok: Any, dev: Any) -> tuple[str, Callable[..., list[tuple[list[int], bool]]]]:
+    """The generation entry point of a tree from before the trainer's rooms."""
+    import importlib
+
+    try:
+        transformers_module = importlib.import_module("trainer._generation")
+    except ImportError:
+        generate = importlib.import_module("trainer._rollout").generate
+
+        def old(contexts: list[list[int]], *, max_new_tokens: int) -> list[tuple[list[int], bool]]:
+            return generate(model, tok, contexts, max_new_tokens=max_new_tokens, temperature=1.0, top_p=1.0, device=dev)
+
+        return "trainer._rollout.generate", old
+    gen = transformers_module.TransformersGenerator(model, tok, dev)
+
+    def new(contexts: list[list[int]], *, max_new_tokens: int) -> list[tuple[list[int], bool]]:
+        n = max_new_tokens
+        try:
+            params = importlib.import_module("trainer._sampling").SamplingParams(n, min_new_tokens=n)
+        except ImportError:  # before the SamplingParams seam
+            out = gen.generate(contexts, max_new_tokens=n, temperature=1.0, top_p=1.0, min_new_tokens=n)
+            return [(list(ids), truncated) for ids, truncated in out]
+        return [(list(c.ids), c.truncated) for c in gen.generate(contexts, params)]
+
+    return "trainer._generation.TransformersGenerator", new
 
 
 # -- the phases ----------------------------------------------------------------------------------

@@ -249,8 +249,9 @@ def test_eval_reports_pass_at_k_on_the_tasks(tasks_dir: Path, tmp_path: Path, mo
         gen = Replay(tokenizer, probe.unwrapped.tasks, wrong=True)
 
         def run(envs: list[Any], seeds: Sequence[int], make_env: Any, chunk_seed: int) -> list[list[Any]]:
-            sampling = {"max_new_tokens": 64, "temperature": 1.0, "top_p": 1.0, "device": None}
-            return rollout(None, tokenizer, envs, seeds, opts.samples, make_env=make_env, generator=gen, **sampling)
+            return rollout(
+                gen, tokenizer, envs, seeds, opts.samples, max_new_tokens=64, temperature=1.0, make_env=make_env
+            )
 
         return backends.Backend("scripted", run, "per sample")
 

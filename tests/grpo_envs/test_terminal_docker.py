@@ -82,7 +82,6 @@ def test_the_reference_replayed_through_the_trainers_rollout_scores_one(pool: An
     def make_env() -> Terminal:
         return Terminal([TASK], session=pool.session)
 
-    sampling: dict[str, Any] = dict(max_new_tokens=64, temperature=1.0, top_p=1.0, device=None)
-    (r,) = rollout(None, tokenizer, [make_env()], [0], 1, make_env=make_env, generator=Replay(), **sampling)[0]  # type: ignore[arg-type]
+    (r,) = rollout(Replay(), tokenizer, [make_env()], [0], 1, max_new_tokens=64, temperature=1.0, make_env=make_env)[0]  # type: ignore[arg-type]
     assert r.reward == 1.0
     assert "<tool_response>\n42\n\n</tool_response>" in tokenizer.decode(r.ids)  # cat's output, token-exact

@@ -202,11 +202,10 @@ def dynamic_runs(out_dir: str, mode: str) -> None:
     from trainer.grpo import GRPOTrainer
 
     torch.set_num_threads(1)
-    cfg = GRPOConfig(
-        **{**ASYNC, "async_level": 0, "steps": 2, "save_every": 0, "distributed": mode},
-        output_dir=str(Path(out_dir) / f"dynamic-{mode}"),
-        sampling={"dynamic": True, "max_rounds": 8},
-    )
+    cfg = GRPOConfig.from_dict({
+        **ASYNC, "async_level": 0, "steps": 2, "save_every": 0, "distributed": mode,
+        "output_dir": str(Path(out_dir) / f"dynamic-{mode}"), "sampling": {"dynamic": True, "max_rounds": 8},
+    })  # fmt: skip
     trainer = GRPOTrainer(cfg, show_progress=False)
     seen: dict[str, list[Any]] = {"decided": [], "share": []}
     rollouts, update = trainer._step_rollouts, trainer._update

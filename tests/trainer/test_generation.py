@@ -14,7 +14,7 @@ from grpo_envs import TextSpace
 from trainer import TrainerError
 from trainer.generation._transformers import Continuation, Generator, SamplingParams, TransformersGenerator, cut_at_eos
 from trainer.policy._model import demo_model, demo_tokenizer
-from trainer.rollouts._rollout import generate, rollout
+from trainer.rollouts._rollout import rollout
 
 CPU = torch.device("cpu")
 PAD, EOS = 0, 1
@@ -122,7 +122,7 @@ def test_all_contexts_go_in_one_generate_call(tok: Any, monkeypatch: pytest.Monk
 
     monkeypatch.setattr(model, "generate", counting)
     contexts = [[5 + k % 7] * (1 + k % 5) for k in range(100)]
-    out = generate(model, tok, contexts, max_new_tokens=3, temperature=1.0, top_p=1.0, device=CPU)
+    out = TransformersGenerator(model, tok, CPU).generate(contexts, params(3))
     assert len(out) == 100 and len(calls) == 1 and calls[0][0] == 100
     assert model.training  # demo_model starts in train mode; generate restores it
     calls.clear()
@@ -175,18 +175,15 @@ def test_a_custom_generator_plugged_into_rollout_is_used(tok: Any) -> None:
     assert isinstance(oracle, Generator)
     envs = [gymnasium.make("grpo_envs/Digits-v0") for _ in range(3)]
     groups = rollout(
-        None,
+        oracle,
         tok,
         envs,
         [11, 12, 13],
         4,
         max_new_tokens=2,
         temperature=1.0,
-        top_p=1.0,
-        device=CPU,
         make_env=lambda: gymnasium.make("grpo_envs/Digits-v0"),
         min_new_tokens=1,
-        generator=oracle,
     )
     assert oracle.calls == [(12, 2, 1)]  # every completion of the step in one call
     assert [[r.reward for r in g] for g in groups] == [[1.0, 0.0, 1.0, 0.0]] * 3
@@ -214,19 +211,7 @@ class Echo(gymnasium.Env[str, str]):
 def test_a_custom_generator_drives_multi_turn_rollouts(tok: Any) -> None:
     oracle = OracleGenerator(tok)  # odd positions answer wrongly, so they get a second turn
     envs = [Echo() for _ in range(4)]
-    groups = rollout(
-        None,
-        tok,
-        envs,
-        [1, 2],
-        2,
-        max_new_tokens=2,
-        temperature=1.0,
-        top_p=1.0,
-        device=CPU,
-        make_env=Echo,
-        generator=oracle,
-    )
+    groups = rollout(oracle, tok, envs, [1, 2], 2, max_new_tokens=2, temperature=1.0, make_env=Echo)
     assert oracle.calls == [(4, 2, 0), (2, 2, 0)]
     assert all(len(g) == 2 for g in groups)
     assert sum(0 in r.mask for g in groups for r in g) == 2  # env tokens after the wrong first turns
@@ -239,17 +224,14 @@ def test_a_generator_returning_the_wrong_count_is_an_error(tok: Any) -> None:
 
     with pytest.raises(TrainerError, match="returned 0 samples for 4 contexts"):
         rollout(
-            None,
+            Short(),
             tok,
             [gymnasium.make("grpo_envs/Digits-v0")],
             [1],
             4,
             max_new_tokens=1,
             temperature=1.0,
-            top_p=1.0,
-            device=CPU,
             make_env=lambda: gymnasium.make("grpo_envs/Digits-v0"),
-            generator=Short(),
         )
 
 
@@ -284,10 +266,7 @@ class TextOnly:
 def test_a_generator_of_messages_runs_the_same_multi_turn_loop() -> None:
     gen = TextOnly()
     envs = [Echo() for _ in range(2)]
-    groups = rollout(
-        None, None, envs, [1], 2, max_new_tokens=2, temperature=1.0, top_p=1.0, device=None, make_env=Echo,
-        generator=gen, max_turns=3
-    )  # fmt: skip
+    groups = rollout(gen, None, envs, [1], 2, max_new_tokens=2, temperature=1.0, make_env=Echo, max_turns=3)
     # turn 1 sees the observation as a user message; turn 2 our answer and the env's reply too
     assert [len(c) for c in gen.seen] == [1, 1, 3, 3] and gen.seen[2][1] == {"role": "assistant", "content": "1"}
     for r in (r for g in groups for r in g):
@@ -305,9 +284,6 @@ def test_sampler_logps_are_kept_only_while_every_turn_has_them(tok: Any) -> None
             logps = (-1.0, -1.0) if self.calls == 1 else None
             return [Continuation((9, 9), False, logps) for _ in contexts]
 
-    groups = rollout(
-        None, tok, [Echo()], [1], 1, max_new_tokens=2, temperature=1.0, top_p=1.0, device=None, make_env=Echo,
-        generator=Sometimes(), max_turns=2
-    )  # fmt: skip
+    groups = rollout(Sometimes(), tok, [Echo()], [1], 1, max_new_tokens=2, temperature=1.0, make_env=Echo, max_turns=2)
     r = groups[0][0]
     assert r.mask.count(1) == 4 and r.sampler_logps is None  # the second turn had none: none for the rollout

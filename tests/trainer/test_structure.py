@@ -11,12 +11,17 @@ import trainer
 ROOT = Path(trainer.__file__).parent
 
 
+def _name(path: Path) -> str:
+    """A module's path under ``trainer/`` (its rooms: ``rollouts/_rollout.py``)."""
+    return path.relative_to(ROOT).as_posix()
+
+
 def _functions() -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
     found = []
-    for path in sorted(ROOT.glob("*.py")):
+    for path in sorted(ROOT.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                found.append((path.name, node))
+                found.append((_name(path), node))
     return found
 
 
@@ -29,21 +34,21 @@ def test_no_function_in_trainer_is_over_60_lines_and_the_update_reads_in_50() ->
 def test_fsdp_is_asked_in_one_place() -> None:
     """``Dist.fsdp`` (sharded over ranks) is the one test; in one process the mode changes nothing."""
     inline = []
-    for path in sorted(ROOT.glob("*.py")):
+    for path in sorted(ROOT.rglob("*.py")):
         for k, line in enumerate(path.read_text().splitlines(), 1):
             if re.search(r"mode == \"fsdp\"", line) and not (
                 path.name == "_distributed.py" and "return self.enabled" in line
             ):
-                inline.append(f"{path.name}:{k}")
+                inline.append(f"{_name(path)}:{k}")
     assert inline == []
 
 
 def test_one_unwrap_and_one_single_turn_test() -> None:
-    text = {p.name: p.read_text() for p in ROOT.glob("*.py")}
+    text = {_name(p): p.read_text() for p in sorted(ROOT.rglob("*.py"))}
     assert [n for n, t in text.items() if 'DistributedDataParallel"' in t and "def " in t and "module" in t] == [
         "_distributed.py"
     ]
-    assert [n for n, t in text.items() if "max_turns == 1" in t] == ["_rollout.py"]
+    assert [n for n, t in text.items() if "max_turns == 1" in t] == ["rollouts/_rollout.py"]
 
 
 def test_the_loop_never_asks_which_parallelism_it_runs() -> None:
