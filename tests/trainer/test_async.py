@@ -293,7 +293,7 @@ def test_ddp_and_fsdp_learners_sharing_rank_0s_workers_match_one_process(tmp_pat
     from tests.trainer.test_scale import WORKER, _same_step, _torchrun
 
     one = GRPOTrainer(
-        GRPOConfig(**{**ASYNC, "save_every": 0, "output_dir": str(tmp_path / "one")}), show_progress=False
+        GRPOConfig.from_dict({**ASYNC, "save_every": 0, "output_dir": str(tmp_path / "one")}), show_progress=False
     )
     one.train()
     _torchrun(str(WORKER), str(tmp_path), "async", timeout=400)
