@@ -9,7 +9,8 @@ here; each says only how one of its workers starts and stops. Small pieces, comp
 - `RestartLimit`: how many times in a row one key may fail before the owner gives up (a worker
   that dies again and again stops the run instead of spinning).
 - `Backoff`: a start that failed is not tried again for a while (a node without an engine).
-- `Spares`: warm workers started ahead, so a replacement costs no process start.
+- `Spares`: warm workers started ahead, so a replacement costs no process start (the math
+  pool's one spare; the sandbox's `SessionPool`, G warm session containers per image).
 - `WorkerProcess`: ``python -m MODULE FD ...``, a plain child process with a pipe (never
   multiprocessing's spawn, which re-imports the caller's ``__main__``); `kill_actor` for Ray.
 """
@@ -142,51 +143,110 @@ class Backoff:
 
 
 class Spares(Generic[W]):
-    """One warm worker started ahead in the background (`refill`), handed out by `take`."""
+    """Up to ``size`` warm workers started ahead in the background (`refill`), handed out by `take`.
 
-    def __init__(self, start: Callable[[], W], stop: Callable[[W], Any]) -> None:
-        self._start, self._stop = start, stop
-        self._lock = threading.Lock()
-        self._spare: W | None = None
-        self._ready = threading.Event()
-        self._ready.set()
+    ``starts`` (a semaphore, shared by several `Spares` if they should queue together) bounds
+    how many starts run at once; `trim` stops the idle ones (an owner shrinking what went unused,
+    see `idle_for`). A start that fails is logged; the next `take` then finds none.
+
+    Examples:
+        >>> spares = Spares(iter(range(100)).__next__, lambda w: None, size=2)
+        >>> spares.refill(); spares.take(5.0) is not None
+        True
+        >>> spares.close(); spares.take(0.0) is None
+        True
+    """
+
+    def __init__(
+        self,
+        start: Callable[[], W],
+        stop: Callable[[W], Any],
+        *,
+        size: int = 1,
+        starts: threading.Semaphore | None = None,
+    ) -> None:
+        self._start, self._stop, self.size = start, stop, size
+        self._starts = starts
+        self._cond = threading.Condition()
+        self._waiting: list[W] = []
+        self._starting = 0
         self._closed = False
+        self._used = time.monotonic()
+
+    @property
+    def waiting(self) -> list[W]:
+        """The warm workers waiting now (a copy)."""
+        with self._cond:
+            return list(self._waiting)
+
+    def idle_for(self, now: float | None = None) -> float:
+        """Seconds since a worker was last taken, or last landed."""
+        return (time.monotonic() if now is None else now) - self._used
+
+    def touch(self) -> None:
+        """Count now as a use (an owner about to `take`: `trim` waits for ``idle_for`` again)."""
+        with self._cond:
+            self._used = time.monotonic()
 
     def refill(self) -> None:
-        """Start a spare in the background, unless one waits or is starting (none after `close`)."""
-        with self._lock:
-            if self._closed or self._spare is not None or not self._ready.is_set():
+        """Start the missing workers in the background, up to ``size`` waiting or starting (none after `close`)."""
+        with self._cond:
+            missing = self.size - len(self._waiting) - self._starting
+            if self._closed or missing <= 0:
                 return
-            self._ready.clear()
-        threading.Thread(target=self._start_one, name="verifiers-spare-worker", daemon=True).start()
+            self._starting += missing
+        for _ in range(missing):
+            threading.Thread(target=self._start_one, name="verifiers-spare-worker", daemon=True).start()
 
     def _start_one(self) -> None:
+        spare: W | None = None
         try:
-            spare: W | None = self._start()
-        except Exception as exc:  # the next take finds none and starts one itself
+            if self._starts is None:
+                spare = self._start_unless_closed()
+            else:
+                with self._starts:  # starts queue: each costs CPU that the workers at work then lack
+                    spare = self._start_unless_closed()
+        except Exception as exc:  # the next take finds none and the owner starts one itself
             log.warning("a spare worker did not start: %s", exc)
-            spare = None
-        with self._lock:
-            closed = self._closed
-            if not closed:
-                self._spare = spare
-            self._ready.set()
-        if closed and spare is not None:
+        with self._cond:
+            self._starting -= 1
+            kept = spare is not None and not self._closed
+            if kept:
+                self._waiting.append(spare)  # type: ignore[arg-type]
+                self._used = time.monotonic()  # idle from now on, not from the take that asked for it
+            self._cond.notify_all()
+        if spare is not None and not kept:
             self._stop(spare)
+
+    def _start_unless_closed(self) -> W | None:
+        return None if self._closed else self._start()
 
     def take(self, wait_s: float) -> W | None:
-        """The spare (waiting up to ``wait_s`` for the one starting), or None."""
-        self._ready.wait(timeout=wait_s)
-        with self._lock:
-            spare, self._spare = self._spare, None
-        return spare
+        """A waiting worker (waiting up to ``wait_s`` for one starting, if none waits), or None."""
+        deadline = time.monotonic() + wait_s
+        with self._cond:
+            self._used = time.monotonic()
+            while not self._waiting and self._starting and not self._closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+            return self._waiting.pop() if self._waiting else None
+
+    def trim(self) -> int:
+        """Stop the waiting workers (those starting land later); how many were stopped."""
+        with self._cond:
+            doomed, self._waiting = self._waiting, []
+        for worker in doomed:
+            self._stop(worker)
+        return len(doomed)
 
     def close(self) -> None:
-        with self._lock:
+        """Stop the waiting workers; those still starting are stopped as they land. Idempotent."""
+        with self._cond:
             self._closed = True
-            spare, self._spare = self._spare, None
-        if spare is not None:
-            self._stop(spare)
+            self._cond.notify_all()
+        self.trim()
 
 
 class Supervisor(Generic[K, W]):

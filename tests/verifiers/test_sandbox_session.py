@@ -201,7 +201,7 @@ def test_root_is_uid_0_without_capabilities() -> None:
 def test_a_warm_pool_hands_out_fresh_sessions_at_once_and_shrinks_when_idle() -> None:
     with SessionPool(size=3, idle_s=2.0, timeout_s=5) as pool:
         pool.warm()
-        warm = {c.id for c in pool._idle.get(image_tag(), [])}
+        warm = set(pool.waiting())
         assert len(warm) == 3
         sessions = [pool.session() for _ in range(3)]  # a group of G sessions of one task
         try:
@@ -215,8 +215,8 @@ def test_a_warm_pool_hands_out_fresh_sessions_at_once_and_shrinks_when_idle() ->
         deadline = time.monotonic() + 20
         while pool.idle() < 3 and time.monotonic() < deadline:  # refilled in the background
             time.sleep(0.1)
-        refilled = list(pool._idle.get(image_tag(), []))
-        assert len(refilled) == 3 and not {c.id for c in refilled} & warm
+        refilled = pool.waiting()
+        assert len(refilled) == 3 and not set(refilled) & warm
         deadline = time.monotonic() + 20
         while pool.idle() and time.monotonic() < deadline:  # unused for idle_s: removed
             time.sleep(0.2)

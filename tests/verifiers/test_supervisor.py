@@ -4,6 +4,7 @@ the math pool, the executors and the rollout workers are tested through their ow
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import Any
 
@@ -100,3 +101,36 @@ def test_connect_ray_adds_local_settings_only_to_a_new_local_cluster(monkeypatch
     assert fake.calls == [{"address": "local", "resources": {"docker": 1}, "num_cpus": 2}, {"address": "auto"}, {}]
     with pytest.raises(ExecutorError, match=r"^Me: cannot start or reach the Ray cluster \(unreachable\): no head"):
         connect_ray("unreachable", who="Me")
+
+
+def test_spares_of_n_start_at_most_their_semaphore_at_once_and_trim_what_waits() -> None:
+    gate, running, peak, made, stopped = threading.Event(), [0], [0], [], []
+    lock = threading.Lock()
+
+    def start() -> str:
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        gate.wait(5)
+        with lock:
+            running[0] -= 1
+            made.append(f"w{len(made)}")
+            return made[-1]
+
+    spares: Spares[str] = Spares(start, stopped.append, size=4, starts=threading.Semaphore(2))
+    spares.refill()
+    spares.refill()  # all four are starting: nothing more to start
+    assert spares.take(0.0) is None  # none waits yet, and a take of 0 s does not wait for one
+    time.sleep(0.2)
+    gate.set()
+    first = spares.take(5.0)  # waits for one of those starting
+    deadline = time.monotonic() + 5
+    while len(spares.waiting) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert first is not None and len(spares.waiting) == 3 and peak[0] == 2
+    assert spares.idle_for() < 5.0
+    assert spares.trim() == 3 and len(stopped) == 3 and spares.waiting == []
+    spares.refill()
+    spares.close()  # those starting are stopped as they land (or never start)
+    time.sleep(0.5)
+    assert sorted(stopped) == sorted(w for w in made if w != first) and spares.take(0.0) is None

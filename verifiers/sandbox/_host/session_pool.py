@@ -1,19 +1,20 @@
 """`SessionPool`: session containers started ahead, per image, so a session starts at once.
 
-Kept small and separate on purpose: a set of pre-started containers per image, refilled in the
-background, shrunk when idle. (Later it is one more user of a single supervisor of long-lived
-workers, not a pool with restart logic of its own.)
+One more user of the long-lived workers' supervisor (`verifiers._supervisor`): each image's warm
+containers are a `Spares` of ``size`` (started in the background, ``parallel_starts`` at a time
+across images, trimmed when idle); this module says only how a session container starts and stops,
+and hands them out as `Session` objects. A session is never reused, so nothing here restarts.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
+from verifiers._supervisor import Spares
 from verifiers.errors import SandboxError
 from verifiers.sandbox._host.client import engine_client
 from verifiers.sandbox._host.container import Container
@@ -21,8 +22,6 @@ from verifiers.sandbox._host.image import image_exists, image_tag
 from verifiers.sandbox._host.session import Session, SessionLockdown, start_container
 
 __all__ = ["SessionPool"]
-
-log = logging.getLogger("verifiers.sandbox")
 
 
 class SessionPool:
@@ -92,9 +91,7 @@ class SessionPool:
         self.client = client or engine_client()
         self.pool_id = f"session-pool-{uuid.uuid4().hex[:12]}"
         self._lock = threading.Lock()
-        self._idle: dict[str, list[Container]] = {}
-        self._starting: dict[str, int] = {}
-        self._used: dict[str, float] = {}
+        self._spares: dict[str, Spares[Container]] = {}  # per image
         self._closed = False
         self._starts = threading.Semaphore(parallel_starts)
         self._wake = threading.Event()
@@ -104,27 +101,22 @@ class SessionPool:
     def warm(self, image: str | None = None, timeout_s: float = 120.0) -> None:
         """Start the image's warm containers now and wait until ``size`` are idle (else the
         first `session` starts them); `SandboxError` if they are not there within ``timeout_s``."""
-        image = self._known(image or image_tag())
-        with self._lock:
-            self._used[image] = time.monotonic()
-        self._refill(image)
+        image = image or image_tag()
+        spares = self._spares_of(image)
+        spares.refill()
         deadline = time.monotonic() + timeout_s
-        while self.idle(image) < self.size:
+        while len(spares.waiting) < self.size:
             if time.monotonic() > deadline or self._closed:
                 raise SandboxError(f"{self.size} warm sessions of {image} did not start within {timeout_s:g} s")
-            self._refill(image)  # a start that failed is tried again
+            spares.refill()  # a start that failed is tried again
             time.sleep(0.02)
 
     def session(self, image: str | None = None) -> Session:
         """A session on a warm container of ``image`` (default: the sandbox image)."""
-        image = self._known(image or image_tag())
-        with self._lock:
-            if self._closed:
-                raise SandboxError("the session pool is closed")
-            self._used[image] = time.monotonic()
-            idle = self._idle.get(image)
-            container = idle.pop() if idle else None
-        self._refill(image)
+        image = image or image_tag()
+        spares = self._spares_of(image)
+        container = spares.take(0.0)
+        spares.refill()
         if container is None:
             container = self._start_prepared(image)
         return self._wrap(container)
@@ -132,10 +124,7 @@ class SessionPool:
     def prestart(self, image: str | None = None) -> None:
         """Start the image's missing warm containers in the background and return at once (as
         the first `session` would): call it when sessions of ``image`` are about to be asked for."""
-        image = self._known(image or image_tag())
-        with self._lock:
-            self._used[image] = time.monotonic()
-        self._refill(image)
+        self._spares_of(image or image_tag()).refill()
 
     def _wrap(self, container: Container) -> Session:
         return Session(root=self.root, memory_mb=self.memory_mb, container=container, **self.session_kwargs)
@@ -151,55 +140,43 @@ class SessionPool:
                 raise
         return container
 
-    def _known(self, image: str) -> str:
-        """``image``, once the engine has it (`SandboxError` naming it, before any start is tried)."""
-        if image not in self._used and not image_exists(self.client, image):
-            raise SandboxError(f"the image {image} is missing on the engine: build or load it first")
-        return image
+    def _spares_of(self, image: str) -> Spares[Container]:
+        """The warm containers of ``image``, counted as used now; `SandboxError` if the pool is closed
+        or the engine lacks the image (naming it, before any start is tried)."""
+        if self._closed:
+            raise SandboxError("the session pool is closed")
+        with self._lock:
+            spares = self._spares.get(image)
+        if spares is None:
+            if not image_exists(self.client, image):
+                raise SandboxError(f"the image {image} is missing on the engine: build or load it first")
+            start = lambda: self._start_prepared(image)  # noqa: E731
+            with self._lock:
+                spares = self._spares.setdefault(
+                    image, Spares(start, Container.destroy, size=self.size, starts=self._starts)
+                )
+        spares.touch()
+        return spares
 
     def idle(self, image: str | None = None) -> int:
         """How many warm containers of ``image`` wait now."""
         with self._lock:
-            return len(self._idle.get(image or image_tag(), []))
+            spares = self._spares.get(image or image_tag())
+        return 0 if spares is None else len(spares.waiting)
 
-    def _refill(self, image: str) -> list[threading.Thread]:
+    def waiting(self, image: str | None = None) -> list[str]:
+        """The ids of the warm containers of ``image`` waiting now (each goes to one session)."""
         with self._lock:
-            missing = self.size - len(self._idle.get(image, [])) - self._starting.get(image, 0)
-            if self._closed or missing <= 0:
-                return []
-            self._starting[image] = self._starting.get(image, 0) + missing
-        threads = [threading.Thread(target=self._start_one, args=(image,), daemon=True) for _ in range(missing)]
-        for thread in threads:
-            thread.start()
-        return threads
-
-    def _start_one(self, image: str) -> None:
-        container = None
-        try:
-            with (
-                self._starts
-            ):  # refills one (or parallel_starts) at a time: they compete for the CPU with sessions at work
-                if not self._closed:
-                    container = self._start_prepared(image)
-        except Exception as exc:
-            log.warning("a warm session container of %s did not start: %s", image, exc)
-        with self._lock:
-            self._starting[image] -= 1
-            if container is not None and not self._closed:
-                self._idle.setdefault(image, []).append(container)
-                self._used[image] = time.monotonic()  # idle from now on, not from the request that asked for it
-                return
-        if container is not None:
-            container.destroy()
+            spares = self._spares.get(image or image_tag())
+        return [] if spares is None else [c.id for c in spares.waiting]
 
     def _shrink_loop(self) -> None:
         while not self._wake.wait(min(self.idle_s / 4, 5.0)):
-            now = time.monotonic()
             with self._lock:
-                stale = [image for image, used in self._used.items() if now - used > self.idle_s]
-                doomed = [c for image in stale for c in self._idle.pop(image, [])]  # late starts land next round
-            for container in doomed:
-                container.destroy()
+                images = list(self._spares.values())
+            for spares in images:  # late starts land, and are trimmed, next round
+                if spares.idle_for() > self.idle_s:
+                    spares.trim()
 
     def close(self) -> None:
         """Remove every warm container (sessions handed out are their owners' to close). Idempotent."""
@@ -207,11 +184,10 @@ class SessionPool:
             if self._closed:
                 return
             self._closed = True
-            doomed = [c for containers in self._idle.values() for c in containers]
-            self._idle.clear()
+            images = list(self._spares.values())
         self._wake.set()
-        for container in doomed:
-            container.destroy()
+        for spares in images:
+            spares.close()
         self._shrinker.join(timeout=10)
 
     def __enter__(self) -> SessionPool:
