@@ -287,3 +287,11 @@ def test_sampler_logps_are_kept_only_while_every_turn_has_them(tok: Any) -> None
     groups = rollout(Sometimes(), tok, [Echo()], [1], 1, max_new_tokens=2, temperature=1.0, make_env=Echo, max_turns=2)
     r = groups[0][0]
     assert r.mask.count(1) == 4 and r.sampler_logps is None  # the second turn had none: none for the rollout
+
+
+def test_a_multi_turn_rollout_with_one_env_per_seed_is_an_error_naming_the_count(tok: Any) -> None:
+    """Stepped envs are one per rollout: fewer would give short groups with the wrong seeds."""
+    with pytest.raises(TrainerError, match=r"one env per rollout \(2 seeds x 4 = 8\), got 2"):
+        rollout(
+            OracleGenerator(tok), tok, [Echo(), Echo()], [1, 2], 4, max_new_tokens=2, temperature=1.0, make_env=Echo
+        )

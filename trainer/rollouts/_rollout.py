@@ -25,6 +25,7 @@ import gymnasium
 from grpo_envs import Judgement, ReasoningEnv, make_group, score_groups, stable_seed
 from grpo_envs.tools import reply_ids as tool_reply_ids
 from grpo_envs.tools import tool_format
+from trainer.errors import TrainerError
 from trainer.generation._decode import decode_completion
 from trainer.generation._generator import (
     Context,
@@ -273,8 +274,9 @@ def rollout(
     sample_seed: int | None = None,
     executor: Executor | None = None,
 ) -> list[list[Rollout]]:
-    """G rollouts for each seed; ``envs`` holds one env per seed (single-turn ReasoningEnv) or is
-    grown to one per rollout with ``make_env`` (any other env).
+    """G rollouts for each seed; ``envs`` holds one env per seed (single-turn ReasoningEnv) or one
+    per rollout (any other env: ``len(seeds) x num_generations``, made with ``make_env``, which
+    also probes the env's kind when ``envs`` is empty); another count is a `TrainerError`.
 
     ``generator`` samples the completions (e.g. `trainer.generation._transformers.TransformersGenerator`); all
     ``len(seeds) x num_generations`` contexts of a turn go to it in one call, token ids or chat
@@ -327,6 +329,11 @@ def _stepped(
     envs: Sequence[Any], seeds: Sequence[int], num_generations: int, sample: _Sampler, max_turns: int
 ) -> list[list[Rollout]]:
     kind = sample.contexts
+    if len(envs) != len(seeds) * num_generations:
+        raise TrainerError(
+            f"a multi-turn rollout needs one env per rollout ({len(seeds)} seeds x {num_generations} = "
+            f"{len(seeds) * num_generations}), got {len(envs)}: make them with make_env"
+        )
     episodes: list[_Episode] = []
     for k, env in enumerate(envs):
         observation, info = env.reset(seed=int(seeds[k // num_generations]))
