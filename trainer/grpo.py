@@ -55,7 +55,7 @@ from trainer.policy._model import env_alphabet, pick_device
 from trainer.policy._policy import build_policy, export_final, no_update, optimizer_step, restore, save_run
 from trainer.rollouts._envs import env_factory, told_opened_thought
 from trainer.rollouts._executor import open_executor
-from trainer.rollouts._rollout import Rollout, is_single_turn, rollout
+from trainer.rollouts._rollout import Rollout, envs_needed, is_single_turn, rollout
 from trainer.run._logging import RunLog, UpdateTotals, eval_metrics, peak_memory_mb, perf_row, rollout_metrics
 from trainer.run._rollout_log import RolloutLog
 from trainer.run._rundir import RunPlan, open_run_ranked, released
@@ -281,7 +281,7 @@ class GRPOTrainer:
     def _roll(self, step: int, seeds: list[int], round_: int) -> list[list[Rollout]]:
         """Round ``round_`` of step ``step`` (0: the step's seeds; more: a refill), rolled out here, shaped."""
         cfg, again = self.config, (round_,) if round_ else ()
-        n_envs = len(seeds) * (1 if self._single_turn() else cfg.num_generations)
+        n_envs = envs_needed(self._envs[0], len(seeds), cfg.num_generations)
         if self.dist.enabled:  # each rank samples its own stream, reproducibly (resume included)
             torch.manual_seed(stable_seed(cfg.seed, "sampling", step, self.dist.rank, *again) % (2**31))
         stream, envs = stable_seed(cfg.seed, "vllm-train", step, *again), self._pool(self._envs, n_envs)
@@ -340,7 +340,7 @@ class GRPOTrainer:
         g = cfg.num_generations
         seeds = [stable_seed(cfg.seed, "eval", k) % (2**31) for k in range(cfg.eval_prompts)]
         split = {"split": "eval"} if isinstance(self._envs[0].unwrapped, ReasoningEnv) else {}
-        n_envs = cfg.eval_prompts * (1 if self._single_turn() else g)
+        n_envs = envs_needed(self._envs[0], cfg.eval_prompts, g)
         envs = self._pool(self._eval_envs, n_envs, **split)
         with torch.random.fork_rng(devices=[self.device] if self.device.type == "cuda" else []):
             torch.manual_seed(stable_seed(cfg.seed, "eval-sampling", self.step_count, self.dist.rank) % (2**31))

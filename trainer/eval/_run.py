@@ -272,9 +272,8 @@ def _generate(
     samples it drew before (on CPU, bit for bit)."""
     from tqdm.auto import tqdm
 
-    from trainer.rollouts._rollout import is_single_turn
+    from trainer.rollouts._rollout import envs_needed
 
-    per_task_envs = 1 if is_single_turn(probe) else samples
     make_env = told_opened_thought(make_env, engine.tokenizer, probe)  # R1-like templates open the thought
     started, tokens = time.perf_counter(), 0
     finished = sum(len(done.get(s, [])) >= samples for s in seeds)
@@ -285,7 +284,7 @@ def _generate(
             missing = {s for s in chunk if len(done.get(s, [])) < samples}
             if not missing:
                 continue
-            envs = [make_env() for _ in range(len(chunk) * per_task_envs)]
+            envs = [make_env() for _ in range(envs_needed(probe, len(chunk), samples))]
             groups = engine.run(envs, chunk, make_env, stable_seed(seed, "eval-sampling", start) % (2**31))
             for task_seed, group in zip(chunk, groups, strict=True):
                 if task_seed in missing:

@@ -259,6 +259,12 @@ def is_single_turn(env: gymnasium.Env[Any, Any]) -> bool:
     return isinstance(base, ReasoningEnv) and base.max_turns == 1
 
 
+def envs_needed(env: gymnasium.Env[Any, Any], tasks: int, num_generations: int) -> int:
+    """How many envs `rollout` takes for ``tasks`` tasks of ``env``'s kind: one per task
+    (single-turn) or one per rollout (stepped)."""
+    return tasks * (1 if is_single_turn(env) else num_generations)
+
+
 def rollout(
     generator: Generator,
     tokenizer: Any,

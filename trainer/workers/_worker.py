@@ -156,7 +156,7 @@ class _Worker:
     def run(self, job: Job) -> Done:
         from trainer.generation._generator import timed
         from trainer.generation._transformers import TransformersGenerator
-        from trainer.rollouts._rollout import is_single_turn, rollout
+        from trainer.rollouts._rollout import envs_needed, rollout
 
         spec = self.spec
         started = time.perf_counter()
@@ -165,7 +165,7 @@ class _Worker:
             self.version, self.loaded = self.weights.load(self.model, want), want
         if not self.envs:
             self.envs.append(self.make_env())
-        n_envs = len(job.seeds) * (1 if is_single_turn(self.envs[0]) else spec.num_generations)
+        n_envs = envs_needed(self.envs[0], len(job.seeds), spec.num_generations)
         while len(self.envs) < n_envs:
             self.envs.append(self.make_env())
         torch.manual_seed(stable_seed(spec.seed, "async-sampling", job.step, *job.again) % (2**31))

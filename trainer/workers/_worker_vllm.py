@@ -120,7 +120,7 @@ class VLLMWorker:
 
     def run(self, job: Job) -> Done:
         from trainer.generation._generator import timed
-        from trainer.rollouts._rollout import is_single_turn, rollout
+        from trainer.rollouts._rollout import envs_needed, rollout
 
         spec = self.spec
         started = time.perf_counter()
@@ -128,7 +128,7 @@ class VLLMWorker:
             self.load(job.version)
         if not self.envs:
             self.envs.append(self.make_env())
-        n_envs = len(job.seeds) * (1 if is_single_turn(self.envs[0]) else spec.num_generations)
+        n_envs = envs_needed(self.envs[0], len(job.seeds), spec.num_generations)
         while len(self.envs) < n_envs:
             self.envs.append(self.make_env())
         generator = timed(self)
