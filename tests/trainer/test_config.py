@@ -93,6 +93,10 @@ def test_every_key_reads_back_from_its_flag_string() -> None:
         load_config(overrides={"steps": "ten"})
     with pytest.raises(TrainerError, match=r"lora: cannot read '\{r: 4\}' as a JSON table"):
         load_config(overrides={"lora": "{r: 4}"})
+    with pytest.raises(
+        TrainerError, match="lora has unknown key 'alpah' .did you mean 'alpha'..; the keys are r, alpha"
+    ):
+        load_config(overrides={"lora": '{"r": 4, "alpah": 8}'})
     with pytest.raises(TrainerError, match="gradient_checkpointing must be true or false, got 'maybe'"):
         load_config(overrides={"gradient_checkpointing": "maybe"})
 

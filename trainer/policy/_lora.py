@@ -7,7 +7,6 @@ log-probs are the same weights with the adapter disabled (the frozen base model)
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -15,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from trainer.errors import TrainerError
+from trainer.errors import TrainerError, reject_unknown_keys
 
 __all__ = ["LoraConfig", "adapter_disabled", "apply_lora", "is_lora", "load_adapter", "merged_copy"]
 
@@ -48,15 +47,7 @@ class LoraConfig:
     @classmethod
     def from_dict(cls, table: Mapping[str, Any]) -> LoraConfig:
         """From a ``[lora]`` table or JSON object; an unknown key or a bad value fails in one line."""
-        names = [f.name for f in fields(cls)]
-        unknown = sorted(set(table) - set(names))
-        if unknown:
-            hint = difflib.get_close_matches(unknown[0], names, n=1)
-            raise TrainerError(
-                f"GRPOConfig: lora has unknown key {unknown[0]!r}"
-                + (f" (did you mean {hint[0]!r}?)" if hint else "")
-                + f"; the keys are {', '.join(names)}"
-            )
+        reject_unknown_keys("lora", table, [f.name for f in fields(cls)])
         return cls(**{"r": None, **table})
 
     def to_dict(self) -> dict[str, Any]:

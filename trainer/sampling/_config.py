@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
 import json
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from trainer.errors import TrainerError
+from trainer.errors import TrainerError, reject_unknown_keys
 
 __all__ = ["SamplingConfig"]
 
@@ -90,14 +89,7 @@ class SamplingConfig:
     @classmethod
     def from_dict(cls, table: dict[str, Any]) -> SamplingConfig:
         """From a ``[sampling]`` table or JSON object; an unknown key fails in one line."""
-        names = [f.name for f in fields(cls)]
-        unknown = sorted(set(table) - set(names))
-        if unknown:
-            hint = difflib.get_close_matches(unknown[0], names, n=1)
-            guess = f" (did you mean {hint[0]!r}?)" if hint else ""
-            raise TrainerError(
-                f"GRPOConfig: sampling has unknown key {unknown[0]!r}{guess}; the keys are {', '.join(names)}"
-            )
+        reject_unknown_keys("sampling", table, [f.name for f in fields(cls)])
         return cls(**{k: _read(cls, k, v) for k, v in table.items()})
 
     def replace(self, **changes: Any) -> SamplingConfig:
