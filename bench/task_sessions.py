@@ -28,6 +28,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from sessions import row  # noqa: E402  (bench/sessions.py: the same table of p50 / p99 ms)
+
 from verifiers.agentic import (  # noqa: E402
     _session,  # noqa: E402
     build_task_base_image,
@@ -36,16 +38,6 @@ from verifiers.agentic import (  # noqa: E402
     shipped_tasks,
     task_session,
 )
-
-
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
-
-
-def row(name: str, xs: list[float], extra: str = "") -> str:
-    ms = [x * 1000 for x in xs]
-    return f"{name:<34}{statistics.median(ms):>9.1f}{pct(ms, 0.99):>9.1f}{len(ms):>6}  {extra}"
 
 
 def first_command(task: Any, image: str, warm: int) -> tuple[float, Any]:
