@@ -9,6 +9,7 @@ import dataclasses
 import inspect
 import json
 import os
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -178,14 +179,19 @@ class JudgeConfig:
         """An env's verifier ``rule`` with the judge (`over`): named ``<rule>+judge``, keeping the
         rule's ``equivalent`` (maj@k) and, for answers an answer format hands over, its ``spans``."""
         judge = judge if judge is not None else self.judge()
-        key = (id(self), id(rule), id(judge))  # one value for envs that share the rule and the judge:
-        if key in _MADE:  # their tasks' items go in one batch (`score_tasks`)
-            return _MADE[key][-1]
+        key: tuple[str, Verifier, int] | None = (self.mode, rule, id(judge))  # one value for envs that
+        try:  # share the rule and the judge: their tasks' items go in one batch (`score_tasks`)
+            found = _MADE.get(key)  # type: ignore[arg-type]
+        except TypeError:  # a rule whose config cannot be a key: a verifier of its own
+            found, key = None, None
+        if found is not None:
+            return found
         one, many = _as_rule(rule)
         made = judge_verifier(self.over(one, judge, rule_many=many), name=f"{rule.name}+judge")
         spans = None if rule.spans is None else self.verifier(rule.spans, judge)
         made = dataclasses.replace(made, equivalent=rule.equivalent, spans=spans)
-        _MADE[key] = (self, rule, judge, made)  # holding what the key's ids name
+        if key is not None:
+            _MADE[key] = made  # it holds the judge (so the key's id stays its) while an env holds it
         return made
 
     def apply(self, env: Any, judge: Any = None) -> Any:
@@ -265,8 +271,9 @@ class JudgeConfig:
         return dataclasses.replace(made, api_key=getattr(args, "judge_api_key", None))
 
 
-_MADE: dict[tuple[int, int, int], tuple[JudgeConfig, Verifier, Any, Verifier]] = {}
-"""`JudgeConfig.verifier`'s verifiers by (settings, rule, judge)."""
+_MADE: weakref.WeakValueDictionary[tuple[str, Verifier, int], Verifier] = weakref.WeakValueDictionary()
+"""`JudgeConfig.verifier`'s verifiers by (mode, rule, judge), while an env holds them (a run's envs
+share one; an eval's chunks of envs, made and dropped, leave nothing behind)."""
 
 
 def _as_rule(verifier: Verifier) -> tuple[Callable[[Any, Any], VerifyResult], Callable[..., list[VerifyResult]]]:

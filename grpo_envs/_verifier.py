@@ -65,20 +65,19 @@ class Verifier:
     name: str
     batch: BatchFn
     config: Any = None
-    digest: str = field(default="", compare=False)
+    digest: str = field(init=False, compare=False)
     equivalent: Callable[[str, str], bool] | None = field(default=None, compare=False)
     spans: Verifier | None = field(default=None, compare=False)
     """The verifier for answer spans an answer format already found (`AnswerFormat.span`):
     it judges the span as the answer, never extracting again. None: spans go to this one."""
 
-    def __post_init__(self) -> None:
-        if not self.digest:
-            try:
-                source = inspect.getsource(self.batch)  # a wrapped function's own (`from_fn`)
-            except (OSError, TypeError):
-                source = getattr(self.batch, "__qualname__", repr(self.batch))
-            text = "\n".join([self.name, repr(self.config), source])
-            object.__setattr__(self, "digest", hashlib.blake2b(text.encode(), digest_size=8).hexdigest())
+    def __post_init__(self) -> None:  # also after dataclasses.replace: the digest follows the fields
+        try:
+            source = inspect.getsource(self.batch)  # a wrapped function's own (`from_fn`)
+        except (OSError, TypeError):
+            source = getattr(self.batch, "__qualname__", repr(self.batch))
+        text = "\n".join([self.name, repr(self.config), source])
+        object.__setattr__(self, "digest", hashlib.blake2b(text.encode(), digest_size=8).hexdigest())
 
     @classmethod
     def from_fn(

@@ -180,3 +180,19 @@ def test_trl_reward_function_over_an_env_judged_by_a_hybrid(server: JudgeServer)
         "grpo_envs/MathDataset-v0", rows=ROWS, eval_fraction=0.0, verifier=judge_verifier(down)
     )
     assert masked(completions=completions, task_seed=[0, 0, 0]) == [None, 1.0, None]  # a failed judge: masked
+
+
+def test_envs_sharing_a_rule_and_a_judge_share_one_verifier_kept_only_while_they_live() -> None:
+    import gc
+
+    from grpo_envs import _judging
+
+    config = JudgeConfig("http://127.0.0.1:9/v1", "judge")
+    judge = config.judge()
+    make = config.factory(lambda: MathDataset(rows=ROWS, eval_fraction=0.0))
+    envs = [make() for _ in range(3)]
+    assert len({id(env.verifier) for env in envs}) == 1  # their tasks' items go in one batch
+    assert config.verifier(envs[0].verifier, judge) is not envs[0].verifier  # another judge: its own
+    del envs
+    gc.collect()
+    assert len(_judging._MADE) == 0  # nothing kept once no env holds it

@@ -127,3 +127,27 @@ def test_groups_of_several_envs_scored_at_once_get_what_each_gets_alone() -> Non
     together = score_groups(groups, texts)
     assert [s.judgements for s in together] == [g.score(t).judgements for g, t in zip(groups, texts, strict=True)]
     assert [s.rewards[0] for s in together] == [1.0] * 4
+
+
+def test_the_digest_follows_the_fields_through_replace() -> None:
+    import dataclasses
+
+    half = Verifier.from_fn("half", lambda ref, ans: 0.5)
+    assert dataclasses.replace(half, name="other").digest != half.digest
+    assert dataclasses.replace(half, equivalent=str.__eq__).digest == half.digest  # not a field of the verdict
+
+
+def test_an_env_whose_judgements_extend_reasoning_envs_is_scored_through_them() -> None:
+    """score_tasks asks an env that overrides `judgements`; one that calls the base's gets its verdicts."""
+    from dataclasses import replace
+
+    from grpo_envs._env import TaskCompletions, score_tasks
+
+    class Noted(type(gymnasium.make("grpo_envs/Arithmetic-v0").unwrapped)):  # type: ignore[misc]
+        def judgements(self, task: Any, completions: Any, **kw: Any) -> Any:
+            return [replace(j, reward=j.reward + 10) for j in super().judgements(task, completions, **kw)]
+
+    env = Noted()
+    env.reset(seed=3)
+    (scored,) = score_tasks([TaskCompletions(env, env.task, [env.reference_completion(env.task), "no"])])
+    assert [j.reward for j in scored] == [11.0, 10.0]
