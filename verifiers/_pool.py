@@ -146,7 +146,10 @@ class WorkerPool:
         self._supervisor.stop(dead.key, dead)
 
         def handover() -> None:
-            fresh = self._supervisor.restart(dead.key).rekeyed(dead.key)
+            try:
+                fresh = self._supervisor.restart(dead.key).rekeyed(dead.key)
+            except VerifiersError:  # the pool closed meanwhile
+                return
             if not self._closed:
                 self._idle.put(fresh)
 

@@ -28,6 +28,8 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any, Generic, TypeVar
 
+from verifiers.errors import VerifiersError
+
 __all__ = ["Backoff", "RestartLimit", "Spares", "Supervisor", "WorkerProcess", "kill_actor"]
 
 log = logging.getLogger("verifiers.supervisor")
@@ -304,8 +306,10 @@ class Supervisor(Generic[K, W]):
     def restart(self, key: K) -> W:
         """Stop the worker of ``key`` (it died or hung; stopped already is fine), count the
         failure (`RestartLimit` may give up here) and start another: the warm spare if one
-        is there (a new spare then starts in the background)."""
+        is there (a new spare then starts in the background). Closed: `VerifiersError`, nothing started."""
         how = self.ended[key] = self.stop(key)
+        if self.closed:
+            raise VerifiersError("the workers are closed: nothing was restarted")
         if self.limit is not None:
             self.limit.failed(key, str(how))
         with self._lock:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from verifiers._supervisor import Backoff, Spares
-from verifiers.errors import ExecutorError
+from verifiers.errors import ExecutorError, VerifiersError
 from verifiers.executors import RestartLimit, Supervisor, connect_ray
 
 
@@ -134,3 +134,13 @@ def test_spares_of_n_start_at_most_their_semaphore_at_once_and_trim_what_waits()
     spares.close()  # those starting are stopped as they land (or never start)
     time.sleep(0.5)
     assert sorted(stopped) == sorted(w for w in made if w != first) and spares.take(0.0) is None
+
+
+def test_a_restart_after_close_starts_nothing() -> None:
+    started: list[int] = []
+    sup: Supervisor[int, str] = Supervisor(lambda key, gen: started.append(gen) or f"w{gen}", lambda w: None)
+    sup.start(0)
+    sup.close()
+    with pytest.raises(VerifiersError, match="closed: nothing was restarted"):
+        sup.restart(0)
+    assert started == [0]

@@ -143,20 +143,24 @@ class SessionPool:
     def _spares_of(self, image: str) -> Spares[Container]:
         """The warm containers of ``image``, counted as used now; `SandboxError` if the pool is closed
         or the engine lacks the image (naming it, before any start is tried)."""
-        if self._closed:
-            raise SandboxError("the session pool is closed")
         with self._lock:
+            self._check_open()
             spares = self._spares.get(image)
         if spares is None:
             if not image_exists(self.client, image):
                 raise SandboxError(f"the image {image} is missing on the engine: build or load it first")
             start = lambda: self._start_prepared(image)  # noqa: E731
-            with self._lock:
+            with self._lock:  # under the lock `close` takes: a set made here is one it closes
+                self._check_open()
                 spares = self._spares.setdefault(
                     image, Spares(start, Container.destroy, size=self.size, starts=self._starts)
                 )
         spares.touch()
         return spares
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SandboxError("the session pool is closed")
 
     def idle(self, image: str | None = None) -> int:
         """How many warm containers of ``image`` wait now."""

@@ -295,7 +295,9 @@ class Supervisor:
             except Exception as exc:  # report, never die: the host recycles us if needed
                 reply = {"error": f"{type(exc).__name__}: {exc}", "dirty": True}
             reply["id"] = msg.get("id")
-            write_frame(1, reply)  # the job's processes are gone already; the next request waits for the cleanup
+            # A job that ran has its processes gone already (one whose op raised is "dirty": the host
+            # recycles the container); the next request waits for the cleanup below.
+            write_frame(1, reply)
             if op not in SESSION_OPS:  # a session's container: nothing is wiped or killed between requests
                 self.cleanup(tested=op == "run_tests")
 
