@@ -27,7 +27,7 @@ from typing import Any
 from grpo_envs import GrpoEnvsError, JudgeConfig
 from trainer._config_async import AsyncConfig
 from trainer.configs import SHIPPED, shipped_config
-from trainer.errors import TrainerError
+from trainer.errors import TrainerError, reject_unknown_keys
 from trainer.losses._correction import IS_MODES
 from trainer.losses._math import LOSS_TYPES, SCALES
 from trainer.policy._lora import LoraConfig
@@ -236,8 +236,12 @@ def _typed_parts(cfg: GRPOConfig) -> dict[str, Any]:
     """Each typed part of ``cfg`` as given, or made from the table given for it (a file's, a
     JSON flag's); an empty ``judge`` or ``lora`` table is none. Anything else fails in one line."""
     made = {name: _part(name, getattr(cfg, name)) for name in _PARTS}
-    if not isinstance(cfg.asynchronous, AsyncConfig):
-        raise TrainerError(f"GRPOConfig: asynchronous must be an AsyncConfig, got {cfg.asynchronous!r}")
+    given: Any = cfg.asynchronous  # a table too, as the other parts
+    if isinstance(given, Mapping):  # by field name, as the other parts' tables: {"level": 1}
+        reject_unknown_keys("asynchronous", given, [f.name for f in fields(AsyncConfig)])
+        made["asynchronous"] = AsyncConfig(**given)
+    elif not isinstance(given, AsyncConfig):
+        raise TrainerError(f"GRPOConfig: asynchronous must be an AsyncConfig or a table, got {given!r}")
     return made
 
 

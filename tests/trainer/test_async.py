@@ -62,6 +62,9 @@ def test_async_fields_are_checked_in_one_line() -> None:
         GRPOConfig.from_dict({"async_level": 1, "async_workers_on": "ray", "generator": "vllm"})
     assert GRPOConfig.from_dict({"async_level": 1, "generator": "vllm"}).generator == "vllm"  # vLLM rollout workers
     assert GRPOConfig().asynchronous.level == 0
+    assert GRPOConfig(asynchronous={"level": 2}).asynchronous == AsyncConfig(level=2)  # type: ignore[arg-type]
+    with pytest.raises(TrainerError, match="asynchronous has unknown key 'levle' .did you mean 'level'"):
+        GRPOConfig(asynchronous={"levle": 2})  # type: ignore[arg-type]
 
 
 def test_the_nominal_schedule_and_the_thread_split() -> None:

@@ -291,7 +291,10 @@ def test_sampler_logps_are_kept_only_while_every_turn_has_them(tok: Any) -> None
 
 def test_a_multi_turn_rollout_with_one_env_per_seed_is_an_error_naming_the_count(tok: Any) -> None:
     """Stepped envs are one per rollout: fewer would give short groups with the wrong seeds."""
-    with pytest.raises(TrainerError, match=r"one env per rollout \(2 seeds x 4 = 8\), got 2"):
+    with pytest.raises(TrainerError, match=r"one env per rollout \(8 here\), got 2: make them with make_env"):
         rollout(
             OracleGenerator(tok), tok, [Echo(), Echo()], [1, 2], 4, max_new_tokens=2, temperature=1.0, make_env=Echo
         )
+    digits = [gymnasium.make("grpo_envs/Digits-v0") for _ in range(2)]
+    with pytest.raises(TrainerError, match=r"one env per task \(1 here\), got 2"):
+        rollout(OracleGenerator(tok), tok, digits, [1], 4, max_new_tokens=2, temperature=1.0, make_env=Echo)

@@ -31,7 +31,7 @@ from trainer.eval._backends import Options, open_backend
 from trainer.eval._metrics import Sample, summarize
 from trainer.eval._shaping import overlong_lengths, shaped
 from trainer.rollouts._envs import told_opened_thought
-from trainer.run._rollout_log import record_of
+from trainer.run._rollout_log import record_of, reference_of
 from verifiers.errors import VerifierInputError
 from verifiers.executors import executor_named
 
@@ -289,7 +289,7 @@ def _generate(
             for task_seed, group in zip(chunk, groups, strict=True):
                 if task_seed in missing:
                     task_id, prompt, attributes = _task_info(probe, task_seed)
-                    task = dict(task_id=task_id, prompt=prompt, reference=_reference(probe), attributes=attributes)
+                    task = dict(task_id=task_id, prompt=prompt, reference=reference_of(probe), attributes=attributes)
                     done[task_seed] = [record_of(r, task_seed=task_seed, sample=j, **task) for j, r in enumerate(group)]
                     sink.write("".join(json.dumps(row.to_json()) + "\n" for row in done[task_seed]))
                     sink.flush()
@@ -297,18 +297,6 @@ def _generate(
                     bar.update(samples)
             elapsed = max(time.perf_counter() - started, 1e-9)
             bar.set_postfix(tokens_per_s=f"{tokens / elapsed:.0f}")
-
-
-def _reference(env: Any) -> Any:
-    """The current task's reference when it is JSON (a math answer, a code env's tests), else None:
-    `audit` re-judges the samples against it."""
-    task: Any = getattr(env.unwrapped, "task", None)
-    plain = task.to_dict()["answer"] if hasattr(task, "to_dict") else getattr(task, "answer", None)
-    try:
-        json.dumps(plain)
-    except (TypeError, ValueError):
-        return None
-    return plain
 
 
 def _sample(row: RolloutRecord) -> Sample:

@@ -292,7 +292,12 @@ def rollout(
     ``executor`` (e.g. a `RayExecutor`) judges single-turn groups, all of a step's groups at once."""
     params = SamplingParams(max_new_tokens, temperature, min_new_tokens=min_new_tokens)
     sample = _Sampler(generator, tokenizer, params, sample_seed)
-    if is_single_turn(envs[0] if envs else make_env()):
+    probe = envs[0] if envs else make_env()
+    need = envs_needed(probe, len(seeds), num_generations)
+    if len(envs) != need:
+        per = "task" if is_single_turn(probe) else "rollout"
+        raise TrainerError(f"rollout takes one env per {per} ({need} here), got {len(envs)}: make them with make_env")
+    if is_single_turn(probe):
         return _single_turn(envs, seeds, num_generations, sample, executor)
     return _stepped(envs, seeds, num_generations, sample, max_turns)
 
@@ -335,11 +340,6 @@ def _stepped(
     envs: Sequence[Any], seeds: Sequence[int], num_generations: int, sample: _Sampler, max_turns: int
 ) -> list[list[Rollout]]:
     kind = sample.contexts
-    if len(envs) != len(seeds) * num_generations:
-        raise TrainerError(
-            f"a multi-turn rollout needs one env per rollout ({len(seeds)} seeds x {num_generations} = "
-            f"{len(seeds) * num_generations}), got {len(envs)}: make them with make_env"
-        )
     episodes: list[_Episode] = []
     for k, env in enumerate(envs):
         observation, info = env.reset(seed=int(seeds[k // num_generations]))

@@ -72,12 +72,19 @@ def record_of(
 def _task(env: Any, seed: int) -> dict[str, Any]:
     prompt, _ = env.reset(seed=seed)
     task: Any = getattr(env.unwrapped, "task", None)
-    reference = task.to_dict()["answer"] if hasattr(task, "to_dict") else None
+    return {"task_id": getattr(task, "task_id", f"seed-{seed}"), "prompt": str(prompt), "reference": reference_of(env)}
+
+
+def reference_of(env: Any) -> Any:
+    """The current task's reference when it is JSON (a math answer, a code env's tests), else None:
+    what a record stores for `audit` to re-judge against (rollout logs and eval samples alike)."""
+    task: Any = getattr(env.unwrapped, "task", None)
+    plain = task.to_dict()["answer"] if hasattr(task, "to_dict") else getattr(task, "answer", None)
     try:
-        json.dumps(reference)
+        json.dumps(plain)
     except (TypeError, ValueError):
-        reference = None
-    return {"task_id": getattr(task, "task_id", f"seed-{seed}"), "prompt": str(prompt), "reference": reference}
+        return None
+    return plain
 
 
 def _step(line: str) -> int:
