@@ -13,7 +13,8 @@ from verifiers.errors import ExecutorError
 __all__ = ["connect_ray"]
 
 
-def _short(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """The first non-blank line of an error (Ray's run to pages), at most 200 characters."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     return (lines[0] if lines else type(exc).__name__)[:200]
 
@@ -58,5 +59,5 @@ def connect_ray(
         else:
             ray.init(address=address, **kwargs)
     except Exception as exc:  # an unreachable head, a bad address
-        raise ExecutorError(f"{who}: cannot start or reach the Ray cluster ({where}): {_short(exc)}") from exc
+        raise ExecutorError(f"{who}: cannot start or reach the Ray cluster ({where}): {first_line(exc)}") from exc
     return ray, True

@@ -11,7 +11,7 @@ from typing import Any
 from verifiers._workload import Executor, Workload, docker_here
 from verifiers.errors import ExecutorError, VerifierInputError
 from verifiers.executors._base import LocalExecutor, checked, with_settings
-from verifiers.executors._connect import connect_ray
+from verifiers.executors._connect import connect_ray, first_line
 from verifiers.executors._dispatch import ChunkLost, dispatch
 from verifiers.executors._fleet import ActorInfo, Fleet, Slot
 from verifiers.result import VerifyResult
@@ -44,9 +44,9 @@ class _Backend:
         try:
             out = self.ray.get(ref)
         except RayActorError as exc:
-            raise ChunkLost(f"its Ray actor died: {_short(exc)}", actor_died=True) from None
+            raise ChunkLost(f"its Ray actor died: {first_line(exc)}", actor_died=True) from None
         except RayError as exc:
-            raise ChunkLost(f"the Ray task failed: {_short(exc)}", actor_died=False) from None
+            raise ChunkLost(f"the Ray task failed: {first_line(exc)}", actor_died=False) from None
         if not isinstance(out, list) or not all(isinstance(r, VerifyResult) for r in out):
             raise ChunkLost(f"the actor sent {type(out).__name__}, not verdicts", actor_died=False)
         return out
@@ -56,11 +56,6 @@ class _Backend:
             self.ray.cancel(ref)
         except Exception as exc:  # cancelling is best effort: the call no longer waits for it
             log.debug("ray.cancel failed: %s", exc)
-
-
-def _short(exc: BaseException) -> str:
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    return (lines[0] if lines else type(exc).__name__)[:200]
 
 
 class RayExecutor:
