@@ -321,3 +321,21 @@ def test_ddp_and_fsdp_learners_sharing_rank_0s_workers_match_one_process(tmp_pat
         assert reference.keys() <= weights.keys(), name  # FSDP's export also names the tied lm_head
         for key, value in reference.items():
             _same_step(weights[key], value, f"{name}: {key}", steps=3)
+
+
+def test_a_start_that_fails_gives_the_learner_back_its_threads(tmp_path: Path) -> None:
+    from trainer.policy._model import demo_tokenizer
+    from trainer.workers._async import AsyncRollouts, ProcessLaunch
+
+    class NoWorker(ProcessLaunch):
+        def start(self, spec: Any, index: int, generation: int) -> Any:
+            raise OSError("no worker here")
+
+    before = torch.get_num_threads()
+    tok = demo_tokenizer("0123456789+-*=")
+    with pytest.raises(OSError, match="no worker here"):
+        AsyncRollouts(
+            config(tmp_path, async_workers=1), demo_model(len(tok)), tok, "grpo_envs/Digits-v0", lambda step: [0],
+            launch=NoWorker(),
+        )  # fmt: skip
+    assert torch.get_num_threads() == before

@@ -282,7 +282,9 @@ class AsyncRollouts:
             self._send(t)
 
     def _abort(self) -> None:
-        """A start that failed: stop what it started (workers, weights, a Ray connection)."""
+        """A start that failed: stop what it started (workers, weights, a Ray connection) and give
+        the learner back its torch threads."""
+        torch.set_num_threads(self._threads_before)
         if hasattr(self, "_finalizer"):
             self._finalizer()
             return
