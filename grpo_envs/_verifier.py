@@ -14,7 +14,8 @@ import functools
 import hashlib
 import inspect
 import math
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,7 +99,8 @@ class Verifier:
             return [_called(fn, reference, answer) for reference, answer in zip(references, answers, strict=True)]
 
         wrapped = functools.update_wrapper(batch, fn)  # its digest shows fn's source
-        return cls(name, wrapped, config=config, equivalent=equivalent, spans=spans)
+        key = ("fn", name, fn, config, equivalent, spans)
+        return _shared(key, lambda: cls(name, wrapped, config=config, equivalent=equivalent, spans=spans), _WRAPPED)
 
     @classmethod
     def from_prompted_fn(
@@ -120,7 +122,8 @@ class Verifier:
             return [_called(fn, reference, answer, prompt) for reference, answer, prompt in items]
 
         wrapped = functools.update_wrapper(batch, fn)
-        return cls(name, wrapped, config=config, equivalent=equivalent, spans=spans)
+        key = ("prompted", name, fn, config, equivalent, spans)
+        return _shared(key, lambda: cls(name, wrapped, config=config, equivalent=equivalent, spans=spans), _WRAPPED)
 
     def verify_many(
         self,
@@ -177,12 +180,22 @@ _SHARED: dict[tuple[Any, ...], Verifier] = {}
 one value for every env that uses it, so the items of all their tasks go in one batch."""
 
 
-def _shared(key: tuple[Any, ...], make: Callable[[], Verifier]) -> Verifier:
+_WRAPPED: weakref.WeakValueDictionary[tuple[Any, ...], Verifier] = weakref.WeakValueDictionary()
+"""`Verifier.from_fn`'s verifiers by their arguments, while something holds them: the envs made
+with one function (every Countdown env's, say) share one verifier, so their tasks' items go in
+one batch (and, with a judge, to one judge verifier)."""
+
+
+def _shared(
+    key: tuple[Any, ...], make: Callable[[], Verifier], table: MutableMapping[tuple[Any, ...], Verifier] = _SHARED
+) -> Verifier:
     try:
-        found = _SHARED.get(key)
+        found = table.get(key)
     except TypeError:  # a setting that cannot be a key (an unhashable config): a verifier of its own
         return make()
-    return found if found is not None else _SHARED.setdefault(key, make())
+    if found is None:
+        found = table.setdefault(key, make())
+    return found
 
 
 def math_verifier(config: Any = None, *, timeout_s: float = 5.0, answer_only: bool = False) -> Verifier:

@@ -151,3 +151,16 @@ def test_an_env_whose_judgements_extend_reasoning_envs_is_scored_through_them() 
     env.reset(seed=3)
     (scored,) = score_tasks([TaskCompletions(env, env.task, [env.reference_completion(env.task), "no"])])
     assert [j.reward for j in scored] == [11.0, 10.0]
+
+
+def test_envs_made_with_one_function_share_one_verifier_while_they_live() -> None:
+    import gc
+
+    from grpo_envs import _verifier
+
+    envs = [gymnasium.make("grpo_envs/Countdown-v0").unwrapped for _ in range(3)]
+    assert len({id(env.verifier) for env in envs}) == 1  # their tasks' items go in one batch
+    assert Verifier.from_fn("x", lambda ref, ans: 1.0) is not Verifier.from_fn("x", lambda ref, ans: 1.0)
+    del envs
+    gc.collect()
+    assert not [key for key in _verifier._WRAPPED if key[1] == "countdown"]  # nothing kept once unused
