@@ -190,9 +190,12 @@ def test_envs_sharing_a_rule_and_a_judge_share_one_verifier_kept_only_while_they
     config = JudgeConfig("http://127.0.0.1:9/v1", "judge")
     judge = config.judge()
     make = config.factory(lambda: MathDataset(rows=ROWS, eval_fraction=0.0))
+    before = set(_judging._MADE.keys())
     envs = [make() for _ in range(3)]
     assert len({id(env.verifier) for env in envs}) == 1  # their tasks' items go in one batch
     assert config.verifier(envs[0].verifier, judge) is not envs[0].verifier  # another judge: its own
+    made = set(_judging._MADE.keys()) - before
+    assert made
     del envs
     gc.collect()
-    assert len(_judging._MADE) == 0  # nothing kept once no env holds it
+    assert not made & set(_judging._MADE.keys())  # nothing kept once no env holds it

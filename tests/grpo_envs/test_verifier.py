@@ -161,6 +161,12 @@ def test_envs_made_with_one_function_share_one_verifier_while_they_live() -> Non
     envs = [gymnasium.make("grpo_envs/Countdown-v0").unwrapped for _ in range(3)]
     assert len({id(env.verifier) for env in envs}) == 1  # their tasks' items go in one batch
     assert Verifier.from_fn("x", lambda ref, ans: 1.0) is not Verifier.from_fn("x", lambda ref, ans: 1.0)
-    del envs
+
+    def mine(reference: Any, answer: str) -> float:
+        return 1.0
+
+    made = [Verifier.from_fn("mine", mine) for _ in range(2)]
+    assert made[0] is made[1] and any(key[2] is mine for key in _verifier._WRAPPED)
+    del made
     gc.collect()
-    assert not [key for key in _verifier._WRAPPED if key[1] == "countdown"]  # nothing kept once unused
+    assert not [key for key in _verifier._WRAPPED if key[2] is mine]  # nothing kept once unused
